@@ -1,0 +1,6 @@
+import { apiRoute } from "@/server/http/api-route";
+import { paymentOperations, toPaymentResource } from "@/server/schemas/payments";
+import { getPayment } from "@/server/services/payments/get-payment";
+
+// GET /v1/payments/{id} – retrieve one payment
+export const GET = apiRoute(paymentOperations.retrieve, async ({ ctx, params }) => toPaymentResource(await getPayment(ctx, params.id!)));

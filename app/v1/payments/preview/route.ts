@@ -1,0 +1,9 @@
+import { apiRoute } from "@/server/http/api-route";
+import { paymentOperations } from "@/server/schemas/payments";
+import { previewPayment } from "@/server/services/payments/preview-payment";
+
+// POST /v1/payments/preview – the fee and the amount the customer will be charged
+export const POST = apiRoute(paymentOperations.preview, async ({ ctx, body }) => ({
+  object: "payment_preview" as const,
+  ...(await previewPayment(ctx, body)),
+}));

@@ -1,0 +1,99 @@
+import path from "node:path";
+import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import { env } from "@/server/env";
+import * as schema from "./schema";
+
+export type Schema = typeof schema;
+/** Either driver's database, or a transaction on it: services accept any of them. */
+export type Db = PgDatabase<PgQueryResultHKT, Schema>;
+
+export const MIGRATIONS_FOLDER = path.join(process.cwd(), "db", "migrations");
+
+type Handle = { db: Db; driver: "pglite" | "postgres"; close: () => Promise<void> };
+
+// One handle per process, kept on globalThis so Next's dev reloads do not open a second PGlite
+// on the same directory (it is single-process and would corrupt).
+const holder = globalThis as unknown as { __mariDb?: Promise<Handle> };
+
+async function openPostgres(url: string): Promise<Handle> {
+  const [{ default: postgres }, { drizzle }] = await Promise.all([
+    import("postgres"),
+    import("drizzle-orm/postgres-js"),
+  ]);
+  const client = postgres(url, {
+    max: env().DATABASE_POOL_MAX,
+    onnotice: () => {},
+    // Parse bigint counts as numbers; amounts are 32-bit integers anyway.
+    types: { bigint: postgres.BigInt },
+  });
+  return { db: drizzle(client, { schema }) as unknown as Db, driver: "postgres", close: () => client.end() };
+}
+
+export async function openPglite(dataDir: string | undefined, loadDataDir?: Blob): Promise<Handle> {
+  const [{ PGlite }, { pg_trgm }, { drizzle }] = await Promise.all([
+    import("@electric-sql/pglite"),
+    import("@electric-sql/pglite/contrib/pg_trgm"),
+    import("drizzle-orm/pglite"),
+  ]);
+  const client = await PGlite.create({ dataDir, loadDataDir, extensions: { pg_trgm } });
+  return { db: drizzle(client, { schema }) as unknown as Db, driver: "pglite", close: () => client.close() };
+}
+
+async function migrateHandle(handle: Handle): Promise<void> {
+  if (handle.driver === "pglite") {
+    const { migrate } = await import("drizzle-orm/pglite/migrator");
+    await migrate(handle.db as never, { migrationsFolder: MIGRATIONS_FOLDER });
+  } else {
+    const { migrate } = await import("drizzle-orm/postgres-js/migrator");
+    await migrate(handle.db as never, { migrationsFolder: MIGRATIONS_FOLDER });
+  }
+}
+
+async function open(): Promise<Handle> {
+  const { DATABASE_URL, PGLITE_DIR } = env();
+  if (DATABASE_URL) return openPostgres(DATABASE_URL);
+  const { mkdir } = await import("node:fs/promises");
+  const dir = path.resolve(PGLITE_DIR);
+  await mkdir(dir, { recursive: true });
+  const handle = await openPglite(dir);
+  // The embedded database migrates itself on first use; PostgreSQL is migrated by `npm run db:migrate`.
+  await migrateHandle(handle);
+  return handle;
+}
+
+export async function getDb(): Promise<Db> {
+  holder.__mariDb ??= (openOverride ?? open)().catch((e: unknown) => {
+    holder.__mariDb = undefined;
+    throw e;
+  });
+  return (await holder.__mariDb).db;
+}
+
+export async function driver(): Promise<Handle["driver"]> {
+  await getDb();
+  return (await holder.__mariDb!).driver;
+}
+
+/** Applies committed migrations to the configured database. */
+export async function migrateDatabase(): Promise<void> {
+  await getDb();
+  const handle = await holder.__mariDb!;
+  if (handle.driver === "postgres") await migrateHandle(handle);
+}
+
+export async function closeDb(): Promise<void> {
+  const pending = holder.__mariDb;
+  holder.__mariDb = undefined;
+  if (pending) await (await pending).close();
+}
+
+/** Tests: open the database with this factory (on first use) instead of from the environment. */
+export function overrideDbForTests(factory: () => Promise<Handle>): void {
+  holder.__mariDb = undefined;
+  openOverride = factory;
+}
+
+let openOverride: (() => Promise<Handle>) | undefined;
+
+export { migrateHandle };
+export type { Handle as DbHandle };

@@ -1,0 +1,5 @@
+export * from "./merchants";
+export * from "./staff-users";
+export * from "./api-keys";
+export * from "./payments";
+export * from "./idempotency-keys";

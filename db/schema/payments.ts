@@ -1,0 +1,63 @@
+import { sql } from "drizzle-orm";
+import { boolean, check, index, integer, jsonb, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { FEE_BEARERS } from "@/server/domain/fees";
+import { CURRENCIES, METHODS } from "@/server/domain/money";
+import { FAILURE_CODES, PAYMENT_STATUSES } from "@/server/domain/payment-status";
+import { createdAt, idColumn, tstz } from "./columns";
+import { merchants } from "./merchants";
+
+export const payments = pgTable(
+  "payments",
+  {
+    id: idColumn("id").primaryKey(),
+    merchantId: idColumn("merchant_id")
+      .notNull()
+      .references(() => merchants.id),
+    livemode: boolean("livemode").notNull(),
+    amount: integer("amount").notNull(),
+    currency: text("currency", { enum: CURRENCIES }).notNull(),
+    method: text("method", { enum: METHODS }).notNull(),
+    reference: text("reference").notNull(),
+    customerMsisdn: text("customer_msisdn").notNull(),
+    network: text("network").notNull(),
+    fee: integer("fee").notNull(),
+    feeBearer: text("fee_bearer", { enum: FEE_BEARERS }).notNull(),
+    chargedAmount: integer("charged_amount").notNull(),
+    status: text("status", { enum: PAYMENT_STATUSES }).notNull(),
+    failureCode: text("failure_code", { enum: FAILURE_CODES }),
+    failureMessage: text("failure_message"),
+    provider: text("provider").notNull(),
+    providerReference: text("provider_reference"),
+    metadata: jsonb("metadata").$type<Record<string, string>>().notNull().default({}),
+    /** The Idempotency-Key that created it: a retry after a crash finds and finishes this row. */
+    idempotencyKey: text("idempotency_key"),
+    /** Null until the provider has taken the PIN prompt (or refused it). */
+    promptSentAt: tstz("prompt_sent_at"),
+    expiresAt: tstz("expires_at").notNull(),
+    unknownSince: tstz("unknown_since"),
+    succeededAt: tstz("succeeded_at"),
+    failedAt: tstz("failed_at"),
+    expiredAt: tstz("expired_at"),
+    unresolvedAt: tstz("unresolved_at"),
+    createdAt: createdAt(),
+    updatedAt: tstz("updated_at").notNull(),
+  },
+  (t) => [
+    // Spec rule 4: a reference is unique per merchant (and environment).
+    uniqueIndex("payments_reference_key").on(t.merchantId, t.livemode, t.reference),
+    // One payment per Idempotency-Key, even if the idempotency record were lost.
+    uniqueIndex("payments_idempotency_key")
+      .on(t.merchantId, t.livemode, t.idempotencyKey)
+      .where(sql`${t.idempotencyKey} is not null`),
+    // GET /v1/payments: newest first by id (ids sort by time), keyset cursors, created[] bounds.
+    index("payments_list_idx").on(t.merchantId, t.livemode, t.id),
+    // GET /v1/payments?status=…
+    index("payments_status_list_idx").on(t.merchantId, t.livemode, t.status, t.id),
+    // GET /v1/payments?search=…: substring match on reference.
+    index("payments_reference_trgm_idx").using("gin", sql`${t.reference} gin_trgm_ops`),
+    check("payments_amount_positive", sql`${t.amount} > 0`),
+    check("payments_charged_covers_amount", sql`${t.chargedAmount} >= ${t.amount}`),
+  ],
+);
+
+export type Payment = typeof payments.$inferSelect;

@@ -1,0 +1,25 @@
+import { sql } from "drizzle-orm";
+import { pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { createdAt, idColumn } from "./columns";
+import { merchants } from "./merchants";
+
+export const STAFF_ROLES = ["admin", "developer", "viewer"] as const;
+export type StaffRole = (typeof STAFF_ROLES)[number];
+
+export const staffUsers = pgTable(
+  "staff_users",
+  {
+    id: idColumn("id").primaryKey(),
+    merchantId: idColumn("merchant_id")
+      .notNull()
+      .references(() => merchants.id),
+    email: text("email").notNull(),
+    passwordHash: text("password_hash").notNull(),
+    role: text("role", { enum: STAFF_ROLES }).notNull(),
+    createdAt: createdAt(),
+  },
+  // Sign-in looks staff up by e-mail alone, case-insensitively.
+  (t) => [uniqueIndex("staff_users_email_key").on(sql`lower(${t.email})`)],
+);
+
+export type StaffUser = typeof staffUsers.$inferSelect;

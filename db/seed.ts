@@ -1,0 +1,45 @@
+/**
+ * npm run seed -- --json [--merchant SLUG] [--restricted SCOPE,SCOPE]
+ * Creates the merchant if missing and fresh keys; prints exactly one JSON object on stdout.
+ */
+import { parseArgs } from "node:util";
+import { SCOPES, type Scope } from "@/server/domain/api-keys";
+import { systemClock } from "@/server/clock";
+import { seedMerchant } from "@/server/services/merchants/seed-merchant";
+import { closeDb, getDb } from "./client";
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      json: { type: "boolean", default: false },
+      merchant: { type: "string", default: "demo" },
+      restricted: { type: "string" },
+    },
+    strict: true,
+  });
+  const scopes = values.restricted?.split(",").map((s) => s.trim()).filter(Boolean);
+  const unknown = scopes?.filter((s) => !(SCOPES as readonly string[]).includes(s)) ?? [];
+  if (unknown.length > 0) throw new Error(`Unknown scope(s): ${unknown.join(", ")}. Known: ${SCOPES.join(", ")}`);
+
+  const db = await getDb();
+  const { created, ...result } = await seedMerchant({ db, clock: systemClock }, { slug: values.merchant, restrictedScopes: scopes as Scope[] | undefined });
+  if (values.json) {
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+  } else {
+    const out = [
+      `${created ? "Created" : "Found"} merchant ${result.slug} (${result.merchant_id})`,
+      `  staff      ${result.staff.email}${result.staff.password ? ` / ${result.staff.password}` : " (password unchanged)"}`,
+      `  test key   ${result.keys.test}`,
+      `  live key   ${result.keys.live}`,
+      ...(result.keys.restricted ? [`  restricted ${result.keys.restricted}`] : []),
+    ];
+    process.stdout.write(`${out.join("\n")}\n`);
+  }
+  await closeDb();
+}
+
+main().catch(async (e: unknown) => {
+  process.stderr.write(`seed failed: ${e instanceof Error ? e.message : String(e)}\n`);
+  await closeDb().catch(() => {});
+  process.exit(1);
+});

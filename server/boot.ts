@@ -1,0 +1,33 @@
+import { count } from "drizzle-orm";
+import { getDb } from "@/db/client";
+import { merchants } from "@/db/schema";
+import { systemClock } from "./clock";
+import { env } from "./env";
+import { log } from "./log";
+import { seedMerchant } from "./services/merchants/seed-merchant";
+
+/**
+ * Runs once per server process (instrumentation.ts). On the embedded default it opens and
+ * migrates the database and, on the very first start, creates the demo merchant and prints its
+ * credentials: the only time the staff password is ever shown.
+ */
+export async function boot(): Promise<void> {
+  const db = await getDb();
+  if (!env().BOOTSTRAP_DEMO) return;
+  const [row] = await db.select({ n: count() }).from(merchants);
+  if ((row?.n ?? 0) > 0) return;
+  const demo = await seedMerchant({ db, clock: systemClock }, { slug: "demo" });
+  if (!demo.created) return;
+  const lines = [
+    "",
+    "  Mari is ready. Demo merchant created (shown once, keep it):",
+    `    dashboard   ${env().PUBLIC_BASE_URL}/dashboard`,
+    `    staff       ${demo.staff.email} / ${demo.staff.password ?? "(already set)"}`,
+    `    test key    ${demo.keys.test}`,
+    "",
+    `  curl ${env().PUBLIC_BASE_URL}/v1/payments -u ${demo.keys.test}:`,
+    "",
+  ];
+  process.stdout.write(`${lines.join("\n")}\n`);
+  log.info("demo merchant created", { merchant: demo.merchant_id });
+}

@@ -1,0 +1,22 @@
+import type { Db } from "@/db/client";
+import type { Merchant } from "@/db/schema";
+import type { Clock } from "./clock";
+import type { ProviderRegistry } from "./providers/port";
+
+/** Who is acting: recorded on what they change and used for authorisation. */
+export type Actor =
+  | { type: "api_key"; keyId: string }
+  | { type: "staff"; userId: string }
+  | { type: "system"; job: string };
+
+/** What verbs that act before a merchant is known (sign-in, key auth, seeding) receive. */
+export type BaseContext = { db: Db; clock: Clock };
+
+/** What every merchant-scoped service verb receives: never `process.env`, never `Date.now()`. */
+export type ServiceContext = BaseContext & {
+  providers: ProviderRegistry;
+  merchant: Merchant;
+  livemode: boolean;
+  actor: Actor;
+  requestId?: string;
+};

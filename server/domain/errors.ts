@@ -1,0 +1,60 @@
+/**
+ * The one error vocabulary. Services throw `ServiceError` with a spec code; each transport
+ * (server/http for /v1, the tRPC middleware for the dashboard) maps code → its own status.
+ */
+export const ERROR_TYPES = [
+  "invalid_request",
+  "authentication_error",
+  "permission_error",
+  "not_found",
+  "idempotency_conflict",
+  "rate_limited",
+  "api_error",
+] as const;
+export type ErrorType = (typeof ERROR_TYPES)[number];
+
+/** Every code the service can answer with, and the spec type it carries. */
+export const ERROR_CODES = {
+  parameter_invalid: "invalid_request",
+  idempotency_key_required: "invalid_request",
+  msisdn_invalid: "invalid_request",
+  reference_in_use: "invalid_request",
+  link_expired: "invalid_request",
+  link_used: "invalid_request",
+  refund_amount_invalid: "invalid_request",
+  api_key_invalid: "authentication_error",
+  scope_missing: "permission_error",
+  resource_missing: "not_found",
+  idempotency_key_reused: "idempotency_conflict",
+  request_in_progress: "idempotency_conflict",
+  rate_limited: "rate_limited",
+  internal: "api_error",
+} as const satisfies Record<string, ErrorType>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export class ServiceError extends Error {
+  readonly code: ErrorCode;
+  readonly param: string | undefined;
+
+  constructor(code: ErrorCode, message: string, param?: string) {
+    super(message);
+    this.name = "ServiceError";
+    this.code = code;
+    this.param = param;
+  }
+
+  get type(): ErrorType {
+    return ERROR_CODES[this.code];
+  }
+}
+
+export function isServiceError(e: unknown): e is ServiceError {
+  return e instanceof ServiceError;
+}
+
+export const invalidParam = (param: string, message: string) =>
+  new ServiceError("parameter_invalid", message, param);
+
+export const resourceMissing = (what: string, id: string, param = "id") =>
+  new ServiceError("resource_missing", `No such ${what}: '${id}'`, param);

@@ -1,0 +1,44 @@
+/** Payment states (spec §3, DESIGN.md). `unknown` and `unresolved` are real states, not failures. */
+export const PAYMENT_STATUSES = [
+  "awaiting_customer",
+  "unknown",
+  "succeeded",
+  "failed",
+  "expired",
+  "unresolved",
+] as const;
+export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
+
+/** From which states each state may be entered. Terminal states appear in no `from` list. */
+export const TRANSITIONS = {
+  awaiting_customer: [],
+  unknown: ["awaiting_customer"],
+  succeeded: ["awaiting_customer", "unknown", "unresolved"],
+  failed: ["awaiting_customer", "unknown", "unresolved"],
+  expired: ["awaiting_customer", "unknown"],
+  unresolved: ["unknown"],
+} as const satisfies Record<PaymentStatus, readonly PaymentStatus[]>;
+
+export const TERMINAL = {
+  awaiting_customer: false,
+  unknown: false,
+  succeeded: true,
+  failed: true,
+  expired: true,
+  unresolved: false,
+} as const satisfies Record<PaymentStatus, boolean>;
+
+export function canTransition(from: PaymentStatus, to: PaymentStatus): boolean {
+  return (TRANSITIONS[to] as readonly PaymentStatus[]).includes(from);
+}
+
+/** Why a payment failed. Only a definitive decline from the provider produces one. */
+export const FAILURE_CODES = [
+  "insufficient_funds",
+  "declined",
+  "customer_cancelled",
+  "wallet_not_found",
+  "push_rejected",
+  "limit_exceeded",
+] as const;
+export type FailureCode = (typeof FAILURE_CODES)[number];

@@ -1,0 +1,69 @@
+import { z } from "zod";
+
+/**
+ * The one place that reads `process.env`. Everything else imports `env()`.
+ * Parsed once, lazily, so scripts and tests can set variables before first use.
+ */
+const bool = (fallback: boolean) =>
+  z
+    .enum(["true", "false", "1", "0", ""])
+    .optional()
+    .transform((v) => (v === undefined || v === "" ? fallback : v === "true" || v === "1"));
+
+const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
+const schema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  /** Runtime Next.js is compiling for; only instrumentation cares. */
+  NEXT_RUNTIME: z.string().optional(),
+  /** PostgreSQL connection string. Unset → the embedded PGlite database under PGLITE_DIR. */
+  DATABASE_URL: z.string().url().optional(),
+  DATABASE_POOL_MAX: positiveInt(20),
+  PGLITE_DIR: z.string().default(".data/pglite"),
+  /** Redis for shared rate-limit counters across instances. Unset → in-memory counters. */
+  REDIS_URL: z.string().url().optional(),
+  /** Public origin used to build URLs returned by the API (checkout, payment links). */
+  PUBLIC_BASE_URL: z.string().url().default("http://localhost:3000"),
+  /** Requests per second allowed per API key. */
+  RATE_LIMIT_TEST_PER_SECOND: positiveInt(25),
+  RATE_LIMIT_LIVE_PER_SECOND: positiveInt(100),
+  /** A request holding an idempotency key longer than this is presumed crashed and may be taken over. */
+  IDEMPOTENCY_LOCK_TIMEOUT_MS: positiveInt(30_000),
+  /** How long the wallet provider gets to accept a PIN prompt before the payment is `unknown`. */
+  PROVIDER_PUSH_TIMEOUT_MS: positiveInt(8_000),
+  /** Create the demo merchant and print its credentials on first start. Default: on for the embedded database. */
+  BOOTSTRAP_DEMO: bool(true),
+  /** Exposes /api/bench/* floor routes used by `npm run bench`. Never on in production. */
+  BENCH_ROUTES: bool(false),
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: bool(false),
+  LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+});
+
+export type Env = z.infer<typeof schema> & { embedded: boolean };
+
+let cached: Env | undefined;
+
+export function env(): Env {
+  if (cached) return cached;
+  const parsed = schema.safeParse(process.env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
+    throw new Error(`Invalid configuration:\n${lines.join("\n")}`);
+  }
+  const embedded = parsed.data.DATABASE_URL === undefined;
+  cached = {
+    ...parsed.data,
+    embedded,
+    // The embedded default is a developer's laptop: demo data on, webhooks to localhost allowed.
+    BOOTSTRAP_DEMO: embedded ? parsed.data.BOOTSTRAP_DEMO : process.env.BOOTSTRAP_DEMO === "true",
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: embedded
+      ? process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS !== "false"
+      : parsed.data.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+  };
+  return cached;
+}
+
+/** Tests only: forget the parsed configuration so changed variables take effect. */
+export function resetEnvForTests(): void {
+  cached = undefined;
+}

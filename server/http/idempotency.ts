@@ -1,0 +1,127 @@
+import { createHash } from "node:crypto";
+import { and, eq, lte } from "drizzle-orm";
+import { idempotencyKeys } from "@/db/schema";
+import { invalidParam, ServiceError } from "@/server/domain/errors";
+import type { BaseContext } from "@/server/context";
+import { env } from "@/server/env";
+
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
+
+export type Scope = { merchantId: string; livemode: boolean };
+
+/** We hold the key: run the request, then `complete` (stored for replay) or `release` (5xx). */
+export type OwnedKey = {
+  kind: "owned";
+  complete(status: number, body: string): Promise<void>;
+  release(): Promise<void>;
+};
+export type Claim = OwnedKey | { kind: "replay"; status: number; body: string };
+
+export function validateIdempotencyKey(raw: string | null): string | null {
+  if (raw === null) return null;
+  if (!KEY_SHAPE.test(raw)) {
+    throw invalidParam("Idempotency-Key", "Idempotency-Key must be 1–255 printable ASCII characters without spaces.");
+  }
+  return raw;
+}
+
+/** Same key + same method, path and JSON body (key order and whitespace aside) = same request. */
+export function requestFingerprint(method: string, path: string, body: unknown): string {
+  return createHash("sha256").update(`${method} ${path}\n${canonicalJson(body)}`).digest("hex");
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value && typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value ?? null);
+}
+
+/**
+ * Claims an Idempotency-Key for one request (DESIGN.md "Idempotency").
+ *
+ * The first statement is an INSERT … ON CONFLICT DO NOTHING: the winner of any race owns the key,
+ * everyone else reads the stored row, and a replay writes nothing. A holder whose lock is older
+ * than the timeout crashed; the next request takes the key over with a compare-and-set on
+ * `locked_at`, so only one retry runs it again.
+ */
+export async function claimIdempotencyKey(ctx: BaseContext, scope: Scope, key: string, fingerprint: string): Promise<Claim> {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const now = ctx.clock.now();
+    const [inserted] = await ctx.db
+      .insert(idempotencyKeys)
+      .values({
+        merchantId: scope.merchantId,
+        livemode: scope.livemode,
+        key,
+        requestHash: fingerprint,
+        state: "in_progress",
+        lockedAt: now,
+        createdAt: now,
+        expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
+      })
+      .onConflictDoNothing()
+      .returning({ lockedAt: idempotencyKeys.lockedAt });
+    if (inserted) return owned(ctx, scope, key, inserted.lockedAt);
+
+    const pk = and(eq(idempotencyKeys.merchantId, scope.merchantId), eq(idempotencyKeys.livemode, scope.livemode), eq(idempotencyKeys.key, key));
+    const [row] = await ctx.db.select().from(idempotencyKeys).where(pk);
+    if (!row) continue; // released or swept between our two statements: try again
+
+    if (row.expiresAt <= now) {
+      // Kept 24 h: an older record is forgotten and the key is new again.
+      await ctx.db.delete(idempotencyKeys).where(and(pk, lte(idempotencyKeys.expiresAt, now)));
+      continue;
+    }
+    if (row.requestHash !== fingerprint) {
+      throw new ServiceError(
+        "idempotency_key_reused",
+        "This Idempotency-Key was already used with a different request. Use a new key for each distinct request.",
+        "Idempotency-Key",
+      );
+    }
+    if (row.state === "completed") return { kind: "replay", status: row.responseStatus!, body: row.responseBody! };
+
+    const lockAge = now.getTime() - row.lockedAt.getTime();
+    if (lockAge < env().IDEMPOTENCY_LOCK_TIMEOUT_MS) throw inProgress();
+    const [taken] = await ctx.db
+      .update(idempotencyKeys)
+      .set({ lockedAt: now })
+      .where(and(pk, eq(idempotencyKeys.state, "in_progress"), eq(idempotencyKeys.lockedAt, row.lockedAt)))
+      .returning({ lockedAt: idempotencyKeys.lockedAt });
+    if (!taken) throw inProgress();
+    return owned(ctx, scope, key, taken.lockedAt);
+  }
+  throw inProgress();
+}
+
+function owned(ctx: BaseContext, scope: Scope, key: string, lockedAt: Date): OwnedKey {
+  // Fenced on our own lock time: a holder that was presumed dead and taken over cannot clobber
+  // the newer holder's record.
+  const mine = and(
+    eq(idempotencyKeys.merchantId, scope.merchantId),
+    eq(idempotencyKeys.livemode, scope.livemode),
+    eq(idempotencyKeys.key, key),
+    eq(idempotencyKeys.state, "in_progress"),
+    eq(idempotencyKeys.lockedAt, lockedAt),
+  );
+  return {
+    kind: "owned",
+    async complete(status, body) {
+      await ctx.db.update(idempotencyKeys).set({ state: "completed", responseStatus: status, responseBody: body }).where(mine);
+    },
+    async release() {
+      await ctx.db.delete(idempotencyKeys).where(mine);
+    },
+  };
+}
+
+const inProgress = () =>
+  new ServiceError(
+    "request_in_progress",
+    "A request with this Idempotency-Key is still being processed. Retry shortly; the original response will be replayed.",
+    "Idempotency-Key",
+  );

@@ -1,0 +1,59 @@
+import { z } from "zod";
+import type { Scope } from "@/server/domain/api-keys";
+
+/** DESIGN.md limits: ≤ 50 keys, key ≤ 40 chars, string values ≤ 500 chars. */
+export const metadataSchema = z
+  .record(
+    z.string().min(1, "metadata keys must not be empty").max(40, "metadata keys must be at most 40 characters"),
+    z.string({ error: "metadata values must be strings" }).max(500, "metadata values must be at most 500 characters"),
+  )
+  .refine((m) => Object.keys(m).length <= 50, { message: "metadata may hold at most 50 keys" })
+  .describe("Your own key-value pairs, returned on every read and on every webhook.");
+
+export const timestamp = z.iso.datetime().describe("RFC 3339 UTC timestamp.");
+
+/** `created[gte]`/`created[lt]`: an RFC 3339 timestamp or Unix seconds. */
+export const timeBound = z
+  .union([z.iso.datetime({ offset: true }), z.string().regex(/^\d{1,12}$/, "must be Unix seconds or an RFC 3339 timestamp")])
+  .transform((v) => (/^\d+$/.test(v) ? new Date(Number(v) * 1000) : new Date(v)));
+
+export const limitParam = z
+  .string()
+  .regex(/^\d+$/, "limit must be an integer between 1 and 100")
+  .transform(Number)
+  .pipe(z.number().int().min(1, "limit must be between 1 and 100").max(100, "limit must be between 1 and 100"))
+  .default(10)
+  .describe("How many objects to return, 1–100 (default 10).");
+
+export function listEnvelope<T extends z.ZodType>(item: T) {
+  return z.object({
+    object: z.literal("list"),
+    data: z.array(item),
+    has_more: z.boolean(),
+    url: z.string(),
+  });
+}
+
+export type HttpMethod = "GET" | "POST" | "DELETE";
+
+/** One /v1 operation: the contract its handler parses with and the OpenAPI document shows. */
+export type Operation<Body extends z.ZodType | undefined = z.ZodType | undefined, Query extends z.ZodType | undefined = z.ZodType | undefined> = {
+  operationId: string;
+  method: HttpMethod;
+  path: string;
+  summary: string;
+  tag: string;
+  /** Scope a restricted key needs; null for public, unauthenticated operations. */
+  scope: Scope | null;
+  body?: Body;
+  query?: Query;
+  /** `required`: no Idempotency-Key → 400. `optional`: honoured when sent. */
+  idempotency: "required" | "optional" | "none";
+  status: 200 | 201;
+  response: z.ZodType;
+  pathParams?: Record<string, string>;
+};
+
+export function defineOperation<B extends z.ZodType | undefined, Q extends z.ZodType | undefined>(op: Operation<B, Q>): Operation<B, Q> {
+  return op;
+}

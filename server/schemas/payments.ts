@@ -1,0 +1,174 @@
+import { z } from "zod";
+import type { Payment } from "@/db/schema";
+import { maskMsisdn } from "@/server/domain/msisdn";
+import { CURRENCIES, MAX_AMOUNT, METHODS } from "@/server/domain/money";
+import { FAILURE_CODES, PAYMENT_STATUSES } from "@/server/domain/payment-status";
+import { FEE_BEARERS } from "@/server/domain/fees";
+import { defineOperation, limitParam, listEnvelope, metadataSchema, timeBound, timestamp } from "./common";
+
+const amount = z
+  .number({ error: "amount must be an integer number of cents" })
+  .int("amount must be an integer number of cents")
+  .gt(0, "amount must be greater than 0")
+  .max(MAX_AMOUNT, `amount must be at most ${MAX_AMOUNT}`)
+  .describe("Amount in minor units (cents), greater than 0.");
+const currency = z.enum(CURRENCIES, { error: `currency must be one of ${CURRENCIES.join(", ")}` });
+const method = z.enum(METHODS, { error: `method must be one of ${METHODS.join(", ")}` });
+
+export const createPaymentBody = z.strictObject({
+  amount,
+  currency,
+  method,
+  reference: z
+    .string({ error: "reference must be a string" })
+    .min(1, "reference must not be empty")
+    .max(255, "reference must be at most 255 characters")
+    .describe("Your reference, unique per merchant and environment."),
+  customer: z.strictObject({
+    msisdn: z
+      .string({ error: "customer.msisdn must be a string" })
+      .describe("The customer's mobile number; loose local forms are accepted and normalised to 2637XXXXXXXX."),
+  }),
+  metadata: metadataSchema.optional(),
+});
+export type CreatePaymentBody = z.infer<typeof createPaymentBody>;
+
+export const previewPaymentBody = z.strictObject({ amount, currency, method });
+
+export const feeQuote = z.object({
+  object: z.literal("payment_preview"),
+  amount: z.number().int(),
+  currency: z.enum(CURRENCIES),
+  fee: z.number().int(),
+  fee_bearer: z.enum(FEE_BEARERS),
+  charged_amount: z.number().int().describe("What the customer pays, fee included when they bear it."),
+});
+
+export const paymentResource = z.object({
+  id: z.string().describe("Starts with pay_."),
+  object: z.literal("payment"),
+  livemode: z.boolean(),
+  amount: z.number().int(),
+  currency: z.enum(CURRENCIES),
+  method: z.enum(METHODS),
+  reference: z.string(),
+  customer: z.object({ msisdn: z.string().describe("Strict form 2637XXXXXXXX.") }),
+  customer_msisdn_masked: z.string().describe("Safe to show: the network prefix and last 3 digits only."),
+  fee: z.number().int(),
+  fee_bearer: z.enum(FEE_BEARERS),
+  charged_amount: z.number().int(),
+  status: z.enum(PAYMENT_STATUSES),
+  failure_code: z.enum(FAILURE_CODES).nullable(),
+  failure_message: z.string().nullable(),
+  provider_reference: z.string().nullable(),
+  metadata: z.record(z.string(), z.string()),
+  created_at: timestamp,
+  expires_at: timestamp,
+  status_transitions: z.object({
+    unknown_at: timestamp.nullable(),
+    succeeded_at: timestamp.nullable(),
+    failed_at: timestamp.nullable(),
+    expired_at: timestamp.nullable(),
+    unresolved_at: timestamp.nullable(),
+  }),
+});
+export type PaymentResource = z.infer<typeof paymentResource>;
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+export function toPaymentResource(p: Payment): PaymentResource {
+  return {
+    id: p.id,
+    object: "payment",
+    livemode: p.livemode,
+    amount: p.amount,
+    currency: p.currency,
+    method: p.method,
+    reference: p.reference,
+    customer: { msisdn: p.customerMsisdn },
+    customer_msisdn_masked: maskMsisdn(p.customerMsisdn),
+    fee: p.fee,
+    fee_bearer: p.feeBearer,
+    charged_amount: p.chargedAmount,
+    status: p.status,
+    failure_code: p.failureCode,
+    failure_message: p.failureMessage,
+    provider_reference: p.providerReference,
+    metadata: p.metadata,
+    created_at: p.createdAt.toISOString(),
+    expires_at: p.expiresAt.toISOString(),
+    status_transitions: {
+      unknown_at: iso(p.unknownSince),
+      succeeded_at: iso(p.succeededAt),
+      failed_at: iso(p.failedAt),
+      expired_at: iso(p.expiredAt),
+      unresolved_at: iso(p.unresolvedAt),
+    },
+  };
+}
+
+const paymentCursor = z.string().regex(/^pay_[0-9a-z]{26}$/, "must be a payment id");
+
+export const listPaymentsQuery = z.strictObject({
+  limit: limitParam,
+  starting_after: paymentCursor.optional().describe("A payment id: return the page after it (older)."),
+  ending_before: paymentCursor.optional().describe("A payment id: return the page before it (newer)."),
+  status: z.enum(PAYMENT_STATUSES, { error: `status must be one of ${PAYMENT_STATUSES.join(", ")}` }).optional(),
+  method: method.optional(),
+  currency: currency.optional(),
+  search: z.string().min(1, "search must not be empty").max(255, "search must be at most 255 characters").optional().describe("Substring of the reference."),
+  "created[gte]": timeBound.optional(),
+  "created[lt]": timeBound.optional(),
+});
+export type ListPaymentsQuery = z.infer<typeof listPaymentsQuery>;
+
+export const paymentOperations = {
+  create: defineOperation({
+    operationId: "createPayment",
+    method: "POST",
+    path: "/v1/payments",
+    summary: "Charge a customer's mobile wallet: the customer gets a PIN prompt at once.",
+    tag: "Payments",
+    scope: "payments:write",
+    body: createPaymentBody,
+    idempotency: "required",
+    status: 201,
+    response: paymentResource,
+  }),
+  list: defineOperation({
+    operationId: "listPayments",
+    method: "GET",
+    path: "/v1/payments",
+    summary: "List payments, newest first.",
+    tag: "Payments",
+    scope: "payments:read",
+    query: listPaymentsQuery,
+    idempotency: "none",
+    status: 200,
+    response: listEnvelope(paymentResource),
+  }),
+  retrieve: defineOperation({
+    operationId: "retrievePayment",
+    method: "GET",
+    path: "/v1/payments/{id}",
+    summary: "Retrieve a payment.",
+    tag: "Payments",
+    scope: "payments:read",
+    idempotency: "none",
+    status: 200,
+    response: paymentResource,
+    pathParams: { id: "The payment's id (pay_…)." },
+  }),
+  preview: defineOperation({
+    operationId: "previewPayment",
+    method: "POST",
+    path: "/v1/payments/preview",
+    summary: "Quote the fee and the amount the customer will be charged, without charging.",
+    tag: "Payments",
+    scope: "payments:read",
+    body: previewPaymentBody,
+    idempotency: "none",
+    status: 200,
+    response: feeQuote,
+  }),
+};

@@ -1,0 +1,79 @@
+import { randomBytes } from "node:crypto";
+import { eq, sql } from "drizzle-orm";
+import { merchants, staffUsers, type Merchant } from "@/db/schema";
+import type { Scope } from "@/server/domain/api-keys";
+import { STANDARD_FEE_PLAN } from "@/server/domain/fees";
+import { newId } from "@/server/domain/ids";
+import { hashPassword } from "@/server/domain/passwords";
+import type { BaseContext } from "@/server/context";
+import { createApiKey } from "../api-keys/create-api-key";
+
+export type SeedResult = {
+  merchant_id: string;
+  slug: string;
+  staff: { email: string; password?: string };
+  keys: { test: string; live: string; restricted?: string };
+};
+
+export type SeedInput = { slug: string; restrictedScopes?: readonly Scope[] };
+
+const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$/;
+
+/**
+ * Makes sure a merchant with this slug exists with an admin staff user, and issues fresh keys.
+ * Safe to run again: the merchant and staff user are created once; keys are new on every run.
+ * The staff password is returned only by the run that created the user (it is never stored plain).
+ */
+export async function seedMerchant(ctx: BaseContext, input: SeedInput): Promise<SeedResult & { created: boolean }> {
+  if (!SLUG.test(input.slug)) throw new Error(`Invalid merchant slug '${input.slug}': use lowercase letters, digits and dashes.`);
+  const now = ctx.clock.now();
+  const name = input.slug === "demo" ? "Demo Store" : input.slug.replace(/(^|-)([a-z])/g, (_m, sep: string, c: string) => `${sep ? " " : ""}${c.toUpperCase()}`);
+
+  const [inserted] = await ctx.db
+    .insert(merchants)
+    .values({ id: newId("merchant", now), name, slug: input.slug, feePlan: STANDARD_FEE_PLAN, createdAt: now })
+    .onConflictDoNothing({ target: merchants.slug })
+    .returning();
+  const merchant: Merchant = inserted ?? (await ctx.db.select().from(merchants).where(eq(merchants.slug, input.slug)))[0]!;
+
+  const email = `admin@${input.slug}.mari.test`;
+  let password: string | undefined;
+  const [existingStaff] = await ctx.db.select({ id: staffUsers.id }).from(staffUsers).where(sql`lower(${staffUsers.email}) = ${email}`);
+  if (!existingStaff) {
+    const candidate = randomBytes(12).toString("base64url");
+    const [createdStaff] = await ctx.db
+      .insert(staffUsers)
+      .values({
+        id: newId("staffUser", now),
+        merchantId: merchant.id,
+        email,
+        passwordHash: await hashPassword(candidate),
+        role: "admin",
+        createdAt: now,
+      })
+      .onConflictDoNothing()
+      .returning({ id: staffUsers.id });
+    if (createdStaff) password = candidate;
+  }
+
+  const test = await createApiKey(ctx, { merchantId: merchant.id, livemode: false, kind: "secret", name: "seed" });
+  const live = await createApiKey(ctx, { merchantId: merchant.id, livemode: true, kind: "secret", name: "seed" });
+  const restricted =
+    input.restrictedScopes && input.restrictedScopes.length > 0
+      ? await createApiKey(ctx, {
+          merchantId: merchant.id,
+          livemode: false,
+          kind: "restricted",
+          scopes: input.restrictedScopes,
+          name: "seed (restricted)",
+        })
+      : undefined;
+
+  return {
+    created: inserted !== undefined,
+    merchant_id: merchant.id,
+    slug: merchant.slug,
+    staff: password ? { email, password } : { email },
+    keys: { test: test.secret, live: live.secret, ...(restricted ? { restricted: restricted.secret } : {}) },
+  };
+}

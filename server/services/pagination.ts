@@ -1,0 +1,29 @@
+import { and, asc, desc, gt, lt, type SQL } from "drizzle-orm";
+import type { AnyPgColumn } from "drizzle-orm/pg-core";
+
+export type PageRequest = { limit: number; startingAfter?: string; endingBefore?: string };
+export type Page<T> = { data: T[]; hasMore: boolean };
+
+/**
+ * Keyset pagination over a time-sortable id column, newest first. `startingAfter` walks to older
+ * objects, `endingBefore` to newer ones; either way one extra row tells whether more exist, and no
+ * OFFSET is ever used, so page 50,000 costs what page 1 does.
+ */
+export function keyset(idColumn: AnyPgColumn, page: PageRequest, where: SQL | undefined) {
+  const backwards = page.endingBefore !== undefined;
+  const cursor = backwards
+    ? gt(idColumn, page.endingBefore!)
+    : page.startingAfter !== undefined
+      ? lt(idColumn, page.startingAfter)
+      : undefined;
+  return {
+    where: and(where, cursor),
+    orderBy: backwards ? asc(idColumn) : desc(idColumn),
+    limit: page.limit + 1,
+    finish<T>(rows: T[]): Page<T> {
+      const hasMore = rows.length > page.limit;
+      const data = rows.slice(0, page.limit);
+      return { data: backwards ? data.reverse() : data, hasMore };
+    },
+  };
+}

@@ -1,0 +1,148 @@
+import { and, eq, isNull } from "drizzle-orm";
+import { payments, type Payment } from "@/db/schema";
+import { violatedUniqueConstraint } from "@/db/errors";
+import { ServiceError } from "@/server/domain/errors";
+import { quoteFee } from "@/server/domain/fees";
+import { newId } from "@/server/domain/ids";
+import type { Currency, PaymentMethod } from "@/server/domain/money";
+import { normaliseMsisdn } from "@/server/domain/msisdn";
+import type { ServiceContext } from "@/server/context";
+import { env } from "@/server/env";
+import { log } from "@/server/log";
+import { ProviderUnavailableError, type PushResult } from "@/server/providers/port";
+
+export type CreatePaymentInput = {
+  amount: number;
+  currency: Currency;
+  method: PaymentMethod;
+  reference: string;
+  msisdn: string;
+  metadata?: Record<string, string>;
+  /** The caller's Idempotency-Key. A retry with it finds and finishes a half-made payment. */
+  idempotencyKey?: string;
+};
+
+/**
+ * Creates a payment and asks the wallet provider for the PIN prompt.
+ *
+ * Crash safety: the row is committed before the push, and the push carries our payment id as the
+ * provider's idempotency key. A crash before the push, during it or before its result is saved
+ * leaves a row with `prompt_sent_at` null; the retry (same Idempotency-Key) finds that row and
+ * pushes again, which the provider dedupes, so there is never a second prompt or a second payment.
+ */
+export async function createPayment(ctx: ServiceContext, input: CreatePaymentInput): Promise<Payment> {
+  const number = normaliseMsisdn(input.msisdn);
+  if (!number.ok) throw new ServiceError("msisdn_invalid", number.message, "customer.msisdn");
+
+  const payment =
+    (input.idempotencyKey && (await findByIdempotencyKey(ctx, input.idempotencyKey))) ||
+    (await insertPayment(ctx, input, number.msisdn, number.network));
+
+  if (payment.promptSentAt || payment.status !== "awaiting_customer") return payment;
+  return pushPrompt(ctx, payment);
+}
+
+async function findByIdempotencyKey(ctx: ServiceContext, key: string): Promise<Payment | undefined> {
+  const [row] = await ctx.db
+    .select()
+    .from(payments)
+    .where(and(eq(payments.merchantId, ctx.merchant.id), eq(payments.livemode, ctx.livemode), eq(payments.idempotencyKey, key)));
+  return row;
+}
+
+async function insertPayment(ctx: ServiceContext, input: CreatePaymentInput, msisdn: string, network: string): Promise<Payment> {
+  const now = ctx.clock.now();
+  const quote = quoteFee(ctx.merchant.feePlan, ctx.merchant.feeBearer, input.amount, input.currency);
+  try {
+    const [row] = await ctx.db
+      .insert(payments)
+      .values({
+        id: newId("payment", now),
+        merchantId: ctx.merchant.id,
+        livemode: ctx.livemode,
+        amount: quote.amount,
+        currency: quote.currency,
+        method: input.method,
+        reference: input.reference,
+        customerMsisdn: msisdn,
+        network,
+        fee: quote.fee,
+        feeBearer: quote.fee_bearer,
+        chargedAmount: quote.charged_amount,
+        status: "awaiting_customer",
+        provider: ctx.providers.forPayment({ livemode: ctx.livemode, msisdn }).name,
+        metadata: input.metadata ?? {},
+        idempotencyKey: input.idempotencyKey ?? null,
+        expiresAt: new Date(now.getTime() + ctx.merchant.paymentExpirySeconds * 1000),
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning();
+    return row!;
+  } catch (e) {
+    const constraint = violatedUniqueConstraint(e);
+    if (constraint === "payments_reference_key") {
+      throw new ServiceError(
+        "reference_in_use",
+        `A payment with reference '${input.reference}' already exists. Fetch it instead of creating another.`,
+        "reference",
+      );
+    }
+    // Two requests with one Idempotency-Key can only both get here if the idempotency record was
+    // bypassed; the unique index still holds, and the winner's row is the answer.
+    if (constraint === "payments_idempotency_key" && input.idempotencyKey) {
+      const existing = await findByIdempotencyKey(ctx, input.idempotencyKey);
+      if (existing) return existing;
+    }
+    throw e;
+  }
+}
+
+async function pushPrompt(ctx: ServiceContext, payment: Payment): Promise<Payment> {
+  const provider = ctx.providers.forPayment({ livemode: payment.livemode, msisdn: payment.customerMsisdn });
+  let result: PushResult | "unavailable";
+  try {
+    result = await provider.push(
+      {
+        idempotencyKey: payment.id,
+        msisdn: payment.customerMsisdn,
+        amount: payment.chargedAmount,
+        currency: payment.currency,
+        reference: payment.reference,
+        expiresAt: payment.expiresAt,
+      },
+      AbortSignal.timeout(env().PROVIDER_PUSH_TIMEOUT_MS),
+    );
+  } catch (e) {
+    if (!(e instanceof ProviderUnavailableError)) throw e;
+    log.warn("provider push unavailable", { payment: payment.id, provider: provider.name, error: e.message });
+    result = "unavailable";
+  }
+
+  const now = ctx.clock.now();
+  // Compare-and-set: only a payment still waiting for its prompt moves. Losing the race (a callback
+  // or the expiry got there first) is normal: the current row is the answer.
+  const stillPending = and(eq(payments.id, payment.id), eq(payments.status, "awaiting_customer"), isNull(payments.promptSentAt));
+  const set =
+    result === "unavailable"
+      ? { status: "unknown" as const, unknownSince: now }
+      : result.outcome === "accepted"
+        ? { promptSentAt: now, providerReference: result.providerReference }
+        : {
+            status: "failed" as const,
+            promptSentAt: now,
+            providerReference: result.providerReference,
+            failureCode: result.failureCode,
+            failureMessage: result.message,
+            failedAt: now,
+          };
+  const [updated] = await ctx.db
+    .update(payments)
+    .set({ ...set, updatedAt: now })
+    .where(stillPending)
+    .returning();
+  if (updated) return updated;
+  const [current] = await ctx.db.select().from(payments).where(eq(payments.id, payment.id));
+  return current!;
+}
+

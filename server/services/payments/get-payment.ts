@@ -1,0 +1,14 @@
+import { and, eq } from "drizzle-orm";
+import { payments, type Payment } from "@/db/schema";
+import { resourceMissing } from "@/server/domain/errors";
+import type { ServiceContext } from "@/server/context";
+
+/** Another merchant's or environment's payment is exactly as missing as one that never existed. */
+export async function getPayment(ctx: ServiceContext, id: string): Promise<Payment> {
+  const [row] = await ctx.db
+    .select()
+    .from(payments)
+    .where(and(eq(payments.id, id), eq(payments.merchantId, ctx.merchant.id), eq(payments.livemode, ctx.livemode)));
+  if (!row) throw resourceMissing("payment", id);
+  return row;
+}

@@ -1,0 +1,65 @@
+import * as openapi from "@/app/v1/openapi.json/route";
+import * as catchAll from "@/app/v1/[...path]/route";
+import * as payment from "@/app/v1/payments/[id]/route";
+import * as preview from "@/app/v1/payments/preview/route";
+import * as payments from "@/app/v1/payments/route";
+
+type Handler = (req: Request, ctx: { params: Promise<Record<string, string | string[]>> }) => Promise<Response> | Response;
+type RouteModule = Partial<Record<"GET" | "POST" | "PUT" | "PATCH" | "DELETE", Handler>>;
+
+// The app's /v1 routes in Next's matching order: static segments before dynamic ones.
+const ROUTES: [RegExp, RouteModule][] = [
+  [/^\/v1\/openapi\.json$/, openapi as RouteModule],
+  [/^\/v1\/payments\/preview$/, preview],
+  [/^\/v1\/payments$/, payments],
+  [/^\/v1\/payments\/(?<id>[^/]+)$/, payment],
+];
+
+export type ApiResponse<T = unknown> = { status: number; headers: Headers; text: string; body: T };
+
+export type CallOptions = {
+  key?: string | null;
+  body?: unknown;
+  /** Sent as is, instead of JSON-encoding `body`. */
+  rawBody?: string;
+  headers?: Record<string, string>;
+  idempotencyKey?: string;
+};
+
+/**
+ * Calls the app's route handlers with real Request objects, exactly as Next would: same
+ * handlers, same parsing, same headers; only the socket is missing.
+ */
+export async function api<T = any>(method: string, path: string, opts: CallOptions = {}): Promise<ApiResponse<T>> {
+  const url = new URL(path, "http://localhost:3000");
+  const headers = new Headers(opts.headers);
+  if (opts.key) headers.set("authorization", `Bearer ${opts.key}`);
+  if (opts.idempotencyKey) headers.set("idempotency-key", opts.idempotencyKey);
+  let body: string | undefined = opts.rawBody;
+  if (body === undefined && opts.body !== undefined) {
+    body = JSON.stringify(opts.body);
+    if (!headers.has("content-type")) headers.set("content-type", "application/json");
+  }
+  const request = new Request(url, { method, headers, body });
+
+  let handler: Handler | undefined;
+  let params: Record<string, string | string[]> = {};
+  for (const [pattern, mod] of ROUTES) {
+    const m = pattern.exec(url.pathname);
+    if (!m) continue;
+    handler = mod[method as keyof RouteModule];
+    params = { ...m.groups };
+    break;
+  }
+  handler ??= (catchAll as RouteModule)[method as keyof RouteModule];
+  if (!handler) throw new Error(`no handler for ${method} ${url.pathname}`);
+  const response = await handler(request, { params: Promise.resolve(params) });
+  const text = await response.text();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  return { status: response.status, headers: response.headers, text, body: parsed as T };
+}

@@ -1,0 +1,69 @@
+import { randomBytes } from "node:crypto";
+import { getDb } from "@/db/client";
+import { merchants, type Merchant } from "@/db/schema";
+import type { Scope } from "@/server/domain/api-keys";
+import { STANDARD_FEE_PLAN, type FeeBearer } from "@/server/domain/fees";
+import { newId } from "@/server/domain/ids";
+import { systemClock, type Clock } from "@/server/clock";
+import type { ServiceContext } from "@/server/context";
+import { providers } from "@/server/providers/registry";
+import { createApiKey } from "@/server/services/api-keys/create-api-key";
+
+export type TestMerchant = {
+  merchant: Merchant;
+  keys: { test: string; live: string };
+  restrictedKey(scopes: Scope[], livemode?: boolean): Promise<string>;
+  ctx(livemode?: boolean, clock?: Clock): Promise<ServiceContext>;
+};
+
+/**
+ * A fresh merchant with test and live keys. Tests isolate by tenant, which is also what the
+ * product promises: nothing a test does to one merchant is visible to another.
+ */
+export async function seedTestMerchant(opts: { feeBearer?: FeeBearer; paymentExpirySeconds?: number } = {}): Promise<TestMerchant> {
+  const db = await getDb();
+  const base = { db, clock: systemClock };
+  const now = new Date();
+  const [merchant] = await db
+    .insert(merchants)
+    .values({
+      id: newId("merchant", now),
+      name: "Test Merchant",
+      slug: `test-${randomBytes(6).toString("hex")}`,
+      feePlan: STANDARD_FEE_PLAN,
+      feeBearer: opts.feeBearer ?? "merchant",
+      paymentExpirySeconds: opts.paymentExpirySeconds ?? 180,
+      createdAt: now,
+    })
+    .returning();
+  const test = await createApiKey(base, { merchantId: merchant!.id, livemode: false, kind: "secret" });
+  const live = await createApiKey(base, { merchantId: merchant!.id, livemode: true, kind: "secret" });
+  return {
+    merchant: merchant!,
+    keys: { test: test.secret, live: live.secret },
+    async restrictedKey(scopes, livemode = false) {
+      return (await createApiKey(base, { merchantId: merchant!.id, livemode, kind: "restricted", scopes })).secret;
+    },
+    async ctx(livemode = false, clock = systemClock) {
+      return { db, clock, providers, merchant: merchant!, livemode, actor: { type: "system", job: "test" } };
+    },
+  };
+}
+
+let counter = 0;
+/** A reference no other test uses. */
+export function uniqueRef(prefix = "order"): string {
+  counter += 1;
+  return `${prefix}-${Date.now().toString(36)}-${counter}-${randomBytes(3).toString("hex")}`;
+}
+
+export function paymentBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    amount: 1_000,
+    currency: "USD",
+    method: "wallet",
+    reference: uniqueRef(),
+    customer: { msisdn: "0771234567" },
+    ...overrides,
+  };
+}
