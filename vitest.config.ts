@@ -11,6 +11,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: "forks",
-    env: { LOG_LEVEL: "silent", NODE_ENV: "test", BOOTSTRAP_DEMO: "false" },
+    // Generous request budgets so concurrency tests measure races, not the rate limiter (which has its own tests).
+    env: { LOG_LEVEL: "silent", NODE_ENV: "test", BOOTSTRAP_DEMO: "false", RATE_LIMIT_TEST_PER_SECOND: "10000", RATE_LIMIT_LIVE_PER_SECOND: "10000" },
   },
 });
