@@ -21,7 +21,7 @@ export async function boot(): Promise<void> {
   const lines = [
     "",
     "  Mari is ready. Demo merchant created (shown once, keep it):",
-    `    dashboard   ${env().PUBLIC_BASE_URL}/dashboard`,
+    `    API docs    ${env().PUBLIC_BASE_URL}/v1/openapi.json`,
     `    staff       ${demo.staff.email} / ${demo.staff.password ?? "(already set)"}`,
     `    test key    ${demo.keys.test}`,
     "",

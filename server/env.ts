@@ -28,7 +28,7 @@ const schema = z.object({
   RATE_LIMIT_TEST_PER_SECOND: positiveInt(25),
   RATE_LIMIT_LIVE_PER_SECOND: positiveInt(100),
   /** A request holding an idempotency key longer than this is presumed crashed and may be taken over. */
-  IDEMPOTENCY_LOCK_TIMEOUT_MS: positiveInt(30_000),
+  IDEMPOTENCY_LOCK_TIMEOUT_MS: positiveInt(15_000),
   /** How long the wallet provider gets to accept a PIN prompt before the payment is `unknown`. */
   PROVIDER_PUSH_TIMEOUT_MS: positiveInt(8_000),
   /** Create the demo merchant and print its credentials on first start. Default: on for the embedded database. */

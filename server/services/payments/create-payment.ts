@@ -34,9 +34,9 @@ export async function createPayment(ctx: ServiceContext, input: CreatePaymentInp
   const number = normaliseMsisdn(input.msisdn);
   if (!number.ok) throw new ServiceError("msisdn_invalid", number.message, "customer.msisdn");
 
-  const payment =
-    (input.idempotencyKey && (await findByIdempotencyKey(ctx, input.idempotencyKey))) ||
-    (await insertPayment(ctx, input, number.msisdn, number.network));
+  // Insert first: the common case costs one statement, and a retry that finds its own row
+  // (unique on the Idempotency-Key) continues with it.
+  const payment = await insertPayment(ctx, input, number.msisdn, number.network);
 
   if (payment.promptSentAt || payment.status !== "awaiting_customer") return payment;
   return pushPrompt(ctx, payment);
@@ -81,18 +81,18 @@ async function insertPayment(ctx: ServiceContext, input: CreatePaymentInput, msi
     return row!;
   } catch (e) {
     const constraint = violatedUniqueConstraint(e);
+    // A retry of our own half-made payment collides on both indexes, and PostgreSQL names
+    // whichever it checked first: look for our row before blaming the reference.
+    if (constraint !== null && input.idempotencyKey) {
+      const existing = await findByIdempotencyKey(ctx, input.idempotencyKey);
+      if (existing) return existing;
+    }
     if (constraint === "payments_reference_key") {
       throw new ServiceError(
         "reference_in_use",
         `A payment with reference '${input.reference}' already exists. Fetch it instead of creating another.`,
         "reference",
       );
-    }
-    // Two requests with one Idempotency-Key can only both get here if the idempotency record was
-    // bypassed; the unique index still holds, and the winner's row is the answer.
-    if (constraint === "payments_idempotency_key" && input.idempotencyKey) {
-      const existing = await findByIdempotencyKey(ctx, input.idempotencyKey);
-      if (existing) return existing;
     }
     throw e;
   }
