@@ -1,0 +1,34 @@
+import { describe, expect, it } from "vitest";
+import { OPERATIONS, openApiDocument } from "./openapi";
+
+describe("OpenAPI document", () => {
+  const doc = openApiDocument("http://localhost:3000") as any;
+
+  it("is OpenAPI 3.1 with every operation the API serves", () => {
+    expect(doc.openapi).toBe("3.1.0");
+    for (const op of OPERATIONS) {
+      const entry = doc.paths[op.path]?.[op.method.toLowerCase()];
+      expect(entry, `${op.method} ${op.path}`).toBeDefined();
+      expect(entry.operationId).toBe(op.operationId);
+      expect(entry.responses[String(op.status)]).toBeDefined();
+    }
+    expect(Object.keys(doc.paths).sort()).toEqual(["/v1/payments", "/v1/payments/preview", "/v1/payments/{id}"]);
+  });
+
+  it("describes the create body from the schema that parses it", () => {
+    const create = doc.paths["/v1/payments"].post;
+    const schema = create.requestBody.content["application/json"].schema;
+    expect(schema.required.sort()).toEqual(["amount", "currency", "customer", "method", "reference"]);
+    expect(schema.additionalProperties).toBe(false);
+    expect(schema.properties.amount.exclusiveMinimum).toBe(0);
+    expect(schema.properties.currency.enum).toEqual(["USD", "ZWG"]);
+    const idem = create.parameters.find((p: any) => p.name === "Idempotency-Key");
+    expect(idem).toMatchObject({ in: "header", required: true });
+  });
+
+  it("lists the query parameters of the payment list and the error envelope", () => {
+    const names = doc.paths["/v1/payments"].get.parameters.map((p: any) => p.name);
+    expect(names).toEqual(expect.arrayContaining(["limit", "starting_after", "ending_before", "status", "search", "created[gte]", "created[lt]"]));
+    expect(doc.components.schemas.Error.properties.error.required).toEqual(["type", "code", "message", "request_id"]);
+  });
+});
