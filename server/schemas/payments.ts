@@ -119,6 +119,9 @@ export const listPaymentsQuery = z.strictObject({
   search: z.string().min(1, "search must not be empty").max(255, "search must be at most 255 characters").optional().describe("Substring of the reference."),
   "created[gte]": timeBound.optional(),
   "created[lt]": timeBound.optional(),
+}).refine((q) => q.starting_after === undefined || q.ending_before === undefined, {
+  message: "Use either starting_after or ending_before, not both",
+  path: ["ending_before"],
 });
 export type ListPaymentsQuery = z.infer<typeof listPaymentsQuery>;
 
