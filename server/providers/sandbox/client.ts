@@ -34,11 +34,13 @@ export class SandboxProvider implements WalletProvider {
   async push(request: PushRequest, signal: AbortSignal): Promise<PushResult> {
     this.record(request.idempotencyKey);
     if (this.faults.pushLatencyMs > 0) await delay(this.faults.pushLatencyMs, signal);
-    if (this.faults.push === "timeout") await delay(Number.POSITIVE_INFINITY, signal);
+    const behaviour = sandboxBehaviour(request.msisdn);
+    // …04 is a provider that takes the prompt but answers too late: the caller times out.
+    if (this.faults.push === "timeout" || behaviour === "times_out_then_succeeds") await delay(Number.POSITIVE_INFINITY, signal);
     if (this.faults.push === "error") throw new ProviderUnavailableError("sandbox: connection reset");
 
     const providerReference = sandboxReference(request.idempotencyKey);
-    if (sandboxBehaviour(request.msisdn) === "rejected_at_push") {
+    if (behaviour === "rejected_at_push") {
       return {
         outcome: "rejected",
         providerReference,
