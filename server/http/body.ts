@@ -17,11 +17,39 @@ export async function readJsonBody(request: Request): Promise<{ value: unknown; 
   if (type !== "application/json") {
     throw invalidParam("Content-Type", "Request bodies must be JSON: send 'Content-Type: application/json'.");
   }
+  let value: unknown;
   try {
-    return { value: JSON.parse(raw) as unknown, raw };
+    value = JSON.parse(raw) as unknown;
   } catch {
     throw invalidParam("body", "The request body is not valid JSON.");
   }
+  const nul = findNul(value);
+  if (nul !== null) throw invalidParam(nul || "body", "Text may not contain the NUL character (\\u0000).");
+  return { value, raw };
+}
+
+/**
+ * PostgreSQL text cannot hold U+0000, so a string carrying one would fail deep in a write as a
+ * 500. Found here instead, iteratively (a 64 KB body can nest thousands of levels deep).
+ * Returns the offending path ("" for the root), or null.
+ */
+export function findNul(root: unknown): string | null {
+  const stack: [unknown, string][] = [[root, ""]];
+  while (stack.length > 0) {
+    const [value, path] = stack.pop()!;
+    if (typeof value === "string") {
+      if (value.includes("\u0000")) return path;
+    } else if (Array.isArray(value)) {
+      value.forEach((v, i) => stack.push([v, path ? `${path}.${i}` : String(i)]));
+    } else if (value && typeof value === "object") {
+      for (const [k, v] of Object.entries(value)) {
+        const child = path ? `${path}.${k}` : k;
+        if (k.includes("\u0000")) return child;
+        stack.push([v, child]);
+      }
+    }
+  }
+  return null;
 }
 
 async function readLimited(request: Request): Promise<string> {

@@ -19,7 +19,9 @@ function toParamError(error: z.ZodError, where: "body" | "query"): ServiceError 
     return invalidParam("body", where === "body" ? "The request body must be a JSON object." : issue.message);
   }
   const name = path.join(".");
-  const message = issue.code === "invalid_type" && issue.input === undefined ? `Missing required parameter: '${name}'.` : capitalise(issue.message);
+  // A bad record key (metadata) carries the schema's own message one level down.
+  const detail = issue.code === "invalid_key" ? (issue.issues[0]?.message ?? issue.message) : issue.message;
+  const message = issue.code === "invalid_type" && issue.input === undefined ? `Missing required parameter: '${name}'.` : capitalise(detail);
   return invalidParam(name, message);
 }
 
@@ -30,8 +32,10 @@ function capitalise(s: string): string {
 
 /** Query strings as a flat object; a repeated parameter becomes an array, which schemas refuse. */
 export function queryObject(url: URL): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {};
+  // No prototype: `?__proto__=x` or `?constructor=x` must be plain unknown parameters.
+  const out: Record<string, string | string[]> = Object.create(null);
   for (const [k, v] of url.searchParams) {
+    if (k.includes("\u0000") || v.includes("\u0000")) throw invalidParam(k.replace(/\u0000/g, ""), "Text may not contain the NUL character (\\u0000).");
     const prev = out[k];
     out[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
   }
