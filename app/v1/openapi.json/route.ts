@@ -1,7 +1,11 @@
+import { newId } from "@/server/domain/ids";
 import { env } from "@/server/env";
 import { openApiDocument } from "@/server/openapi";
 
 // GET /v1/openapi.json – the API description, public like any API reference
 export function GET(): Response {
-  return Response.json(openApiDocument(env().PUBLIC_BASE_URL), { headers: { "Cache-Control": "public, max-age=300" } });
+  return Response.json(openApiDocument(env().PUBLIC_BASE_URL), {
+    // DESIGN.md: every /v1 response carries Request-Id.
+    headers: { "Cache-Control": "public, max-age=300", "Request-Id": newId("request") },
+  });
 }

@@ -1,4 +1,4 @@
-import { apiRoute, listResponse } from "@/server/http/api-route";
+import { apiRoute, listResponse, notFoundRoute } from "@/server/http/api-route";
 import { paymentOperations, toPaymentResource } from "@/server/schemas/payments";
 import { createPayment } from "@/server/services/payments/create-payment";
 import { listPayments } from "@/server/services/payments/list-payments";
@@ -34,3 +34,6 @@ export const GET = apiRoute(paymentOperations.list, async ({ ctx, query, url }) 
   );
   return listResponse(url, page, toPaymentResource);
 });
+
+// Other methods get the same 404 envelope as an unknown URL, not an empty 405.
+export { notFoundRoute as PUT, notFoundRoute as PATCH, notFoundRoute as DELETE };

@@ -1,4 +1,4 @@
-import { apiRoute } from "@/server/http/api-route";
+import { apiRoute, notFoundRoute } from "@/server/http/api-route";
 import { paymentOperations } from "@/server/schemas/payments";
 import { previewPayment } from "@/server/services/payments/preview-payment";
 
@@ -7,3 +7,6 @@ export const POST = apiRoute(paymentOperations.preview, async ({ ctx, body }) =>
   object: "payment_preview" as const,
   ...(await previewPayment(ctx, body)),
 }));
+
+// Other methods get the same 404 envelope as an unknown URL, not an empty 405.
+export { notFoundRoute as GET, notFoundRoute as PUT, notFoundRoute as PATCH, notFoundRoute as DELETE };
