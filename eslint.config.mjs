@@ -14,7 +14,7 @@ const config = [
   },
   {
     // Tooling and tests configure processes they start; the service itself reads env() only.
-    files: ["server/env.ts", "*.config.ts", "*.config.mjs", "e2e/**", ".ci/**", "bench/**", "**/*.test.ts"],
+    files: ["server/env.ts", "*.config.ts", "*.config.mjs", "e2e/**", ".ci/**", "bench/**", "**/*.test.ts", "server/testing/**"],
     rules: { "no-restricted-properties": "off" },
   },
   {

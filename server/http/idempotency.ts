@@ -2,10 +2,10 @@ import { createHash } from "node:crypto";
 import { and, eq, lte } from "drizzle-orm";
 import { idempotencyKeys } from "@/db/schema";
 import { invalidParam, ServiceError } from "@/server/domain/errors";
+import { IDEMPOTENCY_TTL_MS } from "@/server/domain/idempotency";
 import type { BaseContext } from "@/server/context";
 import { env } from "@/server/env";
 
-export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
 
 export type Scope = { merchantId: string; livemode: boolean };

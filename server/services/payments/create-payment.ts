@@ -8,6 +8,7 @@ import type { Currency, PaymentMethod } from "@/server/domain/money";
 import { normaliseMsisdn } from "@/server/domain/msisdn";
 import type { ServiceContext } from "@/server/context";
 import { env } from "@/server/env";
+import { IDEMPOTENCY_TTL_MS } from "@/server/domain/idempotency";
 import { log } from "@/server/log";
 import { ProviderUnavailableError, type PushResult } from "@/server/providers/port";
 
@@ -47,7 +48,14 @@ async function findByIdempotencyKey(ctx: ServiceContext, key: string): Promise<P
     .select()
     .from(payments)
     .where(and(eq(payments.merchantId, ctx.merchant.id), eq(payments.livemode, ctx.livemode), eq(payments.idempotencyKey, key)));
-  return row;
+  if (!row || ctx.clock.now().getTime() - row.createdAt.getTime() < IDEMPOTENCY_TTL_MS) return row;
+  // Keys are kept 24 h: an older payment no longer answers for this key, and gives it up so that
+  // the unique index lets the new request's payment take it.
+  await ctx.db
+    .update(payments)
+    .set({ idempotencyKey: null })
+    .where(and(eq(payments.id, row.id), eq(payments.idempotencyKey, key)));
+  return undefined;
 }
 
 async function insertPayment(ctx: ServiceContext, input: CreatePaymentInput, msisdn: string, network: string): Promise<Payment> {
@@ -86,6 +94,8 @@ async function insertPayment(ctx: ServiceContext, input: CreatePaymentInput, msi
     if (constraint !== null && input.idempotencyKey) {
       const existing = await findByIdempotencyKey(ctx, input.idempotencyKey);
       if (existing) return existing;
+      // A day-old payment just gave the key up (see findByIdempotencyKey): this one may take it.
+      if (constraint === "payments_idempotency_key") return insertPayment(ctx, input, msisdn, network);
     }
     if (constraint === "payments_reference_key") {
       throw new ServiceError(

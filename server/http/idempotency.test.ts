@@ -1,0 +1,437 @@
+import { randomBytes } from "node:crypto";
+import { and, eq } from "drizzle-orm";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { getDb } from "@/db/client";
+import { idempotencyKeys, payments } from "@/db/schema";
+import { quoteFee } from "@/server/domain/fees";
+import { newId } from "@/server/domain/ids";
+import { requestFingerprint } from "@/server/http/idempotency";
+import { sandbox } from "@/server/providers/registry";
+import { sandboxReference } from "@/server/providers/sandbox/client";
+import { api, type ApiResponse } from "@/server/testing/api";
+import { setEnv } from "@/server/testing/env";
+import { expectError } from "@/server/testing/expect-error";
+import { paymentBody, seedTestMerchant, type TestMerchant } from "@/server/testing/fixtures";
+
+const HOUR = 60 * 60 * 1000;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const newKey = () => `idem-${randomBytes(8).toString("hex")}`;
+
+async function paymentsOf(merchantId: string, livemode?: boolean) {
+  const db = await getDb();
+  const where = livemode === undefined ? eq(payments.merchantId, merchantId) : and(eq(payments.merchantId, merchantId), eq(payments.livemode, livemode));
+  return db.select().from(payments).where(where);
+}
+
+async function record(merchantId: string, key: string, livemode = false) {
+  const db = await getDb();
+  const [row] = await db
+    .select()
+    .from(idempotencyKeys)
+    .where(and(eq(idempotencyKeys.merchantId, merchantId), eq(idempotencyKeys.livemode, livemode), eq(idempotencyKeys.key, key)));
+  return row;
+}
+
+afterEach(() => {
+  sandbox.resetFaults();
+});
+
+describe("the Idempotency-Key header", () => {
+  let m: TestMerchant;
+  beforeAll(async () => {
+    m = await seedTestMerchant();
+  });
+
+  it("is required on POST /v1/payments", async () => {
+    const res = await api("POST", "/v1/payments", { key: m.keys.test, body: paymentBody() });
+    expectError(res, 400, "invalid_request", "idempotency_key_required", "Idempotency-Key");
+    expect(res.body.error.message).toContain("Idempotency-Key");
+    expect(await paymentsOf(m.merchant.id)).toHaveLength(0);
+  });
+
+  it.each([
+    ["256 characters", "k".repeat(256)],
+    ["a space", "my key"],
+    ["a tab", "my\tkey"],
+    ["a non-ASCII letter", "café-1"],
+    ["nothing", ""],
+  ])("refuses a key with %s as parameter_invalid", async (_name, key) => {
+    const res = await api("POST", "/v1/payments", { key: m.keys.test, body: paymentBody(), headers: { "idempotency-key": key } });
+    expectError(res, 400, "invalid_request", "parameter_invalid", "Idempotency-Key");
+    expect(await paymentsOf(m.merchant.id)).toHaveLength(0);
+  });
+
+  it("takes a key of exactly 255 printable characters", async () => {
+    const key = `${"~!#$%&'*+-.^_`|"}${"k".repeat(240)}`;
+    expect(key).toHaveLength(255);
+    const res = await api("POST", "/v1/payments", { key: m.keys.test, body: paymentBody(), idempotencyKey: key });
+    expect(res.status).toBe(201);
+    expect(await record(m.merchant.id, key)).toMatchObject({ state: "completed", responseStatus: 201 });
+  });
+});
+
+describe("replays", () => {
+  it("answers the same key and body with the stored status and the same bytes, creating one payment and one prompt", async () => {
+    const m = await seedTestMerchant();
+    const key = newKey();
+    const body = paymentBody({ metadata: { order: "A-1" } });
+    const first = await api("POST", "/v1/payments", { key: m.keys.test, body, idempotencyKey: key });
+    expect(first.status).toBe(201);
+    expect(first.headers.get("idempotent-replayed")).toBeNull();
+
+    const second = await api("POST", "/v1/payments", { key: m.keys.test, body, idempotencyKey: key });
+    const third = await api("POST", "/v1/payments", { key: m.keys.test, body, idempotencyKey: key });
+    for (const replay of [second, third]) {
+      expect(replay.status).toBe(201);
+      expect(replay.text).toBe(first.text);
+      expect(replay.headers.get("idempotent-replayed")).toBe("true");
+      expect(replay.headers.get("request-id")).toMatch(/^req_/);
+      expect(replay.headers.get("request-id")).not.toBe(first.headers.get("request-id"));
+    }
+    const rows = await paymentsOf(m.merchant.id);
+    expect(rows.map((r) => r.id)).toEqual([first.body.id]);
+    expect(sandbox.pushCalls(first.body.id)).toBe(1);
+  });
+
+  it("treats the same JSON with keys re-ordered and other whitespace as the same request", async () => {
+    const m = await seedTestMerchant();
+    const key = newKey();
+    const body = paymentBody({ metadata: { b: "2", a: "1" } });
+    const first = await api("POST", "/v1/payments", { key: m.keys.test, body, idempotencyKey: key });
+    expect(first.status).toBe(201);
+
+    const reordered = `{\n  "customer" : { "msisdn":"0771234567" },\t"reference": ${JSON.stringify(body.reference)},
+      "metadata": {"a":"1","b":"2"}, "method":"wallet", "currency":"USD", "amount": 1000 }\n`;
+    const replay = await api("POST", "/v1/payments", {
+      key: m.keys.test,
+      rawBody: reordered,
+      headers: { "content-type": "application/json; charset=utf-8" },
+      idempotencyKey: key,
+    });
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    expect(replay.text).toBe(first.text);
+    expect(await paymentsOf(m.merchant.id)).toHaveLength(1);
+  });
+
+  it("refuses the same key with a different body as idempotency_key_reused, changing nothing", async () => {
+    const m = await seedTestMerchant();
+    const key = newKey();
+    const body = paymentBody();
+    const first = await api("POST", "/v1/payments", { key: m.keys.test, body, idempotencyKey: key });
+    expect(first.status).toBe(201);
+
+    for (const changed of [{ ...body, amount: 1001 }, { ...body, metadata: { extra: "1" } }, { ...body, customer: { msisdn: "0771234568" } }, paymentBody()]) {
+      const res = await api("POST", "/v1/payments", { key: m.keys.test, body: changed, idempotencyKey: key });
+      expectError(res, 409, "idempotency_conflict", "idempotency_key_reused", "Idempotency-Key");
+      expect(res.headers.get("idempotent-replayed")).toBeNull();
+    }
+    // The original is still replayed afterwards, and still only one payment exists.
+    const again = await api("POST", "/v1/payments", { key: m.keys.test, body, idempotencyKey: key });
+    expect(again.text).toBe(first.text);
+    expect(await paymentsOf(m.merchant.id)).toHaveLength(1);
+  });
+
+  it("stores a service's 4xx answer (msisdn_invalid) and replays it byte for byte", async () => {
+    const m = await seedTestMerchant();
+    const key = newKey();
+    const body = paymentBody({ customer: { msisdn: "0242 123 456" } });
+    const first = await api("POST", "/v1/payments", { key: m.keys.test, body, idempotencyKey: key });
+    expectError(first, 400, "invalid_request", "msisdn_invalid", "customer.msisdn");
+    expect(first.body.error.request_id).toBe(first.headers.get("request-id"));
+
+    const replay = await api("POST", "/v1/payments", { key: m.keys.test, body, idempotencyKey: key });
+    expect(replay.status).toBe(400);
+    expect(replay.text).toBe(first.text);
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    expect(await record(m.merchant.id, key)).toMatchObject({ state: "completed", responseStatus: 400, responseBody: first.text });
+    expect(await paymentsOf(m.merchant.id)).toHaveLength(0);
+  });
+
+  it("stores reference_in_use and replays it even after the clash is gone from the request's point of view", async () => {
+    const m = await seedTestMerchant();
+    const body = paymentBody();
+    expect((await api("POST", "/v1/payments", { key: m.keys.test, body, idempotencyKey: newKey() })).status).toBe(201);
+
+    const key = newKey();
+    const clash = await api("POST", "/v1/payments", { key: m.keys.test, body, idempotencyKey: key });
+    expectError(clash, 400, "invalid_request", "reference_in_use", "reference");
+    const replay = await api("POST", "/v1/payments", { key: m.keys.test, body, idempotencyKey: key });
+    expect(replay.status).toBe(400);
+    expect(replay.text).toBe(clash.text);
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    expect(await paymentsOf(m.merchant.id)).toHaveLength(1);
+  });
+
+  it("does not store validation errors: they are refused before the key is claimed", async () => {
+    const m = await seedTestMerchant();
+    const key = newKey();
+    const bad = await api("POST", "/v1/payments", { key: m.keys.test, body: paymentBody({ amount: 0 }), idempotencyKey: key });
+    expectError(bad, 400, "invalid_request", "parameter_invalid", "amount");
+    expect(await record(m.merchant.id, key)).toBeUndefined();
+
+    const good = await api("POST", "/v1/payments", { key: m.keys.test, body: paymentBody(), idempotencyKey: key });
+    expect(good.status).toBe(201);
+    expect(good.headers.get("idempotent-replayed")).toBeNull();
+  });
+});
+
+describe("concurrency and crashes", () => {
+  it("answers request_in_progress while the first request with the key still runs, then replays its answer", async () => {
+    const m = await seedTestMerchant();
+    const key = newKey();
+    const body = paymentBody();
+    sandbox.faults.pushLatencyMs = 1_500;
+    const firstPromise = api("POST", "/v1/payments", { key: m.keys.test, body, idempotencyKey: key });
+
+    // Wait until the first request holds the key.
+    for (let i = 0; i < 100 && (await record(m.merchant.id, key)) === undefined; i++) await sleep(20);
+    expect(await record(m.merchant.id, key)).toMatchObject({ state: "in_progress" });
+
+    const second = await api("POST", "/v1/payments", { key: m.keys.test, body, idempotencyKey: key });
+    expectError(second, 409, "idempotency_conflict", "request_in_progress", "Idempotency-Key");
+    expect(second.headers.get("idempotent-replayed")).toBeNull();
+    // A different body is still a reuse, even while the first runs.
+    const other = await api("POST", "/v1/payments", { key: m.keys.test, body: paymentBody(), idempotencyKey: key });
+    expectError(other, 409, "idempotency_conflict", "idempotency_key_reused", "Idempotency-Key");
+
+    const first = await firstPromise;
+    expect(first.status).toBe(201);
+    sandbox.faults.pushLatencyMs = 0;
+    const later = await api("POST", "/v1/payments", { key: m.keys.test, body, idempotencyKey: key });
+    expect(later.status).toBe(201);
+    expect(later.text).toBe(first.text);
+    expect(later.headers.get("idempotent-replayed")).toBe("true");
+    expect(await paymentsOf(m.merchant.id)).toHaveLength(1);
+    expect(sandbox.pushCalls(first.body.id)).toBe(1);
+  });
+
+  it("lets concurrent identical requests make exactly one payment", async () => {
+    const m = await seedTestMerchant();
+    const key = newKey();
+    const body = paymentBody();
+    sandbox.faults.pushLatencyMs = 300;
+    const results = await Promise.all(Array.from({ length: 6 }, () => api("POST", "/v1/payments", { key: m.keys.test, body, idempotencyKey: key })));
+    const created = results.filter((r) => r.status === 201);
+    const busy = results.filter((r) => r.status === 409);
+    expect(created.length + busy.length).toBe(6);
+    expect(created.length).toBeGreaterThanOrEqual(1);
+    for (const r of busy) expect(r.body.error.code).toBe("request_in_progress");
+    for (const r of created) expect(r.body.id).toBe(created[0]!.body.id);
+    expect(await paymentsOf(m.merchant.id)).toHaveLength(1);
+  });
+
+  it("takes over a lock left by a crashed request and finishes its half-made payment", async () => {
+    const restore = setEnv({ IDEMPOTENCY_LOCK_TIMEOUT_MS: "2000" });
+    try {
+      const m = await seedTestMerchant();
+      const db = await getDb();
+      const key = newKey();
+      const body = paymentBody({ amount: 2_500, metadata: { cart: "42" } });
+      const now = Date.now();
+      const crashedAt = new Date(now - 10_000);
+
+      // What a request that died between committing the row and pushing the prompt leaves behind.
+      await db.insert(idempotencyKeys).values({
+        merchantId: m.merchant.id,
+        livemode: false,
+        key,
+        requestHash: requestFingerprint("POST", "/v1/payments", body),
+        state: "in_progress",
+        lockedAt: crashedAt,
+        createdAt: crashedAt,
+        expiresAt: new Date(crashedAt.getTime() + 24 * HOUR),
+      });
+      const quote = quoteFee(m.merchant.feePlan, m.merchant.feeBearer, 2_500, "USD");
+      const paymentId = newId("payment", crashedAt);
+      await db.insert(payments).values({
+        id: paymentId,
+        merchantId: m.merchant.id,
+        livemode: false,
+        amount: 2_500,
+        currency: "USD",
+        method: "wallet",
+        reference: String(body.reference),
+        customerMsisdn: "263771234567",
+        network: "ecocash",
+        fee: quote.fee,
+        feeBearer: quote.fee_bearer,
+        chargedAmount: quote.charged_amount,
+        status: "awaiting_customer",
+        provider: "sandbox",
+        metadata: { cart: "42" },
+        idempotencyKey: key,
+        promptSentAt: null,
+        expiresAt: new Date(crashedAt.getTime() + 180_000),
+        createdAt: crashedAt,
+        updatedAt: crashedAt,
+      });
+
+      const retry = await api("POST", "/v1/payments", { key: m.keys.test, body, idempotencyKey: key });
+      expect(retry.status).toBe(201);
+      expect(retry.headers.get("idempotent-replayed")).toBeNull();
+      expect(retry.body).toMatchObject({
+        id: paymentId,
+        status: "awaiting_customer",
+        amount: 2_500,
+        metadata: { cart: "42" },
+        provider_reference: sandboxReference(paymentId),
+      });
+      const rows = await paymentsOf(m.merchant.id);
+      expect(rows).toHaveLength(1);
+      expect(rows[0]!.promptSentAt).toBeInstanceOf(Date);
+      expect(sandbox.pushCalls(paymentId)).toBe(1);
+      const rec = await record(m.merchant.id, key);
+      expect(rec).toMatchObject({ state: "completed", responseStatus: 201, responseBody: retry.text });
+      expect(rec!.lockedAt.getTime()).toBeGreaterThan(crashedAt.getTime());
+
+      const replay = await api("POST", "/v1/payments", { key: m.keys.test, body, idempotencyKey: key });
+      expect(replay.text).toBe(retry.text);
+      expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    } finally {
+      restore();
+    }
+  });
+
+  it("does not take over a lock younger than the timeout", async () => {
+    const restore = setEnv({ IDEMPOTENCY_LOCK_TIMEOUT_MS: "60000" });
+    try {
+      const m = await seedTestMerchant();
+      const db = await getDb();
+      const key = newKey();
+      const body = paymentBody();
+      const lockedAt = new Date(Date.now() - 10_000);
+      await db.insert(idempotencyKeys).values({
+        merchantId: m.merchant.id,
+        livemode: false,
+        key,
+        requestHash: requestFingerprint("POST", "/v1/payments", body),
+        state: "in_progress",
+        lockedAt,
+        createdAt: lockedAt,
+        expiresAt: new Date(lockedAt.getTime() + 24 * HOUR),
+      });
+      const res = await api("POST", "/v1/payments", { key: m.keys.test, body, idempotencyKey: key });
+      expectError(res, 409, "idempotency_conflict", "request_in_progress", "Idempotency-Key");
+      expect(await paymentsOf(m.merchant.id)).toHaveLength(0);
+      expect((await record(m.merchant.id, key))!.lockedAt.getTime()).toBe(lockedAt.getTime());
+    } finally {
+      restore();
+    }
+  });
+
+  it("does not store a 5xx: the retry with the same key completes the same payment", async () => {
+    const m = await seedTestMerchant();
+    const key = newKey();
+    const body = paymentBody();
+    const original = sandbox.push;
+    sandbox.push = async function failingOnce() {
+      sandbox.push = original;
+      throw new Error("socket hang up");
+    };
+    let failed: ApiResponse;
+    try {
+      failed = await api("POST", "/v1/payments", { key: m.keys.test, body, idempotencyKey: key });
+    } finally {
+      sandbox.push = original;
+    }
+    expectError(failed, 500, "api_error", "internal");
+    expect(await record(m.merchant.id, key)).toBeUndefined();
+    const [halfMade] = await paymentsOf(m.merchant.id);
+    expect(halfMade).toMatchObject({ status: "awaiting_customer", promptSentAt: null, idempotencyKey: key });
+
+    const retry = await api("POST", "/v1/payments", { key: m.keys.test, body, idempotencyKey: key });
+    expect(retry.status).toBe(201);
+    expect(retry.headers.get("idempotent-replayed")).toBeNull();
+    expect(retry.body).toMatchObject({ id: halfMade!.id, status: "awaiting_customer", provider_reference: sandboxReference(halfMade!.id) });
+    const rows = await paymentsOf(m.merchant.id);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.promptSentAt).toBeInstanceOf(Date);
+    expect(sandbox.pushCalls(halfMade!.id)).toBe(1);
+
+    const replay = await api("POST", "/v1/payments", { key: m.keys.test, body, idempotencyKey: key });
+    expect(replay.text).toBe(retry.text);
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+  });
+});
+
+describe("scope and lifetime of a key", () => {
+  it("scopes keys per merchant and per environment", async () => {
+    const a = await seedTestMerchant();
+    const b = await seedTestMerchant();
+    const key = newKey();
+    const body = paymentBody();
+
+    const aTest = await api("POST", "/v1/payments", { key: a.keys.test, body, idempotencyKey: key });
+    const bTest = await api("POST", "/v1/payments", { key: b.keys.test, body, idempotencyKey: key });
+    const aLive = await api("POST", "/v1/payments", { key: a.keys.live, body, idempotencyKey: key });
+    // A different body under the same key elsewhere is no conflict either.
+    const bLive = await api("POST", "/v1/payments", { key: b.keys.live, body: paymentBody({ amount: 7_77 }), idempotencyKey: key });
+
+    for (const r of [aTest, bTest, aLive, bLive]) {
+      expect(r.status).toBe(201);
+      expect(r.headers.get("idempotent-replayed")).toBeNull();
+    }
+    expect(new Set([aTest, bTest, aLive, bLive].map((r) => r.body.id)).size).toBe(4);
+    expect([aTest.body.livemode, aLive.body.livemode, bLive.body.livemode]).toEqual([false, true, true]);
+    expect(bLive.body.amount).toBe(777);
+    expect(await paymentsOf(a.merchant.id, false)).toHaveLength(1);
+    expect(await paymentsOf(a.merchant.id, true)).toHaveLength(1);
+    expect(await paymentsOf(b.merchant.id)).toHaveLength(2);
+
+    // Each scope replays its own answer.
+    const aLiveAgain = await api("POST", "/v1/payments", { key: a.keys.live, body, idempotencyKey: key });
+    expect(aLiveAgain.text).toBe(aLive.text);
+  });
+
+  it("still replays a record younger than 24 h", async () => {
+    const m = await seedTestMerchant();
+    const db = await getDb();
+    const key = newKey();
+    const body = paymentBody();
+    const first = await api("POST", "/v1/payments", { key: m.keys.test, body, idempotencyKey: key });
+    const aged = new Date(Date.now() - 23 * HOUR);
+    await db
+      .update(idempotencyKeys)
+      .set({ createdAt: aged, lockedAt: aged, expiresAt: new Date(aged.getTime() + 24 * HOUR) })
+      .where(and(eq(idempotencyKeys.merchantId, m.merchant.id), eq(idempotencyKeys.key, key)));
+    await db.update(payments).set({ createdAt: aged }).where(eq(payments.id, first.body.id));
+
+    const replay = await api("POST", "/v1/payments", { key: m.keys.test, body, idempotencyKey: key });
+    expect(replay.text).toBe(first.text);
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    const reused = await api("POST", "/v1/payments", { key: m.keys.test, body: paymentBody(), idempotencyKey: key });
+    expectError(reused, 409, "idempotency_conflict", "idempotency_key_reused", "Idempotency-Key");
+  });
+
+  it("forgets a key after 24 h: the same key with a new body makes a new payment", async () => {
+    const m = await seedTestMerchant();
+    const db = await getDb();
+    const key = newKey();
+    const first = await api("POST", "/v1/payments", { key: m.keys.test, body: paymentBody(), idempotencyKey: key });
+    expect(first.status).toBe(201);
+
+    // Everything made with the key is a day old now.
+    const dayAgo = new Date(Date.now() - 25 * HOUR);
+    await db
+      .update(idempotencyKeys)
+      .set({ createdAt: dayAgo, lockedAt: dayAgo, expiresAt: new Date(dayAgo.getTime() + 24 * HOUR) })
+      .where(and(eq(idempotencyKeys.merchantId, m.merchant.id), eq(idempotencyKeys.key, key)));
+    await db.update(payments).set({ createdAt: dayAgo }).where(eq(payments.id, first.body.id));
+
+    const body = paymentBody({ amount: 4_321, metadata: { attempt: "2" } });
+    const second = await api("POST", "/v1/payments", { key: m.keys.test, body, idempotencyKey: key });
+    expect(second.status).toBe(201);
+    expect(second.headers.get("idempotent-replayed")).toBeNull();
+    expect(second.body.id).not.toBe(first.body.id);
+    expect(second.body).toMatchObject({ amount: 4_321, reference: body.reference, metadata: { attempt: "2" }, status: "awaiting_customer" });
+    expect(sandbox.pushCalls(second.body.id)).toBe(1);
+
+    const rows = await paymentsOf(m.merchant.id);
+    expect(rows.map((r) => r.id).sort()).toEqual([first.body.id, second.body.id].sort());
+    // The new record answers for the key from now on.
+    const replay = await api("POST", "/v1/payments", { key: m.keys.test, body, idempotencyKey: key });
+    expect(replay.text).toBe(second.text);
+    expect(await record(m.merchant.id, key)).toMatchObject({ state: "completed", responseBody: second.text });
+  });
+});
