@@ -39,6 +39,11 @@ export const payments = pgTable(
     failedAt: tstz("failed_at"),
     expiredAt: tstz("expired_at"),
     unresolvedAt: tstz("unresolved_at"),
+    /** When reconciliation next asks the provider about an unknown or unresolved payment. */
+    nextCheckAt: tstz("next_check_at"),
+    checkAttempts: integer("check_attempts").notNull().default(0),
+    /** Staff's reason when they resolved an unresolved payment by hand. */
+    resolutionReason: text("resolution_reason"),
     createdAt: createdAt(),
     updatedAt: tstz("updated_at").notNull(),
   },
@@ -55,6 +60,10 @@ export const payments = pgTable(
     index("payments_status_list_idx").on(t.merchantId, t.livemode, t.status, t.id),
     // GET /v1/payments?search=…: substring match on reference.
     index("payments_reference_trgm_idx").using("gin", sql`${t.reference} gin_trgm_ops`),
+    // Due work for the local runner: expiry of payments still waiting for the customer.
+    index("payments_expiry_due_idx").on(t.expiresAt).where(sql`${t.status} = 'awaiting_customer'`),
+    // Due work: provider status checks for unknown and unresolved payments.
+    index("payments_check_due_idx").on(t.nextCheckAt).where(sql`${t.status} in ('unknown', 'unresolved')`),
     check("payments_amount_positive", sql`${t.amount} > 0`),
     check("payments_charged_covers_amount", sql`${t.chargedAmount} >= ${t.amount}`),
   ],

@@ -18,6 +18,8 @@ export const ID_PREFIXES = {
   webhookDelivery: "whd",
   settlement: "stl",
   request: "req",
+  outbox: "obx",
+  providerCallback: "pcb",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { getDb } from "@/db/client";
-import { merchants, type Merchant } from "@/db/schema";
+import { merchants, payments, type Merchant, type Payment } from "@/db/schema";
+import type { PaymentStatus } from "@/server/domain/payment-status";
 import type { Scope } from "@/server/domain/api-keys";
 import { STANDARD_FEE_PLAN, type FeeBearer } from "@/server/domain/fees";
 import { newId } from "@/server/domain/ids";
@@ -67,3 +68,52 @@ export function paymentBody(overrides: Record<string, unknown> = {}): Record<str
     ...overrides,
   };
 }
+
+/** A payment row in any state, written directly (fixtures named by state wrap it). */
+export async function seedPayment(
+  m: TestMerchant,
+  status: PaymentStatus,
+  opts: { livemode?: boolean; msisdn?: string; at?: Date; expiresInMs?: number; amount?: number } = {},
+): Promise<Payment> {
+  const db = await getDb();
+  const at = opts.at ?? new Date();
+  const amount = opts.amount ?? 1_000;
+  const stamp = {
+    awaiting_customer: {},
+    unknown: { unknownSince: at, nextCheckAt: at },
+    succeeded: { succeededAt: at },
+    failed: { failedAt: at, failureCode: "declined" as const, failureMessage: "Declined by the provider." },
+    expired: { expiredAt: at },
+    unresolved: { unknownSince: at, unresolvedAt: at, nextCheckAt: at },
+  } satisfies Record<PaymentStatus, Partial<Payment>>;
+  const [row] = await db
+    .insert(payments)
+    .values({
+      id: newId("payment", at),
+      merchantId: m.merchant.id,
+      livemode: opts.livemode ?? false,
+      amount,
+      currency: "USD",
+      method: "wallet",
+      reference: uniqueRef(status),
+      customerMsisdn: opts.msisdn ?? "263771234567",
+      network: "ecocash",
+      fee: 15,
+      feeBearer: "merchant",
+      chargedAmount: amount,
+      status,
+      provider: "sandbox",
+      providerReference: null,
+      promptSentAt: at,
+      expiresAt: new Date(at.getTime() + (opts.expiresInMs ?? 180_000)),
+      createdAt: at,
+      updatedAt: at,
+      ...stamp[status],
+    })
+    .returning();
+  return row!;
+}
+
+export const seedAwaitingPayment = (m: TestMerchant, opts?: Parameters<typeof seedPayment>[2]) => seedPayment(m, "awaiting_customer", opts);
+export const seedUnknownPayment = (m: TestMerchant, opts?: Parameters<typeof seedPayment>[2]) => seedPayment(m, "unknown", opts);
+export const seedSucceededPayment = (m: TestMerchant, opts?: Parameters<typeof seedPayment>[2]) => seedPayment(m, "succeeded", opts);

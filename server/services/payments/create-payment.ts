@@ -11,6 +11,7 @@ import { env } from "@/server/env";
 import { IDEMPOTENCY_TTL_MS } from "@/server/domain/idempotency";
 import { log } from "@/server/log";
 import { ProviderUnavailableError, type PushResult } from "@/server/providers/port";
+import { transitionPayment } from "./transition-payment";
 
 export type CreatePaymentInput = {
   amount: number;
@@ -130,26 +131,27 @@ async function pushPrompt(ctx: ServiceContext, payment: Payment): Promise<Paymen
   }
 
   const now = ctx.clock.now();
-  // Compare-and-set: only a payment still waiting for its prompt moves. Losing the race (a callback
-  // or the expiry got there first) is normal: the current row is the answer.
-  const stillPending = and(eq(payments.id, payment.id), eq(payments.status, "awaiting_customer"), isNull(payments.promptSentAt));
-  const set =
-    result === "unavailable"
-      ? { status: "unknown" as const, unknownSince: now }
-      : result.outcome === "accepted"
-        ? { promptSentAt: now, providerReference: result.providerReference }
-        : {
-            status: "failed" as const,
-            promptSentAt: now,
-            providerReference: result.providerReference,
-            failureCode: result.failureCode,
-            failureMessage: result.message,
-            failedAt: now,
-          };
+  if (result === "unavailable") {
+    // The prompt may or may not have gone out: unknown, never failed. Reconciliation asks later.
+    return (await transitionPayment(ctx, { paymentId: payment.id, to: "unknown" })).payment;
+  }
+  if (result.outcome === "rejected") {
+    return (
+      await transitionPayment(ctx, {
+        paymentId: payment.id,
+        to: "failed",
+        failure: { code: result.failureCode, message: result.message },
+        providerReference: result.providerReference,
+        promptSentAt: now,
+      })
+    ).payment;
+  }
+  // Compare-and-set: only a payment still waiting for its prompt records it. Losing the race (a
+  // callback or the expiry got there first) is normal: the current row is the answer.
   const [updated] = await ctx.db
     .update(payments)
-    .set({ ...set, updatedAt: now })
-    .where(stillPending)
+    .set({ promptSentAt: now, providerReference: result.providerReference, updatedAt: now })
+    .where(and(eq(payments.id, payment.id), isNull(payments.promptSentAt)))
     .returning();
   if (updated) return updated;
   const [current] = await ctx.db.select().from(payments).where(eq(payments.id, payment.id));

@@ -1,0 +1,53 @@
+import { sql } from "drizzle-orm";
+import { boolean, index, integer, jsonb, pgTable, text } from "drizzle-orm/pg-core";
+import { EVENT_TYPES } from "@/server/domain/events";
+import { createdAt, idColumn, tstz } from "./columns";
+import { merchants } from "./merchants";
+
+/** The event log (spec §6): written in the same transaction as the change it records. */
+export const events = pgTable(
+  "events",
+  {
+    id: idColumn("id").primaryKey(),
+    merchantId: idColumn("merchant_id")
+      .notNull()
+      .references(() => merchants.id),
+    livemode: boolean("livemode").notNull(),
+    type: text("type", { enum: EVENT_TYPES }).notNull(),
+    /** `{ object, previous_attributes? }`: the resource as the API shows it at that moment. */
+    data: jsonb("data").$type<{ object: Record<string, unknown>; previous_attributes?: Record<string, unknown> }>().notNull(),
+    /** The object the event is about (pay_…, re_…), for timelines. */
+    objectId: idColumn("object_id").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    // GET /v1/events: newest first, keyset on id, created[] bounds as id bounds.
+    index("events_list_idx").on(t.merchantId, t.livemode, t.id),
+    // GET /v1/events?type=…
+    index("events_type_list_idx").on(t.merchantId, t.livemode, t.type, t.id),
+    // A payment's timeline.
+    index("events_object_idx").on(t.objectId, t.id),
+  ],
+);
+
+export type EventRow = typeof events.$inferSelect;
+
+/**
+ * Work that must happen because a transaction committed (relay to Inngest, webhook fan-out).
+ * Written in that transaction; a relay that fails leaves the row for the sweeper.
+ */
+export const outbox = pgTable(
+  "outbox",
+  {
+    id: idColumn("id").primaryKey(),
+    topic: text("topic").notNull(),
+    payload: jsonb("payload").$type<Record<string, unknown>>().notNull(),
+    createdAt: createdAt(),
+    relayedAt: tstz("relayed_at"),
+    attempts: integer("attempts").notNull().default(0),
+  },
+  // The relay and the sweeper read what has not been relayed yet, oldest first.
+  (t) => [index("outbox_pending_idx").on(t.createdAt).where(sql`${t.relayedAt} is null`)],
+);
+
+export type OutboxRow = typeof outbox.$inferSelect;

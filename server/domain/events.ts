@@ -1,0 +1,23 @@
+import type { PaymentStatus } from "./payment-status";
+
+/** Every event type the service emits (spec §6). There is no event for `unknown`. */
+export const EVENT_TYPES = [
+  "payment.succeeded",
+  "payment.failed",
+  "payment.expired",
+  "payment.unresolved",
+  "refund.succeeded",
+  "refund.failed",
+  "settlement.paid",
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** The event a payment's arrival in a state fires, if any. */
+export const PAYMENT_EVENT = {
+  awaiting_customer: null,
+  unknown: null,
+  succeeded: "payment.succeeded",
+  failed: "payment.failed",
+  expired: "payment.expired",
+  unresolved: "payment.unresolved",
+} as const satisfies Record<PaymentStatus, EventType | null>;
