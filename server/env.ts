@@ -36,6 +36,10 @@ const schema = z.object({
   /** Exposes /api/bench/* floor routes used by `npm run bench`. Never on in production. */
   BENCH_ROUTES: bool(false),
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: bool(false),
+  /** Shared secret the sandbox wallet signs its callbacks with. */
+  SANDBOX_CALLBACK_SECRET: z.string().min(16).default("sandbox_callback_secret_for_tests_only"),
+  /** Scales the sandbox's answer delays (1 = real-life seconds); tests make it small. */
+  SANDBOX_DELAY_SCALE: z.coerce.number().min(0).default(1),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
 });
 

@@ -12,7 +12,7 @@ describe("OpenAPI document", () => {
       expect(entry.operationId).toBe(op.operationId);
       expect(entry.responses[String(op.status)]).toBeDefined();
     }
-    expect(Object.keys(doc.paths).sort()).toEqual(["/v1/payments", "/v1/payments/preview", "/v1/payments/{id}"]);
+    expect(Object.keys(doc.paths).sort()).toEqual(["/v1/payments", "/v1/payments/preview", "/v1/payments/{id}", "/v1/test_helpers/payments/{id}/{action}"]);
   });
 
   it("describes the create body from the schema that parses it", () => {

@@ -40,5 +40,7 @@ export const FAILURE_CODES = [
   "wallet_not_found",
   "push_rejected",
   "limit_exceeded",
+  // Staff resolved an unresolved payment as failed after investigating with the provider.
+  "resolved_as_failed",
 ] as const;
 export type FailureCode = (typeof FAILURE_CODES)[number];

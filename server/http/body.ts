@@ -52,7 +52,8 @@ export function findNul(root: unknown): string | null {
   return null;
 }
 
-async function readLimited(request: Request): Promise<string> {
+/** The body as UTF-8 text, refused past `max` bytes however the sender declares its length. */
+export async function readLimited(request: Request, max = MAX_BODY_BYTES): Promise<string> {
   if (!request.body) return "";
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -61,7 +62,7 @@ async function readLimited(request: Request): Promise<string> {
     const { done, value } = await reader.read();
     if (done) break;
     size += value.byteLength;
-    if (size > MAX_BODY_BYTES) {
+    if (size > max) {
       await reader.cancel().catch(() => {});
       throw tooLarge();
     }

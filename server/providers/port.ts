@@ -29,12 +29,50 @@ export class ProviderUnavailableError extends Error {
   }
 }
 
+/**
+ * What a provider says about a payment, in our terms. Every provider maps its own statuses onto
+ * these with one exhaustive function (see sandbox/transformers.ts).
+ * - `pending`: no money moved and nothing definitive yet (prompt open, or never acted on).
+ * - `succeeded`: the money moved.
+ * - `failed`: a definitive decline; the only way a payment becomes `failed`.
+ * - `unknown`: the provider itself does not know.
+ */
+export type ProviderOutcome =
+  | { kind: "pending" }
+  | { kind: "succeeded" }
+  | { kind: "failed"; failureCode: FailureCode; message: string }
+  | { kind: "unknown" };
+
+export type StatusQuery = { idempotencyKey: string; providerReference: string | null; msisdn: string };
+
+/** A verified, parsed provider notification. */
+export type ParsedCallback = {
+  /** The provider's id for this notification, when it sends one. */
+  providerEventId: string | null;
+  /** Our payment id, echoed back as the idempotency key we pushed with. */
+  paymentId: string;
+  providerReference: string;
+  amount: number;
+  currency: string;
+  /** The provider's own status word, kept for audit. */
+  reportedStatus: string;
+  outcome: ProviderOutcome;
+};
+
 export interface WalletProvider {
   readonly name: string;
   push(request: PushRequest, signal: AbortSignal): Promise<PushResult>;
+  /** Asks where a payment stands; throws ProviderUnavailableError when it cannot answer. */
+  queryStatus(query: StatusQuery, signal: AbortSignal): Promise<ProviderOutcome>;
+  /** True when the callback carries the provider's valid, fresh signature. */
+  verifyCallback(headers: Headers, rawBody: string, now: Date): boolean;
+  /** Reads a verified callback; null when it is not one we understand. */
+  parseCallback(rawBody: string): ParsedCallback | null;
 }
 
 /** Chooses the provider that serves a payment. */
 export type ProviderRegistry = {
   forPayment(input: { livemode: boolean; msisdn: string }): WalletProvider;
+  /** By the name stored on a payment or in a callback URL; undefined when there is none. */
+  byName(name: string): WalletProvider | undefined;
 };

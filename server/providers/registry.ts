@@ -1,9 +1,21 @@
-import type { ProviderRegistry } from "./port";
+import { env } from "@/server/env";
+import type { ProviderRegistry, WalletProvider } from "./port";
 import { SandboxProvider } from "./sandbox/client";
 
-// One sandbox per process (kept across dev reloads), so its push log and faults are shared.
+// One sandbox per process (kept across dev reloads), so its push log, faults and callback sink
+// are shared by everything in the process.
 const holder = globalThis as unknown as { __mariSandbox?: SandboxProvider };
-export const sandbox: SandboxProvider = (holder.__mariSandbox ??= new SandboxProvider());
+
+function createSandbox(): SandboxProvider {
+  const s = new SandboxProvider();
+  s.secret = env().SANDBOX_CALLBACK_SECRET;
+  s.delayScale = env().SANDBOX_DELAY_SCALE;
+  return s;
+}
+
+export const sandbox: SandboxProvider = (holder.__mariSandbox ??= createSandbox());
+
+const BY_NAME: Record<string, WalletProvider> = { sandbox };
 
 /**
  * Test mode always charges the sandbox. No live wallet adapter is configured in this build, so
@@ -11,4 +23,5 @@ export const sandbox: SandboxProvider = (holder.__mariSandbox ??= new SandboxPro
  */
 export const providers: ProviderRegistry = {
   forPayment: () => sandbox,
+  byName: (name) => (Object.hasOwn(BY_NAME, name) ? BY_NAME[name] : undefined),
 };

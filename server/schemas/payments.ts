@@ -162,6 +162,18 @@ export const paymentOperations = {
     response: paymentResource,
     pathParams: { id: "The payment's id (pay_…)." },
   }),
+  testHelper: defineOperation({
+    operationId: "driveTestPayment",
+    method: "POST",
+    path: "/v1/test_helpers/payments/{id}/{action}",
+    summary: "Test keys only: drive a test payment to succeeded, failed, expired, unknown, or age an unknown one by 24 h.",
+    tag: "Test helpers",
+    scope: "payments:write",
+    idempotency: "optional",
+    status: 200,
+    response: paymentResource,
+    pathParams: { id: "The payment's id (pay_…).", action: "succeed | fail | expire | unknown | age" },
+  }),
   preview: defineOperation({
     operationId: "previewPayment",
     method: "POST",

@@ -3,6 +3,7 @@ import * as catchAll from "@/app/v1/[...path]/route";
 import * as payment from "@/app/v1/payments/[id]/route";
 import * as preview from "@/app/v1/payments/preview/route";
 import * as payments from "@/app/v1/payments/route";
+import * as testHelper from "@/app/v1/test_helpers/payments/[id]/[action]/route";
 
 type Handler = (req: Request, ctx: { params: Promise<Record<string, string | string[]>> }) => Promise<Response> | Response;
 type RouteModule = Partial<Record<"GET" | "POST" | "PUT" | "PATCH" | "DELETE", Handler>>;
@@ -13,6 +14,7 @@ const ROUTES: [RegExp, RouteModule][] = [
   [/^\/v1\/payments\/preview$/, preview],
   [/^\/v1\/payments$/, payments],
   [/^\/v1\/payments\/(?<id>[^/]+)$/, payment],
+  [/^\/v1\/test_helpers\/payments\/(?<id>[^/]+)\/(?<action>[^/]+)$/, testHelper],
 ];
 
 export type ApiResponse<T = unknown> = { status: number; headers: Headers; text: string; body: T };

@@ -1,6 +1,18 @@
 import { createHash } from "node:crypto";
-import { ProviderUnavailableError, type PushRequest, type PushResult, type WalletProvider } from "../port";
-import { sandboxBehaviour } from "./behaviour";
+import { systemClock, type Clock } from "@/server/clock";
+import { idTime } from "@/server/domain/ids";
+import { signatureHeader, verifySignatureHeader } from "@/server/domain/signatures";
+import {
+  ProviderUnavailableError,
+  type ParsedCallback,
+  type ProviderOutcome,
+  type PushRequest,
+  type PushResult,
+  type StatusQuery,
+  type WalletProvider,
+} from "../port";
+import { sandboxBehaviour, type SandboxBehaviour } from "./behaviour";
+import { isSandboxStatus, toOutcome, type SandboxStatus } from "./transformers";
 
 /** Misbehaviour a test can switch on, as a real provider's outages would. */
 export type SandboxFaults = {
@@ -8,18 +20,53 @@ export type SandboxFaults = {
   push: "none" | "timeout" | "error";
   /** Added latency on every push, in ms. */
   pushLatencyMs: number;
+  /** `error`: status queries fail as if the provider's API were down. */
+  statusQuery: "none" | "error";
+  /** How the final callback is delivered: once, three times, with a stale one after it, or never. */
+  callbacks: "normal" | "duplicate" | "out_of_order" | "lost";
 };
 
+const NO_FAULTS: SandboxFaults = { push: "none", pushLatencyMs: 0, statusQuery: "none", callbacks: "normal" };
+
+/** Where the sandbox's callbacks go: the same handler real providers' callbacks reach. */
+export type CallbackSink = (headers: Headers, rawBody: string) => Promise<unknown>;
+
 const MAX_TRACKED = 100_000;
+const SIGNATURE_HEADER = "sandbox-signature";
+
+/** After how many seconds from the push each number's final answer exists (null: never). */
+function answerAfter(behaviour: SandboxBehaviour): { status: SandboxStatus; seconds: number } | null {
+  switch (behaviour) {
+    case "succeeds":
+      return { status: "SUCCESS", seconds: 1 };
+    case "declines_insufficient_funds":
+      return { status: "INSUFFICIENT_FUNDS", seconds: 1 };
+    case "never_answers":
+    case "stays_unknown":
+    case "rejected_at_push":
+      return null;
+    case "times_out_then_succeeds":
+      return { status: "SUCCESS", seconds: 10 };
+    case "refunds_fail":
+    case "succeeds_after_delay":
+      return { status: "SUCCESS", seconds: 3 };
+  }
+}
 
 /**
- * A wallet provider that behaves like one: it dedupes pushes on our idempotency key and answers
- * from the number table. Its references are derived from the key, so a restart of our process
- * changes nothing it would answer.
+ * A wallet provider that behaves like one: it dedupes pushes on our idempotency key, answers
+ * later through the signed callback path, and answers status queries. Its answers derive from
+ * the number and the time since the push (our payment id carries it), so a restart of our
+ * process changes nothing it would say; a callback lost in a restart is what status queries are for.
  */
 export class SandboxProvider implements WalletProvider {
   readonly name = "sandbox";
-  faults: SandboxFaults = { push: "none", pushLatencyMs: 0 };
+  faults: SandboxFaults = { ...NO_FAULTS };
+  clock: Clock = systemClock;
+  /** Multiplies the answer delays; 0 answers at once. */
+  delayScale = 1;
+  secret = "sandbox_callback_secret_for_tests_only";
+  private sink: CallbackSink | undefined;
   /** Push calls received per idempotency key: the provider's own log, read by tests. */
   private readonly calls = new Map<string, number>();
 
@@ -28,15 +75,23 @@ export class SandboxProvider implements WalletProvider {
   }
 
   resetFaults(): void {
-    this.faults = { push: "none", pushLatencyMs: 0 };
+    this.faults = { ...NO_FAULTS };
+  }
+
+  /** Where callbacks are delivered; without a sink the sandbox only answers status queries. */
+  deliverCallbacksTo(sink: CallbackSink | undefined): void {
+    this.sink = sink;
   }
 
   async push(request: PushRequest, signal: AbortSignal): Promise<PushResult> {
     this.record(request.idempotencyKey);
     if (this.faults.pushLatencyMs > 0) await delay(this.faults.pushLatencyMs, signal);
     const behaviour = sandboxBehaviour(request.msisdn);
-    // …04 is a provider that takes the prompt but answers too late: the caller times out.
-    if (this.faults.push === "timeout" || behaviour === "times_out_then_succeeds") await delay(Number.POSITIVE_INFINITY, signal);
+    // …04 takes the prompt but answers too late: the caller times out.
+    if (this.faults.push === "timeout" || behaviour === "times_out_then_succeeds") {
+      if (behaviour === "times_out_then_succeeds" && this.calls.get(request.idempotencyKey) === 1) this.scheduleCallbacks(request);
+      await delay(Number.POSITIVE_INFINITY, signal);
+    }
     if (this.faults.push === "error") throw new ProviderUnavailableError("sandbox: connection reset");
 
     const providerReference = sandboxReference(request.idempotencyKey);
@@ -48,7 +103,86 @@ export class SandboxProvider implements WalletProvider {
         message: "The wallet provider refused the payment prompt for this number.",
       };
     }
+    if (this.calls.get(request.idempotencyKey) === 1) this.scheduleCallbacks(request);
     return { outcome: "accepted", providerReference };
+  }
+
+  async queryStatus(query: StatusQuery, signal: AbortSignal): Promise<ProviderOutcome> {
+    if (signal.aborted || this.faults.statusQuery === "error") throw new ProviderUnavailableError("sandbox: status API unavailable");
+    return toOutcome(this.statusAt(query.idempotencyKey, query.msisdn));
+  }
+
+  verifyCallback(headers: Headers, rawBody: string, now: Date): boolean {
+    return verifySignatureHeader(headers.get(SIGNATURE_HEADER), rawBody, [this.secret], now);
+  }
+
+  parseCallback(rawBody: string): ParsedCallback | null {
+    let body: Record<string, unknown>;
+    try {
+      body = JSON.parse(rawBody) as Record<string, unknown>;
+    } catch {
+      return null;
+    }
+    const { event_id, merchant_tx_id, transaction_ref, amount, currency, status } = body;
+    if (typeof merchant_tx_id !== "string" || typeof transaction_ref !== "string") return null;
+    if (typeof amount !== "number" || !Number.isInteger(amount) || typeof currency !== "string" || !isSandboxStatus(status)) return null;
+    return {
+      providerEventId: typeof event_id === "string" ? event_id : null,
+      paymentId: merchant_tx_id,
+      providerReference: transaction_ref,
+      amount,
+      currency,
+      reportedStatus: status,
+      outcome: toOutcome(status),
+    };
+  }
+
+  /** Builds a signed callback exactly as the sandbox sends it (tests forge and replay with it). */
+  signedCallback(body: Record<string, unknown>, at: Date = this.clock.now(), secret = this.secret): { headers: Headers; rawBody: string } {
+    const rawBody = JSON.stringify(body);
+    const headers = new Headers({ "content-type": "application/json" });
+    headers.set(SIGNATURE_HEADER, signatureHeader([secret], Math.floor(at.getTime() / 1000), rawBody));
+    return { headers, rawBody };
+  }
+
+  /** The provider's view of a payment at this moment. */
+  private statusAt(paymentId: string, msisdn: string): SandboxStatus {
+    const behaviour = sandboxBehaviour(msisdn);
+    if (behaviour === "stays_unknown") throw new ProviderUnavailableError("sandbox: no status for this transaction");
+    if (behaviour === "rejected_at_push") return "NOT_FOUND";
+    const answer = answerAfter(behaviour);
+    if (!answer) return "PENDING";
+    const elapsed = (this.clock.now().getTime() - idTime(paymentId).getTime()) / 1000;
+    return elapsed >= answer.seconds * this.delayScale ? answer.status : "PENDING";
+  }
+
+  private scheduleCallbacks(request: PushRequest): void {
+    const answer = answerAfter(sandboxBehaviour(request.msisdn));
+    if (!answer || !this.sink || this.faults.callbacks === "lost") return;
+    const body = {
+      event_id: `sbx_evt_${sandboxReference(`${request.idempotencyKey}:${answer.status}`)}`,
+      merchant_tx_id: request.idempotencyKey,
+      transaction_ref: sandboxReference(request.idempotencyKey),
+      amount: request.amount,
+      currency: request.currency,
+      status: answer.status,
+    };
+    const sends: Record<string, unknown>[] =
+      this.faults.callbacks === "duplicate"
+        ? [body, body, body]
+        : this.faults.callbacks === "out_of_order"
+          ? [body, { ...body, event_id: `${body.event_id}_stale`, status: answer.status === "SUCCESS" ? "DECLINED" : "SUCCESS" }]
+          : [body];
+    const sink = this.sink;
+    const timer = setTimeout(() => {
+      void (async () => {
+        for (const b of sends) {
+          const { headers, rawBody } = this.signedCallback(b);
+          await sink(headers, rawBody).catch(() => {});
+        }
+      })();
+    }, answer.seconds * 1000 * this.delayScale);
+    timer.unref();
   }
 
   private record(key: string): void {
