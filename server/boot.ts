@@ -3,6 +3,7 @@ import { getDb } from "@/db/client";
 import { merchants } from "@/db/schema";
 import { systemClock } from "./clock";
 import { env } from "./env";
+import { startBackgroundWork } from "./jobs/runtime";
 import { log } from "./log";
 import { seedMerchant } from "./services/merchants/seed-merchant";
 
@@ -13,6 +14,7 @@ import { seedMerchant } from "./services/merchants/seed-merchant";
  */
 export async function boot(): Promise<void> {
   const db = await getDb();
+  startBackgroundWork(db);
   if (!env().BOOTSTRAP_DEMO) return;
   const [row] = await db.select({ n: count() }).from(merchants);
   if ((row?.n ?? 0) > 0) return;

@@ -1,0 +1,66 @@
+import { eq, inArray } from "drizzle-orm";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { getDb } from "@/db/client";
+import { events, payments } from "@/db/schema";
+import { manualClock, systemClock } from "@/server/clock";
+import { providers, sandbox } from "@/server/providers/registry";
+import { seedPayment, seedTestMerchant, type TestMerchant } from "@/server/testing/fixtures";
+import { LocalRunner } from "./local-runner";
+
+describe("local runner", () => {
+  let m: TestMerchant;
+  beforeAll(async () => {
+    m = await seedTestMerchant();
+  });
+  afterEach(() => {
+    sandbox.clock = systemClock;
+  });
+
+  it("expires what is due, leaves what is not, and reconciles unknown payments", async () => {
+    const db = await getDb();
+    const t0 = new Date();
+    const due = await seedPayment(m, "awaiting_customer", { msisdn: "263770000003", at: t0, expiresInMs: 1_000 });
+    const later = await seedPayment(m, "awaiting_customer", { msisdn: "263770000003", at: t0, expiresInMs: 60_000 });
+    const unknown = await seedPayment(m, "unknown", { msisdn: "263770000001", at: t0 });
+    const clock = manualClock(new Date(t0.getTime() + 2_000));
+    sandbox.clock = clock;
+    const handled = await new LocalRunner({ db, clock, providers, merchantId: m.merchant.id }).tick();
+    expect(handled).toEqual(expect.arrayContaining([due.id, unknown.id]));
+    expect(handled).not.toContain(later.id);
+    const rows = await db.select().from(payments).where(inArray(payments.id, [due.id, later.id, unknown.id]));
+    const status = Object.fromEntries(rows.map((r) => [r.id, r.status]));
+    expect(status).toEqual({ [due.id]: "expired", [later.id]: "awaiting_customer", [unknown.id]: "succeeded" });
+  });
+
+  it("two runners on one database never handle the same payment twice", async () => {
+    const db = await getDb();
+    const t0 = new Date();
+    const seeded = await Promise.all(
+      Array.from({ length: 60 }, () => seedPayment(m, "awaiting_customer", { msisdn: "263770000003", at: t0, expiresInMs: 1_000 })),
+    );
+    const clock = manualClock(new Date(t0.getTime() + 5_000));
+    sandbox.clock = clock;
+    const [a, b] = await Promise.all([new LocalRunner({ db, clock, providers, merchantId: m.merchant.id }).tick(), new LocalRunner({ db, clock, providers, merchantId: m.merchant.id }).tick()]);
+    const mine = new Set(seeded.map((p) => p.id));
+    const handledA = a;
+    const handledB = b;
+    expect(handledA.filter((id) => handledB.includes(id))).toEqual([]);
+    expect(new Set([...handledA, ...handledB]).size).toBe(60);
+    const evts = await db.select({ objectId: events.objectId }).from(events).where(inArray(events.objectId, [...mine]));
+    expect(evts).toHaveLength(60);
+  });
+
+  it("a claimed payment whose worker died is due again when the lease ends", async () => {
+    const db = await getDb();
+    const t0 = new Date();
+    const p = await seedPayment(m, "awaiting_customer", { msisdn: "263770000003", at: t0, expiresInMs: 1_000 });
+    // Claimed (lease set) by a worker that then died.
+    await db.update(payments).set({ nextCheckAt: new Date(t0.getTime() + 31_000) }).where(eq(payments.id, p.id));
+    const clock = manualClock(new Date(t0.getTime() + 2_000));
+    sandbox.clock = clock;
+    const runner = new LocalRunner({ db, clock, providers, merchantId: m.merchant.id });
+    expect(await runner.tick()).not.toContain(p.id);
+    clock.advance(30_000);
+    expect(await runner.tick()).toContain(p.id);
+  });
+});

@@ -1,0 +1,99 @@
+import type { Clock } from "@/server/clock";
+import type { Db } from "@/db/client";
+import { log } from "@/server/log";
+import type { ProviderRegistry } from "@/server/providers/port";
+import { expirePayment } from "@/server/services/payments/expire-payment";
+import { reconcilePayment } from "@/server/services/payments/reconcile-payment";
+import { claimDue, nextDueAt } from "./due-work";
+
+type Deps = { db: Db; clock: Clock; providers: ProviderRegistry; merchantId?: string };
+
+const BATCH = 100;
+const CONCURRENCY = 8;
+/** The longest it sleeps without looking: bounds lateness for work another instance created. */
+const MAX_SLEEP_MS = 1_000;
+
+/**
+ * The default driver of durable work: in the server process, it claims what is due and runs the
+ * same verbs the Inngest functions run. It sleeps until the earliest due time (at most a second)
+ * and wakes at once when told there is new work.
+ */
+export class LocalRunner {
+  private timer: NodeJS.Timeout | undefined;
+  private running = false;
+  private stopped = true;
+  private wakeRequested = false;
+
+  constructor(private readonly deps: Deps) {}
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    clearTimeout(this.timer);
+  }
+
+  /** New work exists (a payment was created, a state changed): look now rather than later. */
+  notify(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.wakeRequested = true;
+      return;
+    }
+    this.schedule(0);
+  }
+
+  /** One pass over all due work; returns the payment ids it handled. */
+  async tick(): Promise<string[]> {
+    const handled: string[] = [];
+    for (const kind of ["expiry", "reconcile"] as const) {
+      for (;;) {
+        const ids = await claimDue(this.deps.db, kind, this.deps.clock.now(), BATCH, this.deps.merchantId);
+        await mapLimit(ids, CONCURRENCY, (id) =>
+          (kind === "expiry" ? expirePayment(this.deps, id) : reconcilePayment(this.deps, id)).catch((e: unknown) =>
+            log.error("due work failed; it will be due again when its lease ends", { kind, payment: id, error: e }),
+          ),
+        );
+        handled.push(...ids);
+        if (ids.length < BATCH) break;
+      }
+    }
+    return handled;
+  }
+
+  private schedule(ms: number): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.loop(), ms);
+    this.timer.unref();
+  }
+
+  private async loop(): Promise<void> {
+    if (this.stopped || this.running) return;
+    this.running = true;
+    let sleep = MAX_SLEEP_MS;
+    try {
+      await this.tick();
+      const due = await nextDueAt(this.deps.db);
+      if (due) sleep = Math.min(MAX_SLEEP_MS, Math.max(0, due.getTime() - this.deps.clock.now().getTime()));
+    } catch (e) {
+      log.error("local runner pass failed", { error: e });
+    } finally {
+      this.running = false;
+    }
+    if (this.stopped) return;
+    this.schedule(this.wakeRequested ? 0 : sleep);
+    this.wakeRequested = false;
+  }
+}
+
+async function mapLimit<T>(items: T[], limit: number, fn: (item: T) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) await fn(items[next++]!);
+  });
+  await Promise.all(workers);
+}
