@@ -40,10 +40,15 @@ const schema = z.object({
   SANDBOX_CALLBACK_SECRET: z.string().min(16).default("sandbox_callback_secret_for_tests_only"),
   /** Scales the sandbox's answer delays (1 = real-life seconds); tests make it small. */
   SANDBOX_DELAY_SCALE: z.coerce.number().min(0).default(1),
+  /** Inngest: with keys (or INNGEST_DEV / INNGEST_BASE_URL) durable work runs as Inngest functions. */
+  INNGEST_EVENT_KEY: z.string().optional(),
+  INNGEST_SIGNING_KEY: z.string().optional(),
+  INNGEST_BASE_URL: z.string().url().optional(),
+  INNGEST_DEV: bool(false),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
 });
 
-export type Env = z.infer<typeof schema> & { embedded: boolean };
+export type Env = z.infer<typeof schema> & { embedded: boolean; jobDriver: "inngest" | "local" };
 
 let cached: Env | undefined;
 
@@ -55,9 +60,11 @@ export function env(): Env {
     throw new Error(`Invalid configuration:\n${lines.join("\n")}`);
   }
   const embedded = parsed.data.DATABASE_URL === undefined;
+  const d = parsed.data;
   cached = {
-    ...parsed.data,
+    ...d,
     embedded,
+    jobDriver: (d.INNGEST_EVENT_KEY && d.INNGEST_SIGNING_KEY) || d.INNGEST_DEV || d.INNGEST_BASE_URL ? "inngest" : "local",
     // The embedded default is a developer's laptop: demo data on, webhooks to localhost allowed.
     BOOTSTRAP_DEMO: embedded ? parsed.data.BOOTSTRAP_DEMO : process.env.BOOTSTRAP_DEMO === "true",
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: embedded

@@ -3,6 +3,8 @@ import { systemClock } from "@/server/clock";
 import { log } from "@/server/log";
 import { providers, sandbox } from "@/server/providers/registry";
 import { receiveProviderCallback } from "@/server/services/providers/receive-callback";
+import { env } from "@/server/env";
+import { onJobSignal, type JobSignal } from "./bus";
 import { LocalRunner } from "./local-runner";
 
 const holder = globalThis as unknown as { __mariRunner?: LocalRunner };
@@ -16,13 +18,30 @@ export function startBackgroundWork(db: Db): void {
   sandbox.deliverCallbacksTo((headers, rawBody) =>
     receiveProviderCallback({ db, clock: systemClock, providers }, { providerName: "sandbox", headers, rawBody }),
   );
+  if (env().jobDriver === "inngest") {
+    onJobSignal((signal) => void sendToInngest(signal));
+    log.info("durable work runs as Inngest functions (/api/inngest)");
+    return;
+  }
   if (holder.__mariRunner) return;
-  holder.__mariRunner = new LocalRunner({ db, clock: systemClock, providers });
-  holder.__mariRunner.start();
+  const runner = new LocalRunner({ db, clock: systemClock, providers });
+  holder.__mariRunner = runner;
+  onJobSignal(() => runner.notify());
+  runner.start();
   log.info("local job runner started");
 }
 
-/** Tells the runner there is new work (no-op when none runs in this process). */
-export function wakeJobs(): void {
-  holder.__mariRunner?.notify();
+/** Event ids dedupe on Inngest's side, so a signal sent twice starts one run. */
+async function sendToInngest(signal: JobSignal): Promise<void> {
+  const { inngest, paymentCreated, paymentUnknown } = await import("./inngest/client");
+  const event =
+    signal.type === "payment.created"
+      ? paymentCreated.create({ payment_id: signal.paymentId, expires_at: signal.expiresAt.toISOString() }, { id: signal.paymentId })
+      : paymentUnknown.create(
+          { payment_id: signal.paymentId, unknown_since: signal.unknownSince.toISOString() },
+          { id: `${signal.paymentId}:unknown:${signal.unknownSince.getTime()}` },
+        );
+  // A failed send loses no work: the sweep-overdue function finds what is due.
+  await inngest.send(event).catch((e: unknown) => log.warn("inngest.send failed; the sweeper will catch up", { signal: signal.type, error: e }));
 }
+

@@ -11,6 +11,7 @@ import { env } from "@/server/env";
 import { IDEMPOTENCY_TTL_MS } from "@/server/domain/idempotency";
 import { log } from "@/server/log";
 import { ProviderUnavailableError, type PushResult } from "@/server/providers/port";
+import { signalJobs } from "@/server/jobs/bus";
 import { transitionPayment } from "./transition-payment";
 
 export type CreatePaymentInput = {
@@ -41,6 +42,7 @@ export async function createPayment(ctx: ServiceContext, input: CreatePaymentInp
   const payment = await insertPayment(ctx, input, number.msisdn, number.network);
 
   if (payment.promptSentAt || payment.status !== "awaiting_customer") return payment;
+  signalJobs({ type: "payment.created", paymentId: payment.id, expiresAt: payment.expiresAt });
   return pushPrompt(ctx, payment);
 }
 

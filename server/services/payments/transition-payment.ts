@@ -5,6 +5,7 @@ import { TRANSITIONS, type FailureCode, type PaymentStatus } from "@/server/doma
 import { resourceMissing } from "@/server/domain/errors";
 import type { BaseContext } from "@/server/context";
 import { toPaymentResource } from "@/server/schemas/payments";
+import { signalJobs } from "@/server/jobs/bus";
 import { recordEvent } from "../events/record-event";
 import { firstCheckAt } from "@/server/domain/reconcile-schedule";
 
@@ -39,7 +40,7 @@ const STAMP = {
 export async function transitionPayment(ctx: BaseContext, input: TransitionInput): Promise<TransitionResult> {
   if (input.to === "failed" && !input.failure) throw new Error("a payment fails only with the provider's decline reason");
   const from = TRANSITIONS[input.to] as readonly PaymentStatus[];
-  return ctx.db.transaction(async (tx) => {
+  const result = await ctx.db.transaction(async (tx): Promise<TransitionResult> => {
     const [current] = await tx.select().from(payments).where(eq(payments.id, input.paymentId)).for("update");
     if (!current) throw resourceMissing("payment", input.paymentId);
     if (!from.includes(current.status)) return { payment: current, changed: false, event: null };
@@ -77,4 +78,8 @@ export async function transitionPayment(ctx: BaseContext, input: TransitionInput
       : null;
     return { payment: updated, changed: true, event };
   });
+  if (result.changed && result.payment.status === "unknown") {
+    signalJobs({ type: "payment.unknown", paymentId: result.payment.id, unknownSince: result.payment.unknownSince! });
+  }
+  return result;
 }

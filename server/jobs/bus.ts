@@ -1,0 +1,25 @@
+/**
+ * How services say "there is new durable work" without knowing which driver runs it. The driver
+ * started at boot (local runner or Inngest) subscribes; with none, nothing happens, and the
+ * database still holds the truth the runner or the sweeper will find.
+ */
+export type JobSignal =
+  | { type: "payment.created"; paymentId: string; expiresAt: Date }
+  | { type: "payment.unknown"; paymentId: string; unknownSince: Date };
+
+type Listener = (signal: JobSignal) => void;
+
+const holder = globalThis as unknown as { __mariJobListener?: Listener };
+
+export function onJobSignal(listener: Listener | undefined): void {
+  holder.__mariJobListener = listener;
+}
+
+/** Fire and forget: a lost signal costs lateness (the sweep finds the work), never the work. */
+export function signalJobs(signal: JobSignal): void {
+  try {
+    holder.__mariJobListener?.(signal);
+  } catch {
+    // A driver's failure must never fail the request that produced the work.
+  }
+}

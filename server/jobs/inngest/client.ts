@@ -1,0 +1,22 @@
+import { Inngest, eventType } from "inngest";
+import { z } from "zod";
+import { env } from "@/server/env";
+
+// Configuration is passed explicitly so the SDK's settings come from server/env.ts too.
+export const inngest = new Inngest({
+  id: "mari",
+  eventKey: env().INNGEST_EVENT_KEY,
+  signingKey: env().INNGEST_SIGNING_KEY,
+  baseUrl: env().INNGEST_BASE_URL,
+  isDev: env().INNGEST_DEV,
+});
+
+/** A payment now waits for its customer until `expires_at`. */
+export const paymentCreated = eventType("payment/created", {
+  schema: z.object({ payment_id: z.string(), expires_at: z.string() }),
+});
+
+/** A payment's outcome became unknown: reconcile it, and flag it after 24 h. */
+export const paymentUnknown = eventType("payment/unknown", {
+  schema: z.object({ payment_id: z.string(), unknown_since: z.string() }),
+});

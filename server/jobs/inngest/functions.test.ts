@@ -1,0 +1,102 @@
+import { InngestTestEngine } from "@inngest/test";
+import { eq } from "drizzle-orm";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { getDb } from "@/db/client";
+import { events, payments } from "@/db/schema";
+import { systemClock } from "@/server/clock";
+import { sandbox } from "@/server/providers/registry";
+import { seedPayment, seedTestMerchant, type TestMerchant } from "@/server/testing/fixtures";
+import { expirePaymentFn } from "./expire-payment";
+import { flagUnresolvedFn } from "./flag-unresolved";
+import { reconcileUnknownFn } from "./reconcile-unknown";
+import { sweepOverdueFn } from "./sweep-overdue";
+
+const HOUR = 3_600_000;
+// Sleeps never run in tests: each is mocked by its step id (an unmocked sleep would hang).
+const sleeps = (...ids: string[]) => ids.map((id) => ({ id, handler: () => undefined }));
+
+async function statusOf(id: string) {
+  const db = await getDb();
+  return (await db.select({ status: payments.status }).from(payments).where(eq(payments.id, id)))[0]?.status;
+}
+
+describe("Inngest functions", () => {
+  let m: TestMerchant;
+  beforeAll(async () => {
+    m = await seedTestMerchant();
+  });
+  afterEach(() => {
+    sandbox.clock = systemClock;
+  });
+
+  it("expire-payment sleeps until expires_at, then runs the expiry verb", async () => {
+    const p = await seedPayment(m, "awaiting_customer", { msisdn: "263770000003", at: new Date(Date.now() - HOUR), expiresInMs: 1_000 });
+    const t = new InngestTestEngine({ function: expirePaymentFn });
+    const { result, ctx } = await t.execute({
+      events: [{ name: "payment/created", data: { payment_id: p.id, expires_at: p.expiresAt.toISOString() } }],
+      steps: sleeps("wait-for-expiry"),
+    });
+    expect(ctx.step.sleepUntil).toHaveBeenCalledWith("wait-for-expiry", p.expiresAt.toISOString());
+    expect(result).toEqual({ status: "expired" });
+    expect(await statusOf(p.id)).toBe("expired");
+    const db = await getDb();
+    expect((await db.select().from(events).where(eq(events.objectId, p.id))).map((e) => e.type)).toEqual(["payment.expired"]);
+  });
+
+  it("reconcile-unknown asks on the backoff schedule and stops at an outcome", async () => {
+    const p = await seedPayment(m, "unknown", { msisdn: "263770000001", at: new Date(Date.now() - HOUR) });
+    const t = new InngestTestEngine({ function: reconcileUnknownFn });
+    const { result } = await t.execute({
+      events: [{ name: "payment/unknown", data: { payment_id: p.id, unknown_since: p.unknownSince!.toISOString() } }],
+      steps: sleeps(...Array.from({ length: 8 }, (_, i) => `wait-${i}`)),
+    });
+    expect(result).toEqual({ status: "succeeded", checks: 1 });
+    expect(await statusOf(p.id)).toBe("succeeded");
+  });
+
+  it("reconcile-unknown keeps asking while the provider cannot answer", async () => {
+    const p = await seedPayment(m, "unknown", { msisdn: "263770000005", at: new Date(Date.now() - HOUR) });
+    const t = new InngestTestEngine({ function: reconcileUnknownFn });
+    const { result } = await t.execute({
+      events: [{ name: "payment/unknown", data: { payment_id: p.id, unknown_since: p.unknownSince!.toISOString() } }],
+      steps: sleeps(...Array.from({ length: 8 }, (_, i) => `wait-${i}`)),
+    });
+    expect(result).toEqual({ status: "still unknown", checks: 8 });
+    expect(await statusOf(p.id)).toBe("unknown");
+  });
+
+  it("flag-unresolved sleeps 24 h from unknown_since, then flags", async () => {
+    const p = await seedPayment(m, "unknown", { msisdn: "263770000005", at: new Date(Date.now() - 25 * HOUR) });
+    const t = new InngestTestEngine({ function: flagUnresolvedFn });
+    const { result, ctx } = await t.execute({
+      events: [{ name: "payment/unknown", data: { payment_id: p.id, unknown_since: p.unknownSince!.toISOString() } }],
+      steps: sleeps("wait-24h"),
+    });
+    expect(ctx.step.sleepUntil).toHaveBeenCalledWith("wait-24h", new Date(p.unknownSince!.getTime() + 24 * HOUR));
+    expect(result).toEqual({ status: "unresolved" });
+  });
+
+  it("flag-unresolved leaves a payment that moved on alone", async () => {
+    const p = await seedPayment(m, "succeeded");
+    const t = new InngestTestEngine({ function: flagUnresolvedFn });
+    const { result } = await t.execute({
+      events: [{ name: "payment/unknown", data: { payment_id: p.id, unknown_since: new Date(Date.now() - 25 * HOUR).toISOString() } }],
+      steps: sleeps("wait-24h"),
+    });
+    expect(result).toEqual({ status: "succeeded" });
+  });
+
+  it("sweep-overdue runs both sweeps and reports what they found", async () => {
+    // The sweeps themselves are the claimDue + verbs the local-runner tests exercise; on a database
+    // shared with other test files a real sweep would expire their payments, so the steps are mocked.
+    const t = new InngestTestEngine({ function: sweepOverdueFn });
+    const { result, ctx } = await t.execute({
+      steps: [
+        { id: "expire-overdue", handler: () => 3 },
+        { id: "reconcile-overdue", handler: () => 2 },
+      ],
+    });
+    expect(result).toEqual({ expired: 3, reconciled: 2 });
+    expect(ctx.step.run).toHaveBeenCalledWith("expire-overdue", expect.any(Function));
+  });
+});

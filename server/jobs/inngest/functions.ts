@@ -1,0 +1,6 @@
+import { expirePaymentFn } from "./expire-payment";
+import { flagUnresolvedFn } from "./flag-unresolved";
+import { reconcileUnknownFn } from "./reconcile-unknown";
+import { sweepOverdueFn } from "./sweep-overdue";
+
+export const functions = [expirePaymentFn, reconcileUnknownFn, flagUnresolvedFn, sweepOverdueFn];
