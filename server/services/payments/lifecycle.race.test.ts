@@ -1,0 +1,60 @@
+import { eq, inArray } from "drizzle-orm";
+import { afterEach, describe, expect, it } from "vitest";
+import { getDb } from "@/db/client";
+import { events, payments } from "@/db/schema";
+import { manualClock, systemClock } from "@/server/clock";
+import { providers, sandbox } from "@/server/providers/registry";
+import { sandboxReference } from "@/server/providers/sandbox/client";
+import { seedPayment, seedTestMerchant } from "@/server/testing/fixtures";
+import { receiveProviderCallback } from "../providers/receive-callback";
+import { expirePayment } from "./expire-payment";
+import { reconcilePayment } from "./reconcile-payment";
+import { transitionPayment } from "./transition-payment";
+
+// Proves something on PostgreSQL (CI), where the three really overlap; PGlite serialises them.
+describe("a callback, the expiry timer and a status query at once", () => {
+  afterEach(() => {
+    sandbox.clock = systemClock;
+  });
+
+  it("make exactly one terminal transition and one event per payment", async () => {
+    const db = await getDb();
+    const m = await seedTestMerchant();
+    const start = new Date(Date.now() - 3_600_000);
+    // Expired by the clock, paid according to the provider (…01), unknown already for half of them.
+    const seeded = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => seedPayment(m, i % 2 ? "unknown" : "awaiting_customer", { msisdn: "263770000001", at: start, expiresInMs: 1_000 })),
+    );
+    const clock = manualClock(new Date(start.getTime() + 60_000));
+    sandbox.clock = clock;
+    const deps = { db, clock, providers };
+
+    await Promise.all(
+      seeded.flatMap((p) => {
+        const cb = sandbox.signedCallback(
+          { merchant_tx_id: p.id, transaction_ref: sandboxReference(p.id), amount: p.chargedAmount, currency: p.currency, status: "SUCCESS" },
+          new Date(),
+        );
+        return [
+          receiveProviderCallback({ db, clock: systemClock, providers }, { providerName: "sandbox", ...cb }),
+          expirePayment(deps, p.id),
+          reconcilePayment(deps, p.id),
+          transitionPayment(deps, { paymentId: p.id, to: "expired" }),
+        ];
+      }),
+    );
+
+    const ids = seeded.map((p) => p.id);
+    const evts = await db.select().from(events).where(inArray(events.objectId, ids));
+    const perPayment = new Map<string, string[]>();
+    for (const e of evts) perPayment.set(e.objectId, [...(perPayment.get(e.objectId) ?? []), e.type]);
+    for (const id of ids) {
+      const types = perPayment.get(id) ?? [];
+      expect(types, id).toHaveLength(1);
+      expect(["payment.succeeded", "payment.expired"]).toContain(types[0]);
+      const [row] = await db.select({ status: payments.status }).from(payments).where(eq(payments.id, id));
+      const status = row!.status;
+      expect(`payment.${status}`).toBe(types[0]);
+    }
+  });
+});
