@@ -24,6 +24,8 @@ const schema = z.object({
   REDIS_URL: z.string().url().optional(),
   /** Public origin used to build URLs returned by the API (checkout, payment links). */
   PUBLIC_BASE_URL: z.string().url().default("http://localhost:3000"),
+  /** How long a valid API key is remembered in process (0 = ask the database every time). */
+  API_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).default(5_000),
   /** Requests per second allowed per API key. */
   RATE_LIMIT_TEST_PER_SECOND: positiveInt(25),
   RATE_LIMIT_LIVE_PER_SECOND: positiveInt(100),

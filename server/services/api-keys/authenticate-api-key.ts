@@ -3,10 +3,33 @@ import { apiKeys, merchants, type ApiKey, type Merchant } from "@/db/schema";
 import { hashKey, parseKey } from "@/server/domain/api-keys";
 import { ServiceError } from "@/server/domain/errors";
 import type { BaseContext } from "@/server/context";
+import { env } from "@/server/env";
 
 export type Authenticated = { key: ApiKey; merchant: Merchant };
 
 const LAST_USED_GRANULARITY_MS = 60_000;
+const CACHE_MAX = 10_000;
+
+/**
+ * Valid keys are remembered for API_KEY_CACHE_TTL_MS (default 5 s): every /v1 request
+ * authenticates, and on this hot path one round trip to the database is most of the cost.
+ * Revocation clears the entry in this process at once; other instances see it within the TTL.
+ * Unknown and revoked keys are never cached.
+ */
+const cache = new Map<string, { value: Authenticated; until: number }>();
+
+function remember(hash: string, value: Authenticated, now: number): void {
+  const ttl = env().API_KEY_CACHE_TTL_MS;
+  if (ttl <= 0) return;
+  if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value!);
+  cache.set(hash, { value, until: now + ttl });
+}
+
+/** Forget a key at once (revocation), or every key (tests that change merchants underneath). */
+export function forgetApiKey(hash?: string): void {
+  if (hash === undefined) cache.clear();
+  else cache.delete(hash);
+}
 
 /**
  * Resolves a presented secret to its key and merchant. Missing, malformed, unknown and revoked
@@ -19,12 +42,21 @@ export async function authenticateApiKey(ctx: BaseContext, presented: string | n
   const parsed = parseKey(presented);
   if (!parsed) throw new ServiceError("api_key_invalid", "Invalid API key provided.");
 
-  // Looked up by hash: the secret is never compared, so there is no timing signal to exploit.
-  const [row] = await ctx.db
-    .select({ key: apiKeys, merchant: merchants })
-    .from(apiKeys)
-    .innerJoin(merchants, eq(merchants.id, apiKeys.merchantId))
-    .where(eq(apiKeys.hash, hashKey(presented)));
+  const hash = hashKey(presented);
+  const now = ctx.clock.now().getTime();
+  const cached = cache.get(hash);
+  let row: Authenticated | undefined;
+  if (cached && cached.until > now) {
+    row = cached.value;
+  } else {
+    // Looked up by hash: the secret is never compared, so there is no timing signal to exploit.
+    [row] = await ctx.db
+      .select({ key: apiKeys, merchant: merchants })
+      .from(apiKeys)
+      .innerJoin(merchants, eq(merchants.id, apiKeys.merchantId))
+      .where(eq(apiKeys.hash, hash));
+    if (row && !row.key.revokedAt) remember(hash, row, now);
+  }
   if (!row || row.key.revokedAt) throw new ServiceError("api_key_invalid", "Invalid API key provided.");
 
   touchLastUsed(ctx, row.key);
@@ -38,6 +70,7 @@ export async function authenticateApiKey(ctx: BaseContext, presented: string | n
 function touchLastUsed(ctx: BaseContext, key: ApiKey): void {
   const now = ctx.clock.now();
   if (key.lastUsedAt && now.getTime() - key.lastUsedAt.getTime() < LAST_USED_GRANULARITY_MS) return;
+  key.lastUsedAt = now;
   void ctx.db
     .update(apiKeys)
     .set({ lastUsedAt: now })

@@ -1,0 +1,42 @@
+import { eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { getDb } from "@/db/client";
+import { apiKeys } from "@/db/schema";
+import { manualClock } from "@/server/clock";
+import { hashKey } from "@/server/domain/api-keys";
+import { seedTestMerchant } from "@/server/testing/fixtures";
+import { authenticateApiKey } from "./authenticate-api-key";
+import { revokeApiKey } from "./revoke-api-key";
+
+describe("authenticateApiKey", () => {
+  it("remembers a valid key for the cache TTL; a revocation elsewhere takes effect within it", async () => {
+    const db = await getDb();
+    const m = await seedTestMerchant();
+    const clock = manualClock(new Date());
+    const ctx = { db, clock };
+    expect((await authenticateApiKey(ctx, m.keys.test)).merchant.id).toBe(m.merchant.id);
+
+    // Another instance revokes the key: this process still has it for at most the TTL (5 s).
+    await db.update(apiKeys).set({ revokedAt: clock.now() }).where(eq(apiKeys.hash, hashKey(m.keys.test)));
+    await expect(authenticateApiKey(ctx, m.keys.test)).resolves.toBeDefined();
+    clock.advance(5_001);
+    await expect(authenticateApiKey(ctx, m.keys.test)).rejects.toMatchObject({ code: "api_key_invalid" });
+  });
+
+  it("forgets a key revoked in this process at once", async () => {
+    const db = await getDb();
+    const m = await seedTestMerchant();
+    const clock = manualClock(new Date());
+    const { key } = await authenticateApiKey({ db, clock }, m.keys.live);
+    await revokeApiKey({ db, clock, merchant: m.merchant }, key.id);
+    await expect(authenticateApiKey({ db, clock }, m.keys.live)).rejects.toMatchObject({ code: "api_key_invalid" });
+  });
+
+  it("never remembers unknown keys", async () => {
+    const db = await getDb();
+    const clock = manualClock(new Date());
+    const ghost = `sk_test_${"a".repeat(32)}`;
+    await expect(authenticateApiKey({ db, clock }, ghost)).rejects.toMatchObject({ code: "api_key_invalid" });
+    await expect(authenticateApiKey({ db, clock }, ghost)).rejects.toMatchObject({ code: "api_key_invalid" });
+  });
+});
