@@ -1,4 +1,5 @@
 /** Load with autocannon: exact percentiles from every 2xx response's own timing. */
+import http from "node:http";
 import autocannon, { type RequestSpec } from "autocannon";
 
 export type LoadSpec = { url: string; connections: number; seconds: number; requests: RequestSpec[] };
@@ -24,7 +25,13 @@ export async function load(spec: LoadSpec): Promise<Samples> {
   const statuses: Record<string, number> = {};
   let transportErrors = 0;
   const started = performance.now();
-  const instance = autocannon({ url: spec.url, connections: spec.connections, duration: spec.seconds, timeout: 30, requests: spec.requests });
+  const instance = autocannon({
+    url: spec.url,
+    connections: spec.connections,
+    duration: spec.seconds,
+    timeout: 30,
+    requests: spec.requests,
+  });
   instance.on("response", (_client, status, _bytes, ms) => {
     statuses[status] = (statuses[status] ?? 0) + 1;
     if (status >= 200 && status < 300) latencies.push(ms);
@@ -59,4 +66,65 @@ export function summarize(runs: Samples[], connections: number): PhaseResult {
     failures: non2xx + runs.reduce((n, r) => n + r.transportErrors, 0),
     statuses,
   };
+}
+
+export type PacedRequest = { method: string; path: string; headers: Record<string, string>; body?: string };
+export type PacedSpec = {
+  url: string;
+  /** Requests per second, sent on a fixed schedule whether or not earlier ones have answered. */
+  rate: number;
+  seconds: number;
+  maxSockets: number;
+  next: () => PacedRequest;
+  onResponse?: (status: number, body: string) => void;
+};
+
+/**
+ * Open-loop load: request i is due at start + i / rate, and its latency is counted from when it was
+ * due, so a slow server cannot hide its queueing by slowing the generator down (no coordinated
+ * omission). autocannon's own rate limit releases each connection's quota at the top of every
+ * second, which turns a steady rate into bursts; this does not.
+ */
+export async function paced(spec: PacedSpec): Promise<Samples> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: spec.maxSockets });
+  const target = new URL(spec.url);
+  const latencies: number[] = [];
+  const statuses: Record<string, number> = {};
+  let transportErrors = 0;
+  const inflight = new Set<Promise<void>>();
+  const total = Math.round(spec.rate * spec.seconds);
+  const start = performance.now();
+  for (let i = 0; i < total; i++) {
+    const due = start + (i * 1000) / spec.rate;
+    const wait = due - performance.now();
+    if (wait > 0.5) await new Promise((r) => setTimeout(r, wait));
+    const req = spec.next();
+    const p = new Promise<void>((resolve) => {
+      const r = http.request(
+        { agent, host: target.hostname, port: target.port, method: req.method, path: req.path, headers: req.headers },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on("data", (c: Buffer) => chunks.push(c));
+          res.on("end", () => {
+            const status = res.statusCode ?? 0;
+            statuses[status] = (statuses[status] ?? 0) + 1;
+            if (status >= 200 && status < 300) latencies.push(performance.now() - due);
+            spec.onResponse?.(status, Buffer.concat(chunks).toString());
+            resolve();
+          });
+        },
+      );
+      r.setTimeout(30_000, () => r.destroy(new Error("timeout")));
+      r.on("error", () => {
+        transportErrors++;
+        resolve();
+      });
+      r.end(req.body);
+    });
+    inflight.add(p);
+    void p.then(() => inflight.delete(p));
+  }
+  await Promise.all(inflight);
+  agent.destroy();
+  return { seconds: spec.seconds, latencies, statuses, transportErrors };
 }

@@ -40,6 +40,16 @@ export async function startServer(cwd: string, port: number, env: NodeJS.Process
     }),
   );
   const pid = child.pid!;
+  // Whatever ends this process (an exception, process.exit), the server group goes with it.
+  const killOnExit = () => {
+    if (exited) return;
+    try {
+      process.kill(-pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  };
+  process.on("exit", killOnExit);
   const url = `http://127.0.0.1:${port}`;
 
   const stop = async () => {
@@ -55,6 +65,7 @@ export async function startServer(cwd: string, port: number, env: NodeJS.Process
     const timer = setTimeout(() => signal("SIGKILL"), 5_000);
     await exitedPromise;
     clearTimeout(timer);
+    process.off("exit", killOnExit);
   };
 
   const deadline = Date.now() + 90_000;
