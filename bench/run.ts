@@ -296,13 +296,15 @@ async function main(): Promise<void> {
     const createEnded = Date.now();
     say(`${created.length.toLocaleString("en")} payments created; preparing the replay write check`);
 
-    // Replay must write nothing, and that must be checkable. VACUUM first, so that reading rows the
-    // create phase updated cannot prune pages (a WAL write of its own); then stamp the key's
-    // last_used_at, which authentication refreshes at most once a minute, so that the replay
-    // phase (well under a minute from here) cannot trigger that refresh either.
+    // Replay must write nothing, and that must be checkable. Stamp the key's last_used_at, which
+    // authentication refreshes at most once a minute, so that the replay phase (well under a
+    // minute from here) cannot trigger that refresh. Then VACUUM, so that reading rows updated
+    // before the phase cannot prune their pages (a WAL write of its own), pg_statistic included,
+    // which the ANALYZE has just rewritten and the planner reads.
     await waitForQuiet(say, 0.25, QUIET_WAIT_S);
-    await sql`vacuum (analyze) payments, idempotency_keys, api_keys`;
     await sql`update api_keys set last_used_at = now() where hash = ${hashKey(creator.keys.test)}`;
+    await sql`vacuum (analyze) payments, idempotency_keys, api_keys`;
+    await sql`vacuum pg_statistic`;
     await sleep(Math.max(0, createEnded + STATS_SETTLE_MS - Date.now()));
     const before = await writeSnapshot(sql);
 
