@@ -1,0 +1,130 @@
+/** Load with autocannon: exact percentiles from every 2xx response's own timing. */
+import http from "node:http";
+import autocannon, { type RequestSpec } from "autocannon";
+
+export type LoadSpec = { url: string; connections: number; seconds: number; requests: RequestSpec[] };
+
+/** The raw outcome of one autocannon run, mergeable with other runs of the same phase. */
+export type Samples = { seconds: number; latencies: number[]; statuses: Record<string, number>; transportErrors: number };
+
+export type PhaseResult = {
+  connections: number;
+  seconds: number;
+  ok: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  max: number;
+  /** Non-2xx answers, transport errors and timeouts: any of them makes the numbers suspect. */
+  failures: number;
+  statuses: Record<string, number>;
+};
+
+export async function load(spec: LoadSpec): Promise<Samples> {
+  const latencies: number[] = [];
+  const statuses: Record<string, number> = {};
+  let transportErrors = 0;
+  const started = performance.now();
+  const instance = autocannon({
+    url: spec.url,
+    connections: spec.connections,
+    duration: spec.seconds,
+    timeout: 30,
+    requests: spec.requests,
+  });
+  instance.on("response", (_client, status, _bytes, ms) => {
+    statuses[status] = (statuses[status] ?? 0) + 1;
+    if (status >= 200 && status < 300) latencies.push(ms);
+  });
+  instance.on("reqError", () => {
+    transportErrors++;
+  });
+  const result = await instance;
+  return {
+    seconds: result.duration || (performance.now() - started) / 1000,
+    latencies,
+    statuses,
+    transportErrors: Math.max(transportErrors, result.errors),
+  };
+}
+
+export function summarize(runs: Samples[], connections: number): PhaseResult {
+  const latencies = runs.flatMap((r) => r.latencies).sort((a, b) => a - b);
+  const seconds = runs.reduce((s, r) => s + r.seconds, 0);
+  const statuses: Record<string, number> = {};
+  for (const r of runs) for (const [s, c] of Object.entries(r.statuses)) statuses[s] = (statuses[s] ?? 0) + c;
+  const pct = (p: number) => (latencies.length === 0 ? Number.NaN : latencies[Math.min(latencies.length - 1, Math.ceil((p / 100) * latencies.length) - 1)]!);
+  const non2xx = Object.entries(statuses).reduce((n, [s, c]) => (s.startsWith("2") ? n : n + c), 0);
+  return {
+    connections,
+    seconds,
+    ok: latencies.length,
+    rps: latencies.length / seconds,
+    p50: pct(50),
+    p99: pct(99),
+    max: latencies.at(-1) ?? Number.NaN,
+    failures: non2xx + runs.reduce((n, r) => n + r.transportErrors, 0),
+    statuses,
+  };
+}
+
+export type PacedRequest = { method: string; path: string; headers: Record<string, string>; body?: string };
+export type PacedSpec = {
+  url: string;
+  /** Requests per second, sent on a fixed schedule whether or not earlier ones have answered. */
+  rate: number;
+  seconds: number;
+  maxSockets: number;
+  next: () => PacedRequest;
+  onResponse?: (status: number, body: string) => void;
+};
+
+/**
+ * Open-loop load: request i is due at start + i / rate, and its latency is counted from when it was
+ * due, so a slow server cannot hide its queueing by slowing the generator down (no coordinated
+ * omission). autocannon's own rate limit releases each connection's quota at the top of every
+ * second, which turns a steady rate into bursts; this does not.
+ */
+export async function paced(spec: PacedSpec): Promise<Samples> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: spec.maxSockets });
+  const target = new URL(spec.url);
+  const latencies: number[] = [];
+  const statuses: Record<string, number> = {};
+  let transportErrors = 0;
+  const inflight = new Set<Promise<void>>();
+  const total = Math.round(spec.rate * spec.seconds);
+  const start = performance.now();
+  for (let i = 0; i < total; i++) {
+    const due = start + (i * 1000) / spec.rate;
+    const wait = due - performance.now();
+    if (wait > 0.5) await new Promise((r) => setTimeout(r, wait));
+    const req = spec.next();
+    const p = new Promise<void>((resolve) => {
+      const r = http.request(
+        { agent, host: target.hostname, port: target.port, method: req.method, path: req.path, headers: req.headers },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on("data", (c: Buffer) => chunks.push(c));
+          res.on("end", () => {
+            const status = res.statusCode ?? 0;
+            statuses[status] = (statuses[status] ?? 0) + 1;
+            if (status >= 200 && status < 300) latencies.push(performance.now() - due);
+            spec.onResponse?.(status, Buffer.concat(chunks).toString());
+            resolve();
+          });
+        },
+      );
+      r.setTimeout(30_000, () => r.destroy(new Error("timeout")));
+      r.on("error", () => {
+        transportErrors++;
+        resolve();
+      });
+      r.end(req.body);
+    });
+    inflight.add(p);
+    void p.then(() => inflight.delete(p));
+  }
+  await Promise.all(inflight);
+  agent.destroy();
+  return { seconds: spec.seconds, latencies, statuses, transportErrors };
+}

@@ -1,0 +1,439 @@
+/**
+ * npm run bench – throughput and latency of the production build against PostgreSQL.
+ *
+ * Reads, 10 connections, on a merchant with 1,000,000 payments: the first page, the page after
+ * payment #500,000 (keyset cursor) and a reference search. Writes, 50 connections: the framework
+ * floor (a Next route doing one INSERT), payment create, and idempotent replay, which must write
+ * nothing (checked with table statistics and the WAL). Prints one table; BENCHMARKS.md explains it.
+ *
+ * The machine is shared and small, so phases that are compared are interleaved (A, B, A, B, …) and
+ * every phase reports how much CPU went to processes outside the benchmark.
+ *
+ * Environment (all optional):
+ *   DATABASE_URL    PostgreSQL to use; default database `mari_bench` on postgres://postgres@127.0.0.1:5432 (created)
+ *   BENCH_SECONDS   measured seconds per phase (default 12), split into BENCH_ROUNDS rounds (default 3)
+ *   BENCH_WARMUP    warm-up seconds per phase (default 4)
+ *   BENCH_ROWS      payments in the list dataset (default 1000000)
+ *   BENCH_POOL_MAX  DATABASE_POOL_MAX for the server under test (default: the app's own default)
+ *   BENCH_QUIET_WAIT  longest wait, in seconds, for other work on the machine to calm down before a phase (default 120)
+ *   BENCH_BUILD=1   rebuild even when the build looks current
+ */
+import { spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readdirSync, realpathSync, statSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import type { RequestSpec } from "autocannon";
+import type { Sql } from "postgres";
+import { FLOOR_TABLE_DDL } from "@/server/bench/floor";
+import { hashKey } from "@/server/domain/api-keys";
+import { cpuWindow, descendants, mergeCpu, waitForQuiet, type CpuUse } from "./cpu";
+import { ensureDataset } from "./dataset";
+import { connect, resolveDatabaseUrl, tableDeltas, walBytes, walRecords, writeSnapshot } from "./db";
+import { load, paced, summarize, type PacedRequest, type Samples } from "./load";
+import { cpuLines, table, type Measured, type Row } from "./report";
+import { startServer, type Server } from "./server";
+
+const ROOT = path.resolve(fileURLToPath(new URL("..", import.meta.url)));
+const PORT = 3200;
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 12);
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 4);
+const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
+const DEEP = Math.floor(ROWS / 2);
+const WRITE_CONNECTIONS = 50;
+const READ_CONNECTIONS = 10;
+/** Between rounds, so that requests cut off at the end of one cannot load the next. */
+const ROUND_GAP_MS = 1_500;
+const QUIET_WAIT_S = Number(process.env.BENCH_QUIET_WAIT ?? 120);
+/** PostgreSQL backends flush table statistics at most every 10 s when idle (PGSTAT_IDLE_INTERVAL). */
+const STATS_SETTLE_MS = 11_000;
+/** A substring of ten references (INV-00421370 … INV-00421379). */
+const SEARCH = "0042137";
+/** The same ten rows, searched with the prefix that every reference shares. */
+const SEARCH_PREFIXED = "INV-0042137";
+
+const say = (s: string) => process.stderr.write(`[bench] ${s}\n`);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+type Seed = { merchant_id: string; slug: string; keys: { test: string; live: string } };
+type Ctx = { server: Server; sql: Sql };
+/** A load phase: how to run it for some seconds. */
+type Phase = { name: string; connections: number; run: (seconds: number) => Promise<Samples> };
+
+function npm(args: string[], env: NodeJS.ProcessEnv): string {
+  const run = spawnSync("npm", ["run", "--silent", ...args], { cwd: ROOT, env, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+  if (run.status !== 0) throw new Error(`npm run ${args.join(" ")} failed (${run.status}):\n${run.stdout}\n${run.stderr}`);
+  return run.stdout;
+}
+
+function seed(slug: string, env: NodeJS.ProcessEnv): Seed {
+  const line = npm(["seed", "--", "--json", "--merchant", slug], env)
+    .split("\n")
+    .find((l) => l.startsWith("{"));
+  if (!line) throw new Error(`seed printed no JSON for ${slug}`);
+  return JSON.parse(line) as Seed;
+}
+
+/** Newest modification time of the sources that go into the build. */
+function newestSource(): number {
+  let newest = 0;
+  const walk = (p: string) => {
+    if (!existsSync(p)) return;
+    const st = statSync(p);
+    if (st.isDirectory()) {
+      for (const e of readdirSync(p)) if (e !== "node_modules" && !e.startsWith(".")) walk(path.join(p, e));
+    } else if (!/\.test\.tsx?$/.test(p)) newest = Math.max(newest, st.mtimeMs);
+  };
+  for (const p of ["app", "server", "db", "components", "lib", "next.config.ts", "instrumentation.ts", "proxy.ts", "package.json"]) walk(path.join(ROOT, p));
+  return newest;
+}
+
+/** Builds when .next/BUILD_ID is missing or older than the sources (a stale build measures old code). */
+function ensureBuild(env: NodeJS.ProcessEnv): void {
+  const buildId = path.join(ROOT, ".next", "BUILD_ID");
+  const stale = !existsSync(buildId) || statSync(buildId).mtimeMs < newestSource() || process.env.BENCH_BUILD === "1";
+  if (!stale) {
+    say("production build is current");
+    return;
+  }
+  say("building (npm run build)…");
+  const started = Date.now();
+  const buildEnv: NodeJS.ProcessEnv = { ...env, NODE_ENV: "production" };
+  // A git worktree whose node_modules is a symlink into another checkout: Turbopack resolves only
+  // inside its root, so widen the root to the common ancestor (Next's own override; build only).
+  const modules = realpathSync(path.join(ROOT, "node_modules"));
+  const inside = (dir: string) => modules.startsWith(dir.endsWith(path.sep) ? dir : dir + path.sep);
+  if (!inside(ROOT) && !buildEnv.NEXT_PRIVATE_OUTPUT_TRACE_ROOT) {
+    let common = ROOT;
+    while (!inside(common)) common = path.dirname(common);
+    buildEnv.NEXT_PRIVATE_OUTPUT_TRACE_ROOT = common;
+  }
+  npm(["build"], buildEnv);
+  say(`built in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+}
+
+/** PostgreSQL backends serving this database: the server's pool (and our own connection). */
+async function ourBackends(sql: Sql): Promise<number[]> {
+  const rows = await sql<{ pid: number }[]>`select pid from pg_stat_activity where datname = current_database()`;
+  return rows.map((r) => r.pid);
+}
+
+/**
+ * Measures phases that will be compared with each other: each is warmed up, then they take turns
+ * (ROUNDS rounds of SECONDS / ROUNDS each), so that a change in the machine's background load
+ * hits all of them alike instead of skewing their ratio.
+ */
+async function interleaved(ctx: Ctx, phases: Phase[], opts: { waitForQuiet?: boolean } = {}): Promise<Measured[]> {
+  if (opts.waitForQuiet !== false) await waitForQuiet(say, 0.25, QUIET_WAIT_S);
+  for (const p of phases) {
+    if (WARMUP <= 0) continue;
+    say(`${p.name}: warm-up ${WARMUP} s`);
+    await p.run(WARMUP);
+    await sleep(ROUND_GAP_MS);
+  }
+  const samples: Samples[][] = phases.map(() => []);
+  const cpu: CpuUse[][] = phases.map(() => []);
+  const seconds = SECONDS / ROUNDS;
+  say(`measuring ${phases.map((p) => p.name).join(" / ")}: ${ROUNDS} × ${seconds.toFixed(1)} s each`);
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [i, p] of phases.entries()) {
+      const pg0 = await ourBackends(ctx.sql);
+      const window = cpuWindow(() => [...descendants(ctx.server.pid), ...pg0]);
+      samples[i]!.push(await p.run(seconds));
+      const pg1 = await ourBackends(ctx.sql);
+      cpu[i]!.push(window.end(() => [...descendants(ctx.server.pid), ...pg1]));
+      await sleep(ROUND_GAP_MS);
+    }
+  }
+  return phases.map((p, i) => {
+    const r: Measured = { ...summarize(samples[i]!, p.connections), cpu: mergeCpu(cpu[i]!) };
+    say(
+      `${p.name}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, ${JSON.stringify(r.statuses)}; ` +
+        `cores busy ${r.cpu.coresBusy.toFixed(2)} (bench ${r.cpu.coresOurs.toFixed(2)}, other ${r.cpu.coresOther.toFixed(2)})`,
+    );
+    return r;
+  });
+}
+
+/** As fast as `connections` connections go, each sending its next request when the last one answers. */
+function cannon(url: string, name: string, connections: number, requests: RequestSpec[]): Phase {
+  return { name, connections, run: (seconds) => load({ url, connections, seconds, requests }) };
+}
+
+async function expectStatus(url: string, init: RequestInit, status: number, what: string): Promise<Record<string, unknown>> {
+  const res = await fetch(url, init);
+  const text = await res.text();
+  if (res.status !== status) throw new Error(`${what}: expected ${status}, got ${res.status}: ${text.slice(0, 500)}`);
+  return JSON.parse(text) as Record<string, unknown>;
+}
+
+async function main(): Promise<void> {
+  const databaseUrl = await resolveDatabaseUrl(process.env.DATABASE_URL);
+  const shownUrl = databaseUrl.replace(/\/\/([^:@/]+):[^@]*@/, "//$1:***@");
+  const baseEnv: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: "warn", BOOTSTRAP_DEMO: "false" };
+  // Rate-limit counters stay in memory: the bench measures this process, not Redis.
+  delete baseEnv.REDIS_URL;
+
+  say(`database ${shownUrl}`);
+  npm(["db:migrate"], baseEnv);
+  ensureBuild(baseEnv);
+  const creator = seed("bench", baseEnv);
+  const lister = seed("bench-list", baseEnv);
+
+  const sql = connect(databaseUrl, 1);
+  const holder: { server?: Server } = {};
+  const onSignal = () => {
+    void (holder.server?.stop() ?? Promise.resolve()).finally(() => process.exit(130));
+  };
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+
+  try {
+    const [pg] = await sql<{ version: string; shared_buffers: string; sync: string; autovacuum: string; fsync: string }[]>`
+      select current_setting('server_version') as version, current_setting('shared_buffers') as shared_buffers,
+        current_setting('synchronous_commit') as sync, current_setting('autovacuum') as autovacuum, current_setting('fsync') as fsync`;
+
+    // A clean slate for the write phases: the previous run's creates and floor rows go.
+    await sql.unsafe(FLOOR_TABLE_DDL);
+    await sql`truncate bench_floor`;
+    await sql`delete from idempotency_keys where merchant_id = ${creator.merchant_id}`;
+    await sql`delete from payments where merchant_id = ${creator.merchant_id}`;
+    const dataset = await ensureDataset(sql, lister.merchant_id, ROWS, say);
+    say(dataset.built ? `dataset built in ${dataset.seconds.toFixed(0)} s` : `dataset present (${ROWS.toLocaleString("en")} payments)`);
+    await sql`vacuum (analyze) payments, idempotency_keys, api_keys, bench_floor`;
+    const [deep] = await sql<{ id: string }[]>`
+      select id from payments where merchant_id = ${lister.merchant_id} and livemode = false
+      order by id desc offset ${DEEP - 1} limit 1`;
+
+    const poolMax = process.env.BENCH_POOL_MAX;
+    const server = await startServer(ROOT, PORT, {
+      ...baseEnv,
+      NODE_ENV: "production",
+      BENCH_ROUTES: "true",
+      RATE_LIMIT_TEST_PER_SECOND: "1000000",
+      RATE_LIMIT_LIVE_PER_SECOND: "1000000",
+      ...(poolMax ? { DATABASE_POOL_MAX: poolMax } : {}),
+    });
+    holder.server = server;
+    const ctx: Ctx = { server, sql };
+    say(`next start pid ${server.pid} on ${server.url}`);
+
+    // ---- reads: 10 connections on the 1M-payment merchant -------------------------------------
+    const listHeaders = { authorization: `Bearer ${lister.keys.test}` };
+    const list = (name: string, query: string): Phase =>
+      cannon(server.url, name, READ_CONNECTIONS, [{ method: "GET", path: `/v1/payments${query}`, headers: listHeaders }]);
+    const rowsOf = async (query: string) =>
+      ((await expectStatus(`${server.url}/v1/payments${query}`, { headers: listHeaders }, 200, `GET /v1/payments${query}`)).data as unknown[]).length;
+    const nFirst = await rowsOf("");
+    const nDeep = await rowsOf(`?starting_after=${deep!.id}`);
+    const nFound = await rowsOf(`?search=${SEARCH}`);
+    const nPrefixed = await rowsOf(`?search=${SEARCH_PREFIXED}`);
+    say(`first page ${nFirst} rows; after #${DEEP.toLocaleString("en")} (${deep!.id}) ${nDeep}; search '${SEARCH}' ${nFound}, '${SEARCH_PREFIXED}' ${nPrefixed}`);
+    if (nFirst !== 10 || nDeep !== 10 || nFound === 0 || nFound > 20 || nPrefixed !== nFound) throw new Error("list answers are not what the dataset should give");
+
+    const [firstR, deepR, searchR, prefixedR] = await interleaved(ctx, [
+      list("list first page", ""),
+      list("list deep", `?starting_after=${deep!.id}`),
+      list("search", `?search=${SEARCH}`),
+      list("search with prefix", `?search=${SEARCH_PREFIXED}`),
+    ]);
+
+    // ---- writes: 50 connections -----------------------------------------------------------------
+    const run = randomBytes(4).toString("hex");
+    const bodyFor = (i: number) =>
+      JSON.stringify({ amount: 100 + ((i * 37) % 90_000), currency: "USD", method: "wallet", reference: `bench-${run}-${i}`, customer: { msisdn: "0771234567" } });
+    const keyFor = (i: number) => `bench-${run}-${i}`;
+    const createHeaders = { authorization: `Bearer ${creator.keys.test}`, "content-type": "application/json" };
+
+    const floorBody = bodyFor(0);
+    await expectStatus(`${server.url}/api/bench/insert`, { method: "POST", body: floorBody, headers: { "content-type": "application/json" } }, 201, "floor route");
+    const sample = await expectStatus(
+      `${server.url}/v1/payments`,
+      { method: "POST", headers: { ...createHeaders, "idempotency-key": keyFor(0) }, body: bodyFor(0) },
+      201,
+      "create",
+    );
+    if (sample.status !== "awaiting_customer" || !sample.provider_reference) throw new Error(`unexpected create answer: ${JSON.stringify(sample)}`);
+
+    let next = 1;
+    const created: number[] = [0];
+    const createdRef = new RegExp(`"reference":"bench-${run}-(\\d+)"`);
+    const createRequest = (): PacedRequest => {
+      const i = next++;
+      return { method: "POST", path: "/v1/payments", headers: { ...createHeaders, "idempotency-key": keyFor(i) }, body: bodyFor(i) };
+    };
+    const recordCreated = (status: number, body: string) => {
+      const m = status === 201 ? createdRef.exec(body) : null;
+      if (m) created.push(Number(m[1]));
+    };
+    const [floorR, createR] = await interleaved(ctx, [
+      cannon(server.url, "floor", WRITE_CONNECTIONS, [
+        { method: "POST", path: "/api/bench/insert", headers: { "content-type": "application/json" }, body: floorBody },
+      ]),
+      cannon(server.url, "create", WRITE_CONNECTIONS, [
+        {
+          method: "POST",
+          path: "/v1/payments",
+          headers: createHeaders,
+          setupRequest: (req) => ({ ...req, ...createRequest() }),
+          onResponse: recordCreated,
+        },
+      ]),
+    ]);
+    // Closed-loop latency at 50 connections is 50 / throughput (Little's law): it says how deep the
+    // queue is, not how fast a request is. The paced run shows what a client sees below saturation:
+    // the same requests at a steady half of the measured create throughput.
+    const pacedRate = Math.max(1, Math.round(createR!.rps / 2));
+    const [pacedR] = await interleaved(ctx, [
+      {
+        name: `create at ${pacedRate} req/s`,
+        connections: WRITE_CONNECTIONS,
+        run: (seconds) => paced({ url: server.url, rate: pacedRate, seconds, maxSockets: WRITE_CONNECTIONS, next: createRequest, onResponse: recordCreated }),
+      },
+    ]);
+    const createEnded = Date.now();
+    say(`${created.length.toLocaleString("en")} payments created; preparing the replay write check`);
+
+    // Replay must write nothing, and that must be checkable. Stamp the key's last_used_at, which
+    // authentication refreshes at most once a minute, so that the replay phase (well under a
+    // minute from here) cannot trigger that refresh. Then VACUUM, so that reading rows updated
+    // before the phase cannot prune their pages (a WAL write of its own), pg_statistic included,
+    // which the ANALYZE has just rewritten and the planner reads.
+    await waitForQuiet(say, 0.25, QUIET_WAIT_S);
+    await sql`update api_keys set last_used_at = now() where hash = ${hashKey(creator.keys.test)}`;
+    await sql`vacuum (analyze) payments, idempotency_keys, api_keys`;
+    await sql`vacuum pg_statistic`;
+    await sleep(Math.max(0, createEnded + STATS_SETTLE_MS - Date.now()));
+    const before = await writeSnapshot(sql);
+
+    let cursor = 0;
+    let replayed = 0;
+    let notReplayed = 0;
+    const replayPhase = cannon(server.url, "replay", WRITE_CONNECTIONS, [
+      {
+        method: "POST",
+        path: "/v1/payments",
+        headers: createHeaders,
+        setupRequest: (req) => {
+          const i = created[cursor++ % created.length]!;
+          return { ...req, headers: { ...req.headers, "idempotency-key": keyFor(i) }, body: bodyFor(i) };
+        },
+        onResponse: (_status, _body, _context, headers) => {
+          if (headers["idempotent-replayed"] === "true") replayed++;
+          else notReplayed++;
+        },
+      },
+    ]);
+    // Waited for quiet above: the last_used_at stamp must stay under a minute old.
+    const [replayR] = await interleaved(ctx, [replayPhase], { waitForQuiet: false });
+    const [end] = await sql<{ lsn: string }[]>`select pg_current_wal_lsn()::text as lsn`;
+    say("waiting for PostgreSQL's table statistics to settle");
+    await sleep(STATS_SETTLE_MS);
+    const after = await writeSnapshot(sql);
+    const replayTuples = after.tuples - before.tuples;
+    const replayWal = await walBytes(sql, before.lsn, end!.lsn);
+    const wal = await walRecords(sql, before.lsn, end!.lsn);
+    const writes = tableDeltas(before, after);
+    const noWrites = replayTuples === 0 && ("unavailable" in wal || wal.userRelations === 0) && notReplayed === 0;
+
+    // ---- the table ------------------------------------------------------------------------------
+    const x = (v: number) => `${v.toFixed(2)}×`;
+    const clean = (r: Measured) => r.failures === 0;
+    const rows: Row[] = [
+      { phase: "floor: POST /api/bench/insert (1 INSERT)", connections: WRITE_CONNECTIONS, r: floorR!, ratio: "1.00×", target: "–", pass: null },
+      {
+        phase: "create: POST /v1/payments",
+        connections: WRITE_CONNECTIONS,
+        r: createR!,
+        ratio: `${x(createR!.rps / floorR!.rps)} floor`,
+        target: "≥ 0.60× floor, p99 ≤ 100 ms",
+        pass: createR!.rps / floorR!.rps >= 0.6 && createR!.p99 <= 100 && clean(createR!),
+      },
+      {
+        phase: `create, steady ${pacedRate} req/s (½ of max)`,
+        connections: WRITE_CONNECTIONS,
+        r: pacedR!,
+        ratio: "–",
+        target: "none (p99 below saturation)",
+        pass: null,
+      },
+      {
+        phase: "replay: same key + same body",
+        connections: WRITE_CONNECTIONS,
+        r: replayR!,
+        ratio: `${x(replayR!.rps / createR!.rps)} create`,
+        target: "≥ 1.50× create, 0 writes",
+        pass: replayR!.rps / createR!.rps >= 1.5 && noWrites && clean(replayR!),
+      },
+      { phase: "list: first page", connections: READ_CONNECTIONS, r: firstR!, ratio: "–", target: "p99 ≤ 20 ms", pass: firstR!.p99 <= 20 && clean(firstR!) },
+      {
+        phase: `list: starting_after #${DEEP.toLocaleString("en")}`,
+        connections: READ_CONNECTIONS,
+        r: deepR!,
+        ratio: `${x(deepR!.p99 / firstR!.p99)} first (p99)`,
+        target: "p99 ≤ 20 ms, ≤ 1.20× first",
+        pass: deepR!.p99 <= 20 && deepR!.p99 / firstR!.p99 <= 1.2 && clean(deepR!),
+      },
+      {
+        phase: `list: search=${SEARCH} (${nFound} rows)`,
+        connections: READ_CONNECTIONS,
+        r: searchR!,
+        ratio: "–",
+        target: "p99 ≤ 20 ms",
+        pass: searchR!.p99 <= 20 && clean(searchR!),
+      },
+      { phase: `list: search=${SEARCH_PREFIXED} (same rows)`, connections: READ_CONNECTIONS, r: prefixedR!, ratio: "–", target: "none (see notes)", pass: null },
+    ];
+
+    const cpus = os.cpus();
+    const machine = [
+      `date        ${new Date().toISOString()}`,
+      `machine     ${cpus.length} cores (${cpus[0]?.model ?? "?"}), ${(os.totalmem() / 2 ** 30).toFixed(0)} GB RAM; the load generator, next start and PostgreSQL share these cores`,
+      `node        ${process.version}; next start (production build), DATABASE_POOL_MAX=${poolMax ?? "app default"}`,
+      `postgresql  ${pg!.version} (shared_buffers ${pg!.shared_buffers}, synchronous_commit ${pg!.sync}, fsync ${pg!.fsync}, autovacuum ${pg!.autovacuum})`,
+      `phases      ${WARMUP} s warm-up, then ${SECONDS} s measured in ${ROUNDS} interleaved rounds; list dataset ${ROWS.toLocaleString("en")} payments for one merchant ` +
+        (dataset.built ? `(built in ${dataset.seconds.toFixed(0)} s)` : "(reused)"),
+    ];
+    const walLine =
+      "unavailable" in wal
+        ? `WAL records not inspected (${wal.unavailable})`
+        : `WAL records on this database's tables and indexes: ${wal.userRelations} (catalog pages: ${wal.catalogs}; all databases: ${wal.total})`;
+    const writeCheck = [
+      `replay write check: n_tup_ins+upd+del Δ = ${replayTuples} (${before.tuples} → ${after.tuples})` +
+        (Object.keys(writes).length ? ` ${JSON.stringify(writes)}` : "") +
+        `; WAL ${before.lsn} → ${end!.lsn} = ${replayWal} bytes (cluster-wide); ${walLine}; ` +
+        `answers with Idempotent-Replayed: true ${replayed.toLocaleString("en")}, without ${notReplayed}`,
+    ];
+    const failures = rows.filter((r) => r.r.failures > 0).map((r) => `FAILED REQUESTS in ${r.phase}: ${JSON.stringify(r.r.statuses)}`);
+    const output = [...machine, "", table(rows), "", ...writeCheck, ...cpuLines(rows, cpus.length), ...failures];
+    const passed = rows.filter((r) => r.pass === true).length;
+    const judged = rows.filter((r) => r.pass !== null).length;
+    output.push("", `${passed}/${judged} targets met`);
+    process.stdout.write(`\n${output.join("\n")}\n`);
+
+    const dir = path.join(ROOT, "bench", "results");
+    mkdirSync(dir, { recursive: true });
+    const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+    const details = {
+      machine,
+      rows: rows.map(({ phase: name, r, ratio, target, pass }) => ({ phase: name, ...r, ratio, target, pass })),
+      replay: { before, after, endLsn: end!.lsn, walBytes: replayWal, walRecords: wal, replayed, notReplayed },
+      created: created.length,
+    };
+    writeFileSync(path.join(dir, `${stamp}.json`), `${JSON.stringify(details, null, 2)}\n`);
+    writeFileSync(path.join(dir, `${stamp}.md`), `${output.join("\n")}\n`);
+    say(`details in bench/results/${stamp}.json`);
+  } finally {
+    await holder.server?.stop();
+    await sql.end();
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  }
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`bench failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+  process.exit(1);
+});

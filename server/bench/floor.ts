@@ -1,0 +1,14 @@
+import { sql } from "drizzle-orm";
+import { getDb } from "@/db/client";
+
+/**
+ * The framework floor for `npm run bench`: the cheapest request that still reaches the database.
+ * One INSERT, one round trip, on the same pool the API uses. `bench/run.ts` creates the table.
+ */
+export const FLOOR_TABLE_DDL =
+  "CREATE TABLE IF NOT EXISTS bench_floor (id bigserial PRIMARY KEY, at timestamptz NOT NULL DEFAULT now(), payload text)";
+
+export async function insertFloorRow(payload: string): Promise<void> {
+  const db = await getDb();
+  await db.execute(sql`insert into bench_floor (payload) values (${payload})`);
+}
