@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import { and, eq, lte } from "drizzle-orm";
+import { and, eq, lte, sql } from "drizzle-orm";
+import { rowsOf } from "@/db/rows";
 import { idempotencyKeys } from "@/db/schema";
 import { invalidParam, ServiceError } from "@/server/domain/errors";
 import { IDEMPOTENCY_TTL_MS } from "@/server/domain/idempotency";
@@ -9,6 +10,16 @@ import { env } from "@/server/env";
 const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
 
 export type Scope = { merchantId: string; livemode: boolean };
+
+type ClaimRow = {
+  inserted: boolean;
+  locked_at: Date | string;
+  request_hash: string;
+  state: "in_progress" | "completed";
+  response_status: number | null;
+  response_body: string | null;
+  expires_at: Date | string;
+};
 
 /** We hold the key: run the request, then `complete` (stored for replay) or `release` (5xx). */
 export type OwnedKey = {
@@ -51,25 +62,35 @@ function canonicalJson(value: unknown): string {
 export async function claimIdempotencyKey(ctx: BaseContext, scope: Scope, key: string, fingerprint: string): Promise<Claim> {
   for (let attempt = 0; attempt < 3; attempt++) {
     const now = ctx.clock.now();
-    const [inserted] = await ctx.db
-      .insert(idempotencyKeys)
-      .values({
-        merchantId: scope.merchantId,
-        livemode: scope.livemode,
-        key,
-        requestHash: fingerprint,
-        state: "in_progress",
-        lockedAt: now,
-        createdAt: now,
-        expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
-      })
-      .onConflictDoNothing()
-      .returning({ lockedAt: idempotencyKeys.lockedAt });
-    if (inserted) return owned(ctx, scope, key, inserted.lockedAt);
-
     const pk = and(eq(idempotencyKeys.merchantId, scope.merchantId), eq(idempotencyKeys.livemode, scope.livemode), eq(idempotencyKeys.key, key));
-    const [row] = await ctx.db.select().from(idempotencyKeys).where(pk);
-    if (!row) continue; // released or swept between our two statements: try again
+    // One round trip: claim the key, or read the record of whoever holds it. ON CONFLICT DO
+    // NOTHING neither writes nor locks the existing row, so a replay writes nothing at all.
+    const [claimed] = rowsOf<ClaimRow>(
+      await ctx.db.execute(sql`
+        with ins as (
+          insert into ${idempotencyKeys} (merchant_id, livemode, key, request_hash, state, locked_at, created_at, expires_at)
+          values (${scope.merchantId}, ${scope.livemode}, ${key}, ${fingerprint}, 'in_progress', ${now.toISOString()}, ${now.toISOString()},
+                  ${new Date(now.getTime() + IDEMPOTENCY_TTL_MS).toISOString()})
+          on conflict do nothing
+          returning locked_at, request_hash, state, response_status, response_body, expires_at)
+        select true as inserted, * from ins
+        union all
+        select false, locked_at, request_hash, state, response_status, response_body, expires_at
+        from ${idempotencyKeys}
+        where merchant_id = ${scope.merchantId} and livemode = ${scope.livemode} and key = ${key} and not exists (select 1 from ins)`),
+    );
+    if (claimed?.inserted) return owned(ctx, scope, key, new Date(claimed.locked_at));
+    const row = claimed && {
+      requestHash: claimed.request_hash,
+      state: claimed.state,
+      responseStatus: claimed.response_status,
+      responseBody: claimed.response_body,
+      expiresAt: new Date(claimed.expires_at),
+      lockedAt: new Date(claimed.locked_at),
+    };
+    // None: released or swept just now, or claimed by a request that committed after this
+    // statement took its snapshot. Either way, asking again settles it.
+    if (!row) continue;
 
     if (row.expiresAt <= now) {
       // Kept 24 h: an older record is forgotten and the key is new again.

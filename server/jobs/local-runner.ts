@@ -20,6 +20,7 @@ const MAX_SLEEP_MS = 1_000;
  */
 export class LocalRunner {
   private timer: NodeJS.Timeout | undefined;
+  private wakeAt = Number.POSITIVE_INFINITY;
   private running = false;
   private stopped = true;
   private wakeRequested = false;
@@ -37,14 +38,19 @@ export class LocalRunner {
     clearTimeout(this.timer);
   }
 
-  /** New work exists (a payment was created, a state changed): look now rather than later. */
-  notify(): void {
+  /**
+   * New work falls due at `at`: wake then if that is sooner than planned. Most new work is due
+   * seconds away (an expiry, a first status check), so a busy API does not keep the runner awake.
+   */
+  notify(at: Date = new Date(0)): void {
     if (this.stopped) return;
+    const delay = Math.max(0, at.getTime() - this.deps.clock.now().getTime());
+    if (Date.now() + delay >= this.wakeAt) return;
     if (this.running) {
-      this.wakeRequested = true;
+      if (delay === 0) this.wakeRequested = true;
       return;
     }
-    this.schedule(0);
+    this.schedule(delay);
   }
 
   /** One pass over all due work; returns the payment ids it handled. */
@@ -67,6 +73,7 @@ export class LocalRunner {
 
   private schedule(ms: number): void {
     clearTimeout(this.timer);
+    this.wakeAt = Date.now() + ms;
     this.timer = setTimeout(() => void this.loop(), ms);
     this.timer.unref();
   }

@@ -3,6 +3,7 @@ import { systemClock } from "@/server/clock";
 import { log } from "@/server/log";
 import { providers, sandbox } from "@/server/providers/registry";
 import { receiveProviderCallback } from "@/server/services/providers/receive-callback";
+import { UNKNOWN_CHECK_DELAYS_S } from "@/server/domain/reconcile-schedule";
 import { env } from "@/server/env";
 import { onJobSignal, type JobSignal } from "./bus";
 import { LocalRunner } from "./local-runner";
@@ -26,7 +27,9 @@ export function startBackgroundWork(db: Db): void {
   if (holder.__mariRunner) return;
   const runner = new LocalRunner({ db, clock: systemClock, providers });
   holder.__mariRunner = runner;
-  onJobSignal(() => runner.notify());
+  onJobSignal((signal) =>
+    runner.notify(signal.type === "payment.created" ? signal.expiresAt : new Date(signal.unknownSince.getTime() + UNKNOWN_CHECK_DELAYS_S[0] * 1000)),
+  );
   runner.start();
   log.info("local job runner started");
 }

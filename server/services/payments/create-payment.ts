@@ -1,4 +1,4 @@
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { payments, type Payment } from "@/db/schema";
 import { violatedUniqueConstraint } from "@/db/errors";
 import { ServiceError } from "@/server/domain/errors";
@@ -12,6 +12,7 @@ import { IDEMPOTENCY_TTL_MS } from "@/server/domain/idempotency";
 import { log } from "@/server/log";
 import { ProviderUnavailableError, type PushResult } from "@/server/providers/port";
 import { signalJobs } from "@/server/jobs/bus";
+import { insertPaymentRow, recordPromptSent } from "./prepared";
 import { transitionPayment } from "./transition-payment";
 
 export type CreatePaymentInput = {
@@ -65,31 +66,27 @@ async function insertPayment(ctx: ServiceContext, input: CreatePaymentInput, msi
   const now = ctx.clock.now();
   const quote = quoteFee(ctx.merchant.feePlan, ctx.merchant.feeBearer, input.amount, input.currency);
   try {
-    const [row] = await ctx.db
-      .insert(payments)
-      .values({
-        id: newId("payment", now),
-        merchantId: ctx.merchant.id,
-        livemode: ctx.livemode,
-        amount: quote.amount,
-        currency: quote.currency,
-        method: input.method,
-        reference: input.reference,
-        customerMsisdn: msisdn,
-        network,
-        fee: quote.fee,
-        feeBearer: quote.fee_bearer,
-        chargedAmount: quote.charged_amount,
-        status: "awaiting_customer",
-        provider: ctx.providers.forPayment({ livemode: ctx.livemode, msisdn }).name,
-        metadata: input.metadata ?? {},
-        idempotencyKey: input.idempotencyKey ?? null,
-        expiresAt: new Date(now.getTime() + ctx.merchant.paymentExpirySeconds * 1000),
-        createdAt: now,
-        updatedAt: now,
-      })
-      .returning();
-    return row!;
+    return await insertPaymentRow(ctx.db, {
+      id: newId("payment", now),
+      merchantId: ctx.merchant.id,
+      livemode: ctx.livemode,
+      amount: quote.amount,
+      currency: quote.currency,
+      method: input.method,
+      reference: input.reference,
+      customerMsisdn: msisdn,
+      network,
+      fee: quote.fee,
+      feeBearer: quote.fee_bearer,
+      chargedAmount: quote.charged_amount,
+      status: "awaiting_customer",
+      provider: ctx.providers.forPayment({ livemode: ctx.livemode, msisdn }).name,
+      metadata: input.metadata ?? {},
+      idempotencyKey: input.idempotencyKey ?? null,
+      expiresAt: new Date(now.getTime() + ctx.merchant.paymentExpirySeconds * 1000),
+      createdAt: now,
+      updatedAt: now,
+    });
   } catch (e) {
     const constraint = violatedUniqueConstraint(e);
     // A retry of our own half-made payment collides on both indexes, and PostgreSQL names
@@ -150,11 +147,7 @@ async function pushPrompt(ctx: ServiceContext, payment: Payment): Promise<Paymen
   }
   // Compare-and-set: only a payment still waiting for its prompt records it. Losing the race (a
   // callback or the expiry got there first) is normal: the current row is the answer.
-  const [updated] = await ctx.db
-    .update(payments)
-    .set({ promptSentAt: now, providerReference: result.providerReference, updatedAt: now })
-    .where(and(eq(payments.id, payment.id), isNull(payments.promptSentAt)))
-    .returning();
+  const updated = await recordPromptSent(ctx.db, payment.id, now, result.providerReference);
   if (updated) return updated;
   const [current] = await ctx.db.select().from(payments).where(eq(payments.id, payment.id));
   return current!;
