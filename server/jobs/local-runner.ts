@@ -45,7 +45,7 @@ export class LocalRunner {
   notify(at: Date = new Date(0)): void {
     if (this.stopped) return;
     const delay = Math.max(0, at.getTime() - this.deps.clock.now().getTime());
-    if (Date.now() + delay >= this.wakeAt) return;
+    if (performance.now() + delay >= this.wakeAt) return;
     if (this.running) {
       if (delay === 0) this.wakeRequested = true;
       return;
@@ -73,7 +73,7 @@ export class LocalRunner {
 
   private schedule(ms: number): void {
     clearTimeout(this.timer);
-    this.wakeAt = Date.now() + ms;
+    this.wakeAt = performance.now() + ms; // monotonic: this is timer bookkeeping, not business time
     this.timer = setTimeout(() => void this.loop(), ms);
     this.timer.unref();
   }
