@@ -15,7 +15,7 @@ import { idTime, isId } from "@/server/domain/ids";
 const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz";
 
 /** SQL for the 10-char base32 time prefix of a bigint millisecond expression. */
-function encodeTimeSql(ms: string): string {
+export function encodeTimeSql(ms: string): string {
   const chars = Array.from({ length: 10 }, (_, k) => `substr('${ALPHABET}', ((${ms} >> ${5 * (9 - k)}) & 31)::int + 1, 1)`);
   return chars.join(" || ");
 }

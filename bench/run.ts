@@ -30,6 +30,7 @@ import { FLOOR_TABLE_DDL } from "@/server/bench/floor";
 import { hashKey } from "@/server/domain/api-keys";
 import { cpuWindow, descendants, mergeCpu, waitForQuiet, type CpuUse } from "./cpu";
 import { ensureDataset } from "./dataset";
+import { expiryLateness, seedExpiries } from "./timers";
 import { connect, resolveDatabaseUrl, tableDeltas, walBytes, walRecords, writeSnapshot } from "./db";
 import { load, paced, summarize, type PacedRequest, type Samples } from "./load";
 import { cpuLines, table, type Measured, type Row } from "./report";
@@ -44,6 +45,9 @@ const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const DEEP = Math.floor(ROWS / 2);
 const WRITE_CONNECTIONS = 50;
 const READ_CONNECTIONS = 10;
+const TIMER_COUNT = Number(process.env.BENCH_TIMERS ?? 10_000);
+const TIMER_LEAD_MS = 5_000;
+const TIMER_SPREAD_MS = 60_000;
 /** Between rounds, so that requests cut off at the end of one cannot load the next. */
 const ROUND_GAP_MS = 1_500;
 const QUIET_WAIT_S = Number(process.env.BENCH_QUIET_WAIT ?? 120);
@@ -181,6 +185,7 @@ async function main(): Promise<void> {
   ensureBuild(baseEnv);
   const creator = seed("bench", baseEnv);
   const lister = seed("bench-list", baseEnv);
+  const timers = seed("bench-timers", baseEnv);
 
   const sql = connect(databaseUrl, 1);
   const holder: { server?: Server } = {};
@@ -343,6 +348,22 @@ async function main(): Promise<void> {
     const replayWal = await walBytes(sql, before.lsn, end!.lsn);
     const wal = await walRecords(sql, before.lsn, end!.lsn);
     const writes = tableDeltas(before, after);
+
+    // ---- timers: 10,000 expiries over 60 s while the API takes creates ------------------------
+    say(`timers: ${TIMER_COUNT.toLocaleString("en")} awaiting payments expiring over ${TIMER_SPREAD_MS / 1000} s`);
+    const { lastDue } = await seedExpiries(sql, timers.merchant_id, TIMER_COUNT, TIMER_LEAD_MS, TIMER_SPREAD_MS);
+    const [createWithTimersR] = await interleaved(
+      ctx,
+      [
+        cannon(server.url, "create while timers fire", WRITE_CONNECTIONS, [
+          { method: "POST", path: "/v1/payments", headers: createHeaders, setupRequest: (req) => ({ ...req, ...createRequest() }), onResponse: recordCreated },
+        ]),
+      ],
+      { waitForQuiet: false },
+    );
+    await sleep(Math.max(0, lastDue.getTime() + 5_000 - Date.now()));
+    const lateness = await expiryLateness(sql, timers.merchant_id);
+    say(`timers: ${lateness.expired} expired, ${lateness.notExpired} not; lateness p50 ${lateness.p50.toFixed(0)} ms, p99 ${lateness.p99.toFixed(0)} ms, max ${lateness.max.toFixed(0)} ms`);
     const noWrites = replayTuples === 0 && ("unavailable" in wal || wal.userRelations === 0) && notReplayed === 0;
 
     // ---- the table ------------------------------------------------------------------------------
@@ -373,6 +394,23 @@ async function main(): Promise<void> {
         ratio: `${x(replayR!.rps / createR!.rps)} create`,
         target: "≥ 1.50× create, 0 writes",
         pass: replayR!.rps / createR!.rps >= 1.5 && noWrites && clean(replayR!),
+      },
+      {
+        phase: `create while ${TIMER_COUNT.toLocaleString("en")} expiries fire`,
+        connections: WRITE_CONNECTIONS,
+        r: createWithTimersR!,
+        ratio: `${x(createWithTimersR!.rps / createR!.rps)} create`,
+        target: "≥ 0.90× create",
+        pass: createWithTimersR!.rps / createR!.rps >= 0.9 && clean(createWithTimersR!),
+      },
+      {
+        phase: `expiry lateness (${lateness.expired.toLocaleString("en")} of ${TIMER_COUNT.toLocaleString("en")} over ${TIMER_SPREAD_MS / 1000} s)`,
+        connections: 0,
+        // Lateness in the latency columns; "req/s" is expiries per second of the window.
+        r: { ...createWithTimersR!, rps: lateness.expired / (TIMER_SPREAD_MS / 1000), p50: lateness.p50, p99: lateness.p99, max: lateness.max, failures: lateness.notExpired },
+        ratio: "–",
+        target: "p99 ≤ 2 s, all expired",
+        pass: lateness.p99 <= 2_000 && lateness.notExpired === 0,
       },
       { phase: "list: first page", connections: READ_CONNECTIONS, r: firstR!, ratio: "–", target: "p99 ≤ 20 ms", pass: firstR!.p99 <= 20 && clean(firstR!) },
       {
@@ -428,6 +466,7 @@ async function main(): Promise<void> {
       rows: rows.map(({ phase: name, r, ratio, target, pass }) => ({ phase: name, ...r, ratio, target, pass })),
       replay: { before, after, endLsn: end!.lsn, walBytes: replayWal, walRecords: wal, replayed, notReplayed },
       created: created.length,
+      timers: lateness,
     };
     writeFileSync(path.join(dir, `${stamp}.json`), `${JSON.stringify(details, null, 2)}\n`);
     writeFileSync(path.join(dir, `${stamp}.md`), `${output.join("\n")}\n`);
