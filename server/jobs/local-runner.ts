@@ -9,7 +9,7 @@ import { claimDue, nextDueAt } from "./due-work";
 type Deps = { db: Db; clock: Clock; providers: ProviderRegistry; merchantId?: string };
 
 const BATCH = 100;
-const CONCURRENCY = 8;
+const CONCURRENCY = 32;
 /** The longest it sleeps without looking: bounds lateness for work another instance created. */
 const MAX_SLEEP_MS = 1_000;
 
