@@ -3,6 +3,7 @@ import type { Db } from "@/db/client";
 import { log } from "@/server/log";
 import type { ProviderRegistry } from "@/server/providers/port";
 import { expirePayment } from "@/server/services/payments/expire-payment";
+import { sweepExpiredIdempotencyKeys } from "@/server/services/idempotency/sweep-expired-keys";
 import { reconcilePayment } from "@/server/services/payments/reconcile-payment";
 import { claimDue, nextDueAt } from "./due-work";
 
@@ -55,6 +56,7 @@ export class LocalRunner {
 
   /** One pass over all due work; returns the payment ids it handled. */
   async tick(): Promise<string[]> {
+    await this.housekeeping();
     const handled: string[] = [];
     for (const kind of ["expiry", "reconcile"] as const) {
       for (;;) {
@@ -69,6 +71,15 @@ export class LocalRunner {
       }
     }
     return handled;
+  }
+
+  private lastSweep = Number.NEGATIVE_INFINITY;
+
+  /** Once a minute: forget idempotency records past their 24 h. */
+  private async housekeeping(): Promise<void> {
+    if (this.deps.merchantId || performance.now() - this.lastSweep < 60_000) return;
+    this.lastSweep = performance.now();
+    while ((await sweepExpiredIdempotencyKeys(this.deps, 1_000)) === 1_000);
   }
 
   private schedule(ms: number): void {

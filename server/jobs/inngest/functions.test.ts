@@ -94,9 +94,10 @@ describe("Inngest functions", () => {
       steps: [
         { id: "expire-overdue", handler: () => 3 },
         { id: "reconcile-overdue", handler: () => 2 },
+        { id: "forget-expired-idempotency-keys", handler: () => 7 },
       ],
     });
-    expect(result).toEqual({ expired: 3, reconciled: 2 });
+    expect(result).toEqual({ expired: 3, reconciled: 2, forgotten: 7 });
     expect(ctx.step.run).toHaveBeenCalledWith("expire-overdue", expect.any(Function));
   });
 });

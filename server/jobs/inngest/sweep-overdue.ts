@@ -1,4 +1,5 @@
 import { cron } from "inngest";
+import { sweepExpiredIdempotencyKeys } from "@/server/services/idempotency/sweep-expired-keys";
 import { expirePayment } from "@/server/services/payments/expire-payment";
 import { reconcilePayment } from "@/server/services/payments/reconcile-payment";
 import { claimDue } from "../due-work";
@@ -9,7 +10,8 @@ const BATCH = 200;
 
 /**
  * Every minute: whatever is overdue because a send was lost, a function failed for good or the
- * backoff schedule ran out, is claimed (SKIP LOCKED leases, as the local runner does) and run.
+ * backoff schedule ran out, is claimed (SKIP LOCKED leases, as the local runner does) and run; and
+ * idempotency records past their 24 h are deleted.
  */
 export const sweepOverdueFn = inngest.createFunction(
   { id: "sweep-overdue", triggers: [cron("* * * * *")], concurrency: 1 },
@@ -26,6 +28,7 @@ export const sweepOverdueFn = inngest.createFunction(
       for (const id of ids) await reconcilePayment(deps, id);
       return ids.length;
     });
-    return { expired, reconciled };
+    const forgotten = await step.run("forget-expired-idempotency-keys", async () => sweepExpiredIdempotencyKeys(await jobDeps(), 5_000));
+    return { expired, reconciled, forgotten };
   },
 );
