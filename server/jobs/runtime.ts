@@ -5,7 +5,7 @@ import { providers, sandbox } from "@/server/providers/registry";
 import { receiveProviderCallback } from "@/server/services/providers/receive-callback";
 import { UNKNOWN_CHECK_DELAYS_S } from "@/server/domain/reconcile-schedule";
 import { env } from "@/server/env";
-import { onJobSignal, type JobSignal } from "./bus";
+import { onJobSignal, type JobSignal } from "@/server/services/job-signals";
 import { LocalRunner } from "./local-runner";
 
 const holder = globalThis as unknown as { __mariRunner?: LocalRunner };

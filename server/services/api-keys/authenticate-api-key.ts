@@ -25,10 +25,9 @@ function remember(hash: string, value: Authenticated, now: number): void {
   cache.set(hash, { value, until: now + ttl });
 }
 
-/** Forget a key at once (revocation), or every key (tests that change merchants underneath). */
-export function forgetApiKey(hash?: string): void {
-  if (hash === undefined) cache.clear();
-  else cache.delete(hash);
+/** Forget a key at once: its revocation must not wait for the TTL in this process. */
+export function forgetApiKey(hash: string): void {
+  cache.delete(hash);
 }
 
 /**

@@ -11,7 +11,7 @@ import { env } from "@/server/env";
 import { IDEMPOTENCY_TTL_MS } from "@/server/domain/idempotency";
 import { log } from "@/server/log";
 import { ProviderUnavailableError, type PushResult } from "@/server/providers/port";
-import { signalJobs } from "@/server/jobs/bus";
+import { signalJobs } from "@/server/services/job-signals";
 import { insertPaymentRow, recordPromptSent } from "./prepared";
 import { transitionPayment } from "./transition-payment";
 

@@ -8,14 +8,17 @@ import { getPayment } from "./get-payment";
 import { markUnresolved } from "./reconcile-payment";
 import { transitionPayment } from "./transition-payment";
 
-export const TEST_ACTIONS = ["succeed", "fail", "expire", "unknown", "age"] as const;
-export type TestAction = (typeof TEST_ACTIONS)[number];
+const TEST_ACTIONS = ["succeed", "fail", "expire", "unknown", "age"] as const;
+type TestAction = (typeof TEST_ACTIONS)[number];
+
+const isTestAction = (a: string): a is TestAction => (TEST_ACTIONS as readonly string[]).includes(a);
 
 /**
  * Test helpers: move a test-mode payment through the verbs the provider and the timers use, so
  * an integration can rehearse every outcome without waiting. Live payments do not exist here.
  */
-export async function driveTestPayment(ctx: ServiceContext, paymentId: string, action: TestAction): Promise<Payment> {
+export async function driveTestPayment(ctx: ServiceContext, paymentId: string, action: string): Promise<Payment> {
+  if (!isTestAction(action)) throw resourceMissing("test helper", action, "action");
   if (ctx.livemode) throw resourceMissing("payment", paymentId);
   const payment = await getPayment(ctx, paymentId);
   switch (action) {

@@ -5,7 +5,7 @@ import { TRANSITIONS, type FailureCode, type PaymentStatus } from "@/server/doma
 import { resourceMissing } from "@/server/domain/errors";
 import type { BaseContext } from "@/server/context";
 import { toPaymentResource } from "@/server/schemas/payments";
-import { signalJobs } from "@/server/jobs/bus";
+import { signalJobs } from "@/server/services/job-signals";
 import { recordEvent } from "../events/record-event";
 import { firstCheckAt } from "@/server/domain/reconcile-schedule";
 

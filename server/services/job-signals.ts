@@ -1,5 +1,6 @@
 /**
- * How services say "there is new durable work" without knowing which driver runs it. The driver
+ * How services say "there is new durable work" without knowing which driver runs it (services
+ * emit, the drivers in server/jobs subscribe, so nothing here points the wrong way). The driver
  * started at boot (local runner or Inngest) subscribes; with none, nothing happens, and the
  * database still holds the truth the runner or the sweeper will find.
  */
