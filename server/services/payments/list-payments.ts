@@ -28,8 +28,8 @@ export async function listPayments(ctx: ServiceContext, filters: PaymentFilters,
     filters.createdGte && gte(payments.id, idLowerBound("payment", filters.createdGte)),
     filters.createdLt && lt(payments.id, idLowerBound("payment", filters.createdLt)),
   ];
-  const q = keyset(payments.id, page, and(...conditions));
-  const rows = await ctx.db.select().from(payments).where(q.where).orderBy(q.orderBy).limit(q.limit);
+  const q = keyset(payments.id, page, and(...conditions), [payments.merchantId, payments.livemode]);
+  const rows = await ctx.db.select().from(payments).where(q.where).orderBy(...q.orderBy).limit(q.limit);
   return q.finish(rows);
 }
 
