@@ -12,3 +12,16 @@ export async function insertFloorRow(payload: string): Promise<void> {
   const db = await getDb();
   await db.execute(sql`insert into bench_floor (payload) values (${payload})`);
 }
+
+/**
+ * The read floor: what a GET costs when it does the list query's work and nothing else (no
+ * auth, no validation, rows sent as the driver returns them). One indexed SELECT of 11 rows.
+ */
+export async function readFloorRows(merchantId: string): Promise<string> {
+  const db = await getDb();
+  const rows = await db.execute(
+    sql`select * from payments where merchant_id = ${merchantId} and livemode = false
+        order by merchant_id desc, livemode desc, id desc limit 11`,
+  );
+  return JSON.stringify(rows);
+}
