@@ -2,10 +2,12 @@ import { z } from "zod";
 import { ERROR_CODES, ERROR_TYPES } from "@/server/domain/errors";
 import { HTTP_STATUS } from "@/server/http/errors";
 import type { Operation } from "@/server/schemas/common";
+import { eventOperations } from "@/server/schemas/events";
 import { paymentOperations } from "@/server/schemas/payments";
+import { webhookOperations } from "@/server/schemas/webhooks";
 
 /** Every operation the API serves; later resources add their groups here. */
-export const OPERATIONS: Operation[] = [...Object.values(paymentOperations)];
+export const OPERATIONS: Operation[] = [...Object.values(paymentOperations), ...Object.values(eventOperations), ...Object.values(webhookOperations)];
 
 const errorSchema = z.object({
   error: z.object({

@@ -5,3 +5,4 @@ export * from "./payments";
 export * from "./idempotency-keys";
 export * from "./events";
 export * from "./provider-callbacks";
+export * from "./webhooks";

@@ -16,6 +16,7 @@ export const ID_PREFIXES = {
   event: "evt",
   webhookEndpoint: "we",
   webhookDelivery: "whd",
+  webhookAttempt: "wha",
   settlement: "stl",
   request: "req",
   outbox: "obx",

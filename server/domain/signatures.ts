@@ -14,6 +14,9 @@ export function signatureHeader(secrets: readonly string[], timestamp: number, r
 }
 
 /**
+ * For merchants too: this module needs nothing but node:crypto, so a receiver can use it as is
+ * (see the README's Next.js route handler). Pass the raw body, before any JSON parsing.
+ *
  * Verifies a `t=…,v1=…` header the way the spec tells receivers to: parse, refuse a timestamp
  * more than 300 s from now, recompute, compare in constant time. Any v1 matching any secret passes.
  */
@@ -33,7 +36,8 @@ export function verifySignatureHeader(
     else if (k === "v1" && v && /^[0-9a-f]{64}$/.test(v)) candidates.push(v);
   }
   if (timestamp === undefined || candidates.length === 0) return false;
-  if (Math.abs(now.getTime() / 1000 - timestamp) > toleranceSeconds) return false;
+  // Whole seconds, as `t` is: 300 s means 300 s however many milliseconds into the second now is.
+  if (Math.abs(Math.floor(now.getTime() / 1000) - timestamp) > toleranceSeconds) return false;
   return secrets.some((secret) => {
     const expected = Buffer.from(signPayload(secret, timestamp!, rawBody), "hex");
     return candidates.some((c) => timingSafeEqual(expected, Buffer.from(c, "hex")));

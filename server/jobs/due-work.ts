@@ -1,5 +1,6 @@
-import { and, asc, eq, inArray, isNull, lte, min, or } from "drizzle-orm";
-import { payments } from "@/db/schema";
+import { and, asc, eq, inArray, isNull, lte, or, sql } from "drizzle-orm";
+import { rowsOf } from "@/db/rows";
+import { outbox, payments, webhookDeliveries } from "@/db/schema";
 import type { Db } from "@/db/client";
 
 export const LEASE_MS = 30_000;
@@ -37,13 +38,56 @@ export async function claimDue(
   return claimed.map((r) => r.id);
 }
 
-/** When the earliest due work falls, so a runner can sleep exactly until then. */
+/** When the earliest due work falls (one round trip, each part on its partial index). */
 export async function nextDueAt(db: Db): Promise<Date | null> {
-  const [expiry] = await db.select({ at: min(payments.expiresAt) }).from(payments).where(eq(payments.status, "awaiting_customer"));
-  const [check] = await db
-    .select({ at: min(payments.nextCheckAt) })
-    .from(payments)
-    .where(inArray(payments.status, ["unknown", "unresolved"]));
-  const times = [expiry?.at, check?.at].filter((d): d is Date => d instanceof Date);
-  return times.length ? new Date(Math.min(...times.map((d) => d.getTime()))) : null;
+  const [row] = rowsOf<{ at: Date | string | null }>(
+    await db.execute(sql`select least(
+      (select min(${payments.expiresAt}) from ${payments} where ${payments.status} = 'awaiting_customer'),
+      (select min(${payments.nextCheckAt}) from ${payments} where ${payments.status} in ('unknown', 'unresolved')),
+      (select min(${webhookDeliveries.nextAttemptAt}) from ${webhookDeliveries} where ${webhookDeliveries.status} = 'pending'),
+      (select min(${outbox.createdAt}) from ${outbox} where ${outbox.relayedAt} is null)
+    ) as at`),
+  );
+  return row?.at ? new Date(row.at) : null;
+}
+
+/** A delivery attempt may take 10 s; the lease covers it with room to record the result. */
+export const DELIVERY_LEASE_MS = 60_000;
+
+/**
+ * Claims pending deliveries due at `now` (SKIP LOCKED, leased by pushing `next_attempt_at` past the
+ * attempt). `overdueMs` leaves recently due work to whoever scheduled it: the Inngest sweeper only
+ * takes deliveries whose own function should have run minutes ago.
+ */
+export async function claimDueDeliveries(
+  db: Db,
+  now: Date,
+  limit: number,
+  opts: { merchantId?: string; overdueMs?: number } = {},
+): Promise<string[]> {
+  const dueBy = new Date(now.getTime() - (opts.overdueMs ?? 0));
+  const due = and(eq(webhookDeliveries.status, "pending"), lte(webhookDeliveries.nextAttemptAt, dueBy));
+  const candidates = db
+    .select({ id: webhookDeliveries.id })
+    .from(webhookDeliveries)
+    .where(opts.merchantId ? and(due, eq(webhookDeliveries.merchantId, opts.merchantId)) : due)
+    .orderBy(asc(webhookDeliveries.nextAttemptAt))
+    .limit(limit)
+    .for("update", { skipLocked: true });
+  const claimed = await db
+    .update(webhookDeliveries)
+    .set({ nextAttemptAt: new Date(now.getTime() + DELIVERY_LEASE_MS) })
+    .where(inArray(webhookDeliveries.id, candidates))
+    .returning({ id: webhookDeliveries.id });
+  return claimed.map((r) => r.id);
+}
+
+/** Claims one delivery if it is due (the Inngest function's step); false when not due or leased. */
+export async function claimDelivery(db: Db, id: string, now: Date): Promise<boolean> {
+  const claimed = await db
+    .update(webhookDeliveries)
+    .set({ nextAttemptAt: new Date(now.getTime() + DELIVERY_LEASE_MS) })
+    .where(and(eq(webhookDeliveries.id, id), eq(webhookDeliveries.status, "pending"), lte(webhookDeliveries.nextAttemptAt, now)))
+    .returning({ id: webhookDeliveries.id });
+  return claimed.length === 1;
 }

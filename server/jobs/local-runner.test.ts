@@ -5,6 +5,7 @@ import { events, payments } from "@/db/schema";
 import { manualClock, systemClock } from "@/server/clock";
 import { providers, sandbox } from "@/server/providers/registry";
 import { seedPayment, seedTestMerchant, type TestMerchant } from "@/server/testing/fixtures";
+import { testPoster } from "@/server/testing/webhooks";
 import { LocalRunner } from "./local-runner";
 
 describe("local runner", () => {
@@ -24,7 +25,7 @@ describe("local runner", () => {
     const unknown = await seedPayment(m, "unknown", { msisdn: "263770000001", at: t0 });
     const clock = manualClock(new Date(t0.getTime() + 2_000));
     sandbox.clock = clock;
-    const handled = await new LocalRunner({ db, clock, providers, merchantId: m.merchant.id }).tick();
+    const handled = await new LocalRunner({ db, clock, providers, webhooks: testPoster(), merchantId: m.merchant.id }).tick();
     expect(handled).toEqual(expect.arrayContaining([due.id, unknown.id]));
     expect(handled).not.toContain(later.id);
     const rows = await db.select().from(payments).where(inArray(payments.id, [due.id, later.id, unknown.id]));
@@ -40,7 +41,7 @@ describe("local runner", () => {
     );
     const clock = manualClock(new Date(t0.getTime() + 5_000));
     sandbox.clock = clock;
-    const [a, b] = await Promise.all([new LocalRunner({ db, clock, providers, merchantId: m.merchant.id }).tick(), new LocalRunner({ db, clock, providers, merchantId: m.merchant.id }).tick()]);
+    const [a, b] = await Promise.all([new LocalRunner({ db, clock, providers, webhooks: testPoster(), merchantId: m.merchant.id }).tick(), new LocalRunner({ db, clock, providers, webhooks: testPoster(), merchantId: m.merchant.id }).tick()]);
     const mine = new Set(seeded.map((p) => p.id));
     const handledA = a;
     const handledB = b;
@@ -58,7 +59,7 @@ describe("local runner", () => {
     await db.update(payments).set({ nextCheckAt: new Date(t0.getTime() + 31_000) }).where(eq(payments.id, p.id));
     const clock = manualClock(new Date(t0.getTime() + 2_000));
     sandbox.clock = clock;
-    const runner = new LocalRunner({ db, clock, providers, merchantId: m.merchant.id });
+    const runner = new LocalRunner({ db, clock, providers, webhooks: testPoster(), merchantId: m.merchant.id });
     expect(await runner.tick()).not.toContain(p.id);
     clock.advance(30_000);
     expect(await runner.tick()).toContain(p.id);

@@ -5,12 +5,17 @@ import type { ProviderRegistry } from "@/server/providers/port";
 import { expirePayment } from "@/server/services/payments/expire-payment";
 import { sweepExpiredIdempotencyKeys } from "@/server/services/idempotency/sweep-expired-keys";
 import { reconcilePayment } from "@/server/services/payments/reconcile-payment";
-import { claimDue, nextDueAt } from "./due-work";
+import { attemptDelivery, type WebhookSender } from "@/server/services/webhooks/attempt-delivery";
+import { fanOutEvents } from "@/server/services/webhooks/fan-out-events";
+import { claimDue, claimDueDeliveries, nextDueAt } from "./due-work";
 
-type Deps = { db: Db; clock: Clock; providers: ProviderRegistry; merchantId?: string };
+type Deps = { db: Db; clock: Clock; providers: ProviderRegistry; webhooks: WebhookSender; merchantId?: string };
 
 const BATCH = 100;
 const CONCURRENCY = 32;
+/** Webhook attempts in flight at once; they wait on merchants' servers, not on this process. */
+const DELIVERY_CONCURRENCY = 64;
+const RELAY_BATCH = 500;
 /** The longest it sleeps without looking: bounds lateness for work another instance created. */
 const MAX_SLEEP_MS = 1_000;
 
@@ -54,9 +59,13 @@ export class LocalRunner {
     this.schedule(delay);
   }
 
-  /** One pass over all due work; returns the payment ids it handled. */
+  /**
+   * One pass over all due work; returns the payment ids it handled. Webhook attempts it starts
+   * run on in the background (a slow receiver must not hold up an expiry); `settled()` waits.
+   */
   async tick(): Promise<string[]> {
     await this.housekeeping();
+    await this.relayEvents();
     const handled: string[] = [];
     for (const kind of ["expiry", "reconcile"] as const) {
       for (;;) {
@@ -70,7 +79,46 @@ export class LocalRunner {
         if (ids.length < BATCH) break;
       }
     }
+    await this.startDeliveries();
     return handled;
+  }
+
+  /** Resolves when the webhook attempts started so far (and those they chained) have finished. */
+  async settled(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.all(this.inFlight);
+  }
+
+  private readonly inFlight = new Set<Promise<void>>();
+  private moreDeliveries = false;
+
+  /** Committed events become deliveries (one per subscribed endpoint). */
+  private async relayEvents(): Promise<void> {
+    while ((await fanOutEvents(this.deps, { limit: RELAY_BATCH, merchantId: this.deps.merchantId })).events === RELAY_BATCH);
+  }
+
+  /** Claims as many due deliveries as there are free slots and starts them; a finished one claims more. */
+  private async startDeliveries(): Promise<void> {
+    const free = DELIVERY_CONCURRENCY - this.inFlight.size;
+    if (free <= 0) {
+      this.moreDeliveries = true;
+      return;
+    }
+    const ids = await claimDueDeliveries(this.deps.db, this.deps.clock.now(), free, { merchantId: this.deps.merchantId });
+    if (ids.length === free) this.moreDeliveries = true;
+    for (const id of ids) {
+      const attempt: Promise<void> = attemptDelivery(this.deps, id)
+        .then(
+          () => undefined,
+          (e: unknown) => log.error("webhook attempt failed; the delivery is due again when its lease ends", { delivery: id, error: e }),
+        )
+        .finally(() => {
+          this.inFlight.delete(attempt);
+          if (!this.moreDeliveries || this.stopped) return;
+          this.moreDeliveries = false;
+          this.startDeliveries().catch((e: unknown) => log.error("claiming webhook deliveries failed", { error: e }));
+        });
+      this.inFlight.add(attempt);
+    }
   }
 
   private lastSweep = Number.NEGATIVE_INFINITY;

@@ -7,6 +7,7 @@ import { UNKNOWN_CHECK_DELAYS_S } from "@/server/domain/reconcile-schedule";
 import { env } from "@/server/env";
 import { onJobSignal, type JobSignal } from "@/server/services/job-signals";
 import { LocalRunner } from "./local-runner";
+import { sharedWebhookPoster } from "./webhook-poster";
 
 const holder = globalThis as unknown as { __mariRunner?: LocalRunner };
 
@@ -25,26 +26,46 @@ export function startBackgroundWork(db: Db): void {
     return;
   }
   if (holder.__mariRunner) return;
-  const runner = new LocalRunner({ db, clock: systemClock, providers });
+  const runner = new LocalRunner({ db, clock: systemClock, providers, webhooks: sharedWebhookPoster() });
   holder.__mariRunner = runner;
-  onJobSignal((signal) =>
-    runner.notify(signal.type === "payment.created" ? signal.expiresAt : new Date(signal.unknownSince.getTime() + UNKNOWN_CHECK_DELAYS_S[0] * 1000)),
-  );
+  onJobSignal((signal) => runner.notify(dueAt(signal)));
   runner.start();
   log.info("local job runner started");
 }
 
-/** Event ids dedupe on Inngest's side, so a signal sent twice starts one run. */
-async function sendToInngest(signal: JobSignal): Promise<void> {
-  const { inngest, paymentCreated, paymentUnknown } = await import("./inngest/client");
-  const event =
-    signal.type === "payment.created"
-      ? paymentCreated.create({ payment_id: signal.paymentId, expires_at: signal.expiresAt.toISOString() }, { id: signal.paymentId })
-      : paymentUnknown.create(
-          { payment_id: signal.paymentId, unknown_since: signal.unknownSince.toISOString() },
-          { id: `${signal.paymentId}:unknown:${signal.unknownSince.getTime()}` },
-        );
-  // A failed send loses no work: the sweep-overdue function finds what is due.
-  await inngest.send(event).catch((e: unknown) => log.warn("inngest.send failed; the sweeper will catch up", { signal: signal.type, error: e }));
+/** When the work a signal announces falls due. */
+function dueAt(signal: JobSignal): Date {
+  switch (signal.type) {
+    case "payment.created":
+      return signal.expiresAt;
+    case "payment.unknown":
+      return new Date(signal.unknownSince.getTime() + UNKNOWN_CHECK_DELAYS_S[0] * 1000);
+    case "events.recorded":
+    case "webhooks.queued":
+      return new Date(0);
+  }
 }
 
+/** Event ids dedupe on Inngest's side, so a signal sent twice starts one run. */
+async function sendToInngest(signal: JobSignal): Promise<void> {
+  const { inngest, paymentCreated, paymentUnknown, eventsRecorded, deliveryScheduled } = await import("./inngest/client");
+  const events = (() => {
+    switch (signal.type) {
+      case "payment.created":
+        return [paymentCreated.create({ payment_id: signal.paymentId, expires_at: signal.expiresAt.toISOString() }, { id: signal.paymentId })];
+      case "payment.unknown":
+        return [
+          paymentUnknown.create(
+            { payment_id: signal.paymentId, unknown_since: signal.unknownSince.toISOString() },
+            { id: `${signal.paymentId}:unknown:${signal.unknownSince.getTime()}` },
+          ),
+        ];
+      case "events.recorded":
+        return [eventsRecorded.create({ event_ids: signal.eventIds }, { id: signal.eventIds.join(",") })];
+      case "webhooks.queued":
+        return signal.deliveryIds.map((id) => deliveryScheduled.create({ delivery_id: id }, { id }));
+    }
+  })();
+  // A failed send loses no work: the sweep-overdue function finds what is due.
+  await inngest.send(events).catch((e: unknown) => log.warn("inngest.send failed; the sweeper will catch up", { signal: signal.type, error: e }));
+}

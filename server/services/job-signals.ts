@@ -6,7 +6,11 @@
  */
 export type JobSignal =
   | { type: "payment.created"; paymentId: string; expiresAt: Date }
-  | { type: "payment.unknown"; paymentId: string; unknownSince: Date };
+  | { type: "payment.unknown"; paymentId: string; unknownSince: Date }
+  /** Events committed: their outbox rows wait to be fanned out into webhook deliveries. */
+  | { type: "events.recorded"; eventIds: string[] }
+  /** Deliveries due now (a fan-out or a replay queued them). */
+  | { type: "webhooks.queued"; deliveryIds: string[] };
 
 type Listener = (signal: JobSignal) => void;
 

@@ -4,6 +4,14 @@ import * as payment from "@/app/v1/payments/[id]/route";
 import * as preview from "@/app/v1/payments/preview/route";
 import * as payments from "@/app/v1/payments/route";
 import * as testHelper from "@/app/v1/test_helpers/payments/[id]/[action]/route";
+import * as events from "@/app/v1/events/route";
+import * as event from "@/app/v1/events/[id]/route";
+import * as eventReplay from "@/app/v1/events/[id]/replay/route";
+import * as eventWindowReplay from "@/app/v1/events/replay/route";
+import * as endpoints from "@/app/v1/webhook_endpoints/route";
+import * as endpoint from "@/app/v1/webhook_endpoints/[id]/route";
+import * as rollSecret from "@/app/v1/webhook_endpoints/[id]/roll_secret/route";
+import * as deliveries from "@/app/v1/webhook_deliveries/route";
 
 type Handler = (req: Request, ctx: { params: Promise<Record<string, string | string[]>> }) => Promise<Response> | Response;
 type RouteModule = Partial<Record<"GET" | "POST" | "PUT" | "PATCH" | "DELETE", Handler>>;
@@ -14,6 +22,14 @@ const ROUTES: [RegExp, RouteModule][] = [
   [/^\/v1\/payments\/preview$/, preview],
   [/^\/v1\/payments$/, payments],
   [/^\/v1\/payments\/(?<id>[^/]+)$/, payment],
+  [/^\/v1\/events\/replay$/, eventWindowReplay],
+  [/^\/v1\/events$/, events],
+  [/^\/v1\/events\/(?<id>[^/]+)$/, event],
+  [/^\/v1\/events\/(?<id>[^/]+)\/replay$/, eventReplay],
+  [/^\/v1\/webhook_endpoints$/, endpoints],
+  [/^\/v1\/webhook_endpoints\/(?<id>[^/]+)$/, endpoint],
+  [/^\/v1\/webhook_endpoints\/(?<id>[^/]+)\/roll_secret$/, rollSecret],
+  [/^\/v1\/webhook_deliveries$/, deliveries],
   [/^\/v1\/test_helpers\/payments\/(?<id>[^/]+)\/(?<action>[^/]+)$/, testHelper],
 ];
 

@@ -20,3 +20,13 @@ export const paymentCreated = eventType("payment/created", {
 export const paymentUnknown = eventType("payment/unknown", {
   schema: z.object({ payment_id: z.string(), unknown_since: z.string() }),
 });
+
+/** Events committed: fan their outbox rows out into webhook deliveries. */
+export const eventsRecorded = eventType("webhook/events.recorded", {
+  schema: z.object({ event_ids: z.array(z.string()) }),
+});
+
+/** A webhook delivery is due now: attempt it, then follow the retry schedule. */
+export const deliveryScheduled = eventType("webhook/delivery.scheduled", {
+  schema: z.object({ delivery_id: z.string() }),
+});

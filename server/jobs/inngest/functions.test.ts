@@ -10,6 +10,12 @@ import { expirePaymentFn } from "./expire-payment";
 import { flagUnresolvedFn } from "./flag-unresolved";
 import { reconcileUnknownFn } from "./reconcile-unknown";
 import { sweepOverdueFn } from "./sweep-overdue";
+import { deliverWebhookFn } from "./deliver-webhook";
+import { webhookAttempts, webhookDeliveries } from "@/db/schema";
+import { transitionPayment } from "@/server/services/payments/transition-payment";
+import { createEndpoint } from "@/server/services/webhooks/create-endpoint";
+import { fanOutEvents } from "@/server/services/webhooks/fan-out-events";
+import { startReceiver } from "@/server/testing/webhooks";
 
 const HOUR = 3_600_000;
 // Sleeps never run in tests: each is mocked by its step id (an unmocked sleep would hang).
@@ -94,10 +100,43 @@ describe("Inngest functions", () => {
       steps: [
         { id: "expire-overdue", handler: () => 3 },
         { id: "reconcile-overdue", handler: () => 2 },
+        { id: "relay-events", handler: () => ["whd_a", "whd_b"] },
+        { id: "schedule-deliveries", handler: () => undefined },
+        { id: "deliver-overdue", handler: () => 4 },
         { id: "forget-expired-idempotency-keys", handler: () => 7 },
       ],
     });
-    expect(result).toEqual({ expired: 3, reconciled: 2, forgotten: 7 });
+    expect(result).toEqual({ expired: 3, reconciled: 2, relayed: 2, redelivered: 4, forgotten: 7 });
     expect(ctx.step.run).toHaveBeenCalledWith("expire-overdue", expect.any(Function));
+  });
+
+  it("deliver-webhook attempts, sleeps until the schedule's next time, and attempts again until delivered", async () => {
+    const db = await getDb();
+    const r = await startReceiver((_req, n) => (n === 1 ? 503 : 200));
+    const m = await seedTestMerchant();
+    try {
+      const ctx = await m.ctx();
+      const endpoint = await createEndpoint(ctx, { url: r.url, enabledEvents: ["*"] });
+      const p = await seedPayment(m, "awaiting_customer");
+      await transitionPayment({ db, clock: systemClock }, { paymentId: p.id, to: "succeeded" });
+      const { deliveryIds } = await fanOutEvents({ db, clock: systemClock }, { merchantId: m.merchant.id });
+      expect(deliveryIds).toHaveLength(1);
+      const id = deliveryIds[0]!;
+
+      const t = new InngestTestEngine({ function: deliverWebhookFn });
+      const { result, ctx: run } = await t.execute({
+        events: [{ name: "webhook/delivery.scheduled", data: { delivery_id: id } }],
+        // The sleep is mocked; what it stands for (a minute passing) is moving the due time to now.
+        steps: [{ id: "wait-0", handler: () => db.update(webhookDeliveries).set({ nextAttemptAt: new Date() }).where(eq(webhookDeliveries.id, id)) }],
+      });
+      expect(result).toEqual({ status: "delivered", next: null });
+      expect(run.step.sleepUntil).toHaveBeenCalledWith("wait-0", expect.any(String));
+      expect(r.received).toHaveLength(2);
+      const attempts = await db.select().from(webhookAttempts).where(eq(webhookAttempts.deliveryId, id));
+      expect(attempts.map((a) => a.statusCode).sort()).toEqual([200, 503]);
+      expect(endpoint.id).toMatch(/^we_/);
+    } finally {
+      await r.close();
+    }
   });
 });

@@ -1,6 +1,7 @@
+import { deliverWebhookFn, relayEventsFn } from "./deliver-webhook";
 import { expirePaymentFn } from "./expire-payment";
 import { flagUnresolvedFn } from "./flag-unresolved";
 import { reconcileUnknownFn } from "./reconcile-unknown";
 import { sweepOverdueFn } from "./sweep-overdue";
 
-export const functions = [expirePaymentFn, reconcileUnknownFn, flagUnresolvedFn, sweepOverdueFn];
+export const functions = [expirePaymentFn, reconcileUnknownFn, flagUnresolvedFn, sweepOverdueFn, relayEventsFn, deliverWebhookFn];

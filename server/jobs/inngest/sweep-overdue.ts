@@ -2,11 +2,15 @@ import { cron } from "inngest";
 import { sweepExpiredIdempotencyKeys } from "@/server/services/idempotency/sweep-expired-keys";
 import { expirePayment } from "@/server/services/payments/expire-payment";
 import { reconcilePayment } from "@/server/services/payments/reconcile-payment";
-import { claimDue } from "../due-work";
-import { inngest } from "./client";
+import { attemptDelivery } from "@/server/services/webhooks/attempt-delivery";
+import { fanOutEvents } from "@/server/services/webhooks/fan-out-events";
+import { claimDue, claimDueDeliveries } from "../due-work";
+import { deliveryScheduled, inngest } from "./client";
 import { jobDeps } from "./deps";
 
 const BATCH = 200;
+/** A delivery this late past its time lost its function (a send or a run that never came). */
+const DELIVERY_GRACE_MS = 2 * 60_000;
 
 /**
  * Every minute: whatever is overdue because a send was lost, a function failed for good or the
@@ -28,7 +32,18 @@ export const sweepOverdueFn = inngest.createFunction(
       for (const id of ids) await reconcilePayment(deps, id);
       return ids.length;
     });
+    // Events whose relay send was lost, and deliveries whose function should have run minutes ago.
+    const relayedIds = await step.run("relay-events", async () => (await fanOutEvents(await jobDeps(), { limit: 500 })).deliveryIds);
+    if (relayedIds.length) {
+      await step.sendEvent("schedule-deliveries", relayedIds.map((id) => deliveryScheduled.create({ delivery_id: id }, { id })));
+    }
+    const redelivered = await step.run("deliver-overdue", async () => {
+      const deps = await jobDeps();
+      const ids = await claimDueDeliveries(deps.db, deps.clock.now(), BATCH, { overdueMs: DELIVERY_GRACE_MS });
+      await Promise.all(ids.map((id) => attemptDelivery(deps, id)));
+      return ids.length;
+    });
     const forgotten = await step.run("forget-expired-idempotency-keys", async () => sweepExpiredIdempotencyKeys(await jobDeps(), 5_000));
-    return { expired, reconciled, forgotten };
+    return { expired, reconciled, relayed: relayedIds.length, redelivered, forgotten };
   },
 );

@@ -3,6 +3,9 @@ import type { Db } from "@/db/client";
 import type { EventType } from "@/server/domain/events";
 import { newId } from "@/server/domain/ids";
 
+/** The outbox topic of a committed event; the webhook fan-out consumes it. */
+export const EVENT_CREATED_TOPIC = "event/created";
+
 export type NewEvent = {
   merchantId: string;
   livemode: boolean;
@@ -32,7 +35,7 @@ export async function recordEvent(tx: Db, e: NewEvent): Promise<EventRow> {
     .returning();
   await tx.insert(outbox).values({
     id: newId("outbox", e.at),
-    topic: "event/created",
+    topic: EVENT_CREATED_TOPIC,
     payload: { event_id: row!.id, type: e.type, merchant_id: e.merchantId, livemode: e.livemode },
     createdAt: e.at,
   });

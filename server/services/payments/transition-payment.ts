@@ -78,6 +78,7 @@ export async function transitionPayment(ctx: BaseContext, input: TransitionInput
       : null;
     return { payment: updated, changed: true, event };
   });
+  if (result.event) signalJobs({ type: "events.recorded", eventIds: [result.event.id] });
   if (result.changed && result.payment.status === "unknown") {
     signalJobs({ type: "payment.unknown", paymentId: result.payment.id, unknownSince: result.payment.unknownSince! });
   }

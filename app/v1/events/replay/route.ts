@@ -1,0 +1,19 @@
+import { apiRoute, notFoundRoute } from "@/server/http/api-route";
+import { eventOperations } from "@/server/schemas/events";
+import { replayEventWindow } from "@/server/services/events/replay-event-window";
+
+// POST /v1/events/replay – replay a time window (after an outage); dry_run counts first
+export const POST = apiRoute(eventOperations.replayWindow, async ({ ctx, body }) => {
+  const dryRun = body.dry_run ?? false;
+  const counts = await replayEventWindow(ctx, {
+    createdGte: body.created_gte,
+    createdLt: body.created_lt,
+    types: body.types,
+    endpointId: body.endpoint,
+    onlyUndelivered: body.only_undelivered,
+    dryRun,
+  });
+  return { object: "event_replay" as const, dry_run: dryRun, ...counts };
+});
+
+export { notFoundRoute as GET, notFoundRoute as PUT, notFoundRoute as PATCH, notFoundRoute as DELETE };

@@ -1,0 +1,98 @@
+import { sql } from "drizzle-orm";
+import { boolean, index, integer, jsonb, pgTable, smallint, text } from "drizzle-orm/pg-core";
+import { createdAt, idColumn, tstz } from "./columns";
+import { events } from "./events";
+import { merchants } from "./merchants";
+
+/** Where a merchant wants its events, per environment. */
+export const webhookEndpoints = pgTable(
+  "webhook_endpoints",
+  {
+    id: idColumn("id").primaryKey(),
+    merchantId: idColumn("merchant_id")
+      .notNull()
+      .references(() => merchants.id),
+    livemode: boolean("livemode").notNull(),
+    url: text("url").notNull(),
+    /** Event types, or `["*"]` for all of them. */
+    enabledEvents: text("enabled_events").array().notNull(),
+    description: text("description"),
+    metadata: jsonb("metadata").$type<Record<string, string>>().notNull().default({}),
+    status: text("status", { enum: ["enabled", "disabled"] }).notNull().default("enabled"),
+    /** The signing secret as the merchant sees it (`whsec_…`): HMAC keys must be recoverable. */
+    secret: text("secret").notNull(),
+    /** After a roll, the old secret keeps signing alongside the new one until this time. */
+    previousSecret: text("previous_secret"),
+    previousSecretExpiresAt: tstz("previous_secret_expires_at"),
+    /** Failed attempts in a row; 5 make the endpoint degraded, one success resets it. */
+    consecutiveFailures: integer("consecutive_failures").notNull().default(0),
+    degradedSince: tstz("degraded_since"),
+    createdAt: createdAt(),
+    updatedAt: tstz("updated_at").notNull(),
+    /** Deleted endpoints are kept for the deliveries that point at them, and hidden everywhere. */
+    deletedAt: tstz("deleted_at"),
+  },
+  (t) => [index("webhook_endpoints_list_idx").on(t.merchantId, t.livemode, t.id)],
+);
+
+export type WebhookEndpoint = typeof webhookEndpoints.$inferSelect;
+
+export const DELIVERY_STATUSES = ["pending", "delivered", "failed"] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/** One event on its way to one endpoint; retried on the schedule until delivered or given up. */
+export const webhookDeliveries = pgTable(
+  "webhook_deliveries",
+  {
+    id: idColumn("id").primaryKey(),
+    merchantId: idColumn("merchant_id")
+      .notNull()
+      .references(() => merchants.id),
+    livemode: boolean("livemode").notNull(),
+    eventId: idColumn("event_id")
+      .notNull()
+      .references(() => events.id),
+    endpointId: idColumn("endpoint_id")
+      .notNull()
+      .references(() => webhookEndpoints.id),
+    status: text("status", { enum: DELIVERY_STATUSES }).notNull().default("pending"),
+    /** Why it exists: the event itself, or a replay asked for by the merchant. */
+    reason: text("reason", { enum: ["event", "replay"] }).notNull(),
+    attemptCount: smallint("attempt_count").notNull().default(0),
+    firstAttemptAt: tstz("first_attempt_at"),
+    lastAttemptAt: tstz("last_attempt_at"),
+    /** When the next attempt is due (or the lease of the worker attempting it ends); null once settled. */
+    nextAttemptAt: tstz("next_attempt_at"),
+    deliveredAt: tstz("delivered_at"),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index("webhook_deliveries_list_idx").on(t.merchantId, t.livemode, t.id),
+    index("webhook_deliveries_event_idx").on(t.eventId, t.id),
+    index("webhook_deliveries_endpoint_idx").on(t.endpointId, t.id),
+    // The runner's and the sweeper's claim: pending deliveries by due time.
+    index("webhook_deliveries_due_idx").on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
+  ],
+);
+
+export type WebhookDelivery = typeof webhookDeliveries.$inferSelect;
+
+/** Every attempt, as the merchant's debugging needs it. */
+export const webhookAttempts = pgTable(
+  "webhook_attempts",
+  {
+    id: idColumn("id").primaryKey(),
+    deliveryId: idColumn("delivery_id")
+      .notNull()
+      .references(() => webhookDeliveries.id),
+    attemptedAt: tstz("attempted_at").notNull(),
+    statusCode: smallint("status_code"),
+    latencyMs: integer("latency_ms").notNull(),
+    error: text("error"),
+    /** The first 1 KB of the receiver's answer. */
+    responseBody: text("response_body").notNull(),
+  },
+  (t) => [index("webhook_attempts_delivery_idx").on(t.deliveryId, t.id)],
+);
+
+export type WebhookAttempt = typeof webhookAttempts.$inferSelect;

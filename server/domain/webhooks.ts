@@ -1,0 +1,51 @@
+import { randomBytes } from "node:crypto";
+import type { EventType } from "./events";
+
+/** Spec §6: retries after 1 min, 5 min, 30 min, 2 h, 6 h and 12 h. The schedule is data. */
+export const RETRY_DELAYS_S = [60, 300, 1_800, 7_200, 21_600, 43_200] as const;
+
+/** No attempt is made later than this after the first one. */
+export const GIVE_UP_AFTER_MS = 24 * 3600 * 1000;
+
+/** Failed attempts in a row that make an endpoint `degraded` (one success makes it healthy). */
+export const DEGRADED_AFTER_FAILURES = 5;
+
+/** During a roll, the old secret keeps signing alongside the new one for this long. */
+export const ROLLED_SECRET_OVERLAP_MS = 24 * 3600 * 1000;
+
+/** A receiver answers within this, or the attempt failed. */
+export const DELIVERY_TIMEOUT_MS = 10_000;
+
+/** Endpoints per merchant and environment. */
+export const MAX_ENDPOINTS = 16;
+
+export const ALL_EVENTS = "*";
+
+/**
+ * When the attempt after `attemptsMade` failed attempts falls, or null when the delivery has
+ * used its schedule or the next attempt would land more than 24 h after the first one.
+ */
+export function nextAttemptAt(firstAttemptAt: Date, attemptsMade: number, lastAttemptAt: Date): Date | null {
+  const delay = RETRY_DELAYS_S[attemptsMade - 1];
+  if (delay === undefined) return null;
+  const at = new Date(lastAttemptAt.getTime() + delay * 1000);
+  return at.getTime() - firstAttemptAt.getTime() > GIVE_UP_AFTER_MS ? null : at;
+}
+
+export function endpointWants(enabledEvents: readonly string[], type: EventType): boolean {
+  return enabledEvents.includes(ALL_EVENTS) || enabledEvents.includes(type);
+}
+
+/** `whsec_` and 32 random bytes in base64url: the HMAC key, exactly as the merchant sees it. */
+export function newWebhookSecret(): string {
+  return `whsec_${randomBytes(32).toString("base64url")}`;
+}
+
+/** The secrets that sign a delivery at `now`: the current one, and the rolled one while it overlaps. */
+export function signingSecrets(
+  endpoint: { secret: string; previousSecret: string | null; previousSecretExpiresAt: Date | null },
+  now: Date,
+): string[] {
+  const overlap = endpoint.previousSecret && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > now;
+  return overlap ? [endpoint.secret, endpoint.previousSecret!] : [endpoint.secret];
+}

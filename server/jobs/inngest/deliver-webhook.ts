@@ -1,0 +1,53 @@
+import { eq } from "drizzle-orm";
+import { webhookDeliveries } from "@/db/schema";
+import { RETRY_DELAYS_S } from "@/server/domain/webhooks";
+import { attemptDelivery } from "@/server/services/webhooks/attempt-delivery";
+import { fanOutEvents } from "@/server/services/webhooks/fan-out-events";
+import { claimDelivery } from "../due-work";
+import { deliveryScheduled, eventsRecorded, inngest } from "./client";
+import { jobDeps } from "./deps";
+
+/** webhook/events.recorded → fan the outbox out into deliveries → one scheduled event per delivery. */
+export const relayEventsFn = inngest.createFunction(
+  { id: "relay-events", triggers: [eventsRecorded], retries: 10 },
+  async ({ step }) => {
+    const deliveryIds = await step.run("fan-out", async () => (await fanOutEvents(await jobDeps())).deliveryIds);
+    if (deliveryIds.length) {
+      await step.sendEvent(
+        "schedule-deliveries",
+        deliveryIds.map((id) => deliveryScheduled.create({ delivery_id: id }, { id })),
+      );
+    }
+    return { deliveries: deliveryIds.length };
+  },
+);
+
+/** Each attempt, and each wait for a time another worker leased, is one step; a spare for each. */
+const MAX_ROUNDS = (RETRY_DELAYS_S.length + 1) * 2;
+
+/**
+ * webhook/delivery.scheduled → attempt → sleep until the schedule's next time → attempt… until the
+ * delivery is delivered or failed. Each attempt claims the delivery first (a compare-and-set on
+ * its due time), so the sweeper and this function never attempt the same time twice.
+ */
+export const deliverWebhookFn = inngest.createFunction(
+  { id: "deliver-webhook", triggers: [deliveryScheduled], retries: 5 },
+  async ({ event, step }) => {
+    const id = event.data.delivery_id;
+    for (let round = 0; round < MAX_ROUNDS; round++) {
+      const state = await step.run(`attempt-${round}`, async () => {
+        const deps = await jobDeps();
+        if (await claimDelivery(deps.db, id, deps.clock.now())) await attemptDelivery(deps, id);
+        const [row] = await deps.db
+          .select({ status: webhookDeliveries.status, next: webhookDeliveries.nextAttemptAt })
+          .from(webhookDeliveries)
+          .where(eq(webhookDeliveries.id, id));
+        return { status: row?.status ?? "missing", next: row?.next?.toISOString() ?? null };
+      });
+      if (state.status !== "pending" || !state.next) return state;
+      await step.sleepUntil(`wait-${round}`, state.next);
+    }
+    // Still pending after every round: the sweeper owns it from here.
+    return { status: "pending" };
+  },
+);

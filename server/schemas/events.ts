@@ -1,0 +1,129 @@
+import { z } from "zod";
+import type { EventRow } from "@/db/schema";
+import { EVENT_TYPES } from "@/server/domain/events";
+import { defineOperation, limitParam, listEnvelope, timeBound, timestamp } from "./common";
+import { webhookDeliveryResource } from "./webhooks";
+
+export const eventResource = z.object({
+  id: z.string().describe("Starts with evt_."),
+  object: z.literal("event"),
+  type: z.enum(EVENT_TYPES),
+  created_at: timestamp,
+  livemode: z.boolean(),
+  data: z.object({
+    object: z.record(z.string(), z.unknown()).describe("The resource as it was when the event happened, with its metadata."),
+    previous_attributes: z.record(z.string(), z.unknown()).optional(),
+  }),
+});
+export type EventResource = z.infer<typeof eventResource>;
+
+/** The event as the API and every webhook show it; a delivery's body is this, serialised. */
+export function toEventResource(e: EventRow): EventResource {
+  return { id: e.id, object: "event", type: e.type, created_at: e.createdAt.toISOString(), livemode: e.livemode, data: e.data };
+}
+
+const eventId = z.string().regex(/^evt_[0-9a-z]{26}$/, "must be an event id");
+const endpointId = z.string().regex(/^we_[0-9a-z]{26}$/, "must be a webhook endpoint id (we_…)");
+const typeList = `one of ${EVENT_TYPES.join(", ")}`;
+const eventType = z.enum(EVENT_TYPES, { error: `type must be ${typeList}` });
+
+/** `type=a`, `type=a,b` or `type=a&type=b`. */
+const typesParam = z
+  .union([z.string(), z.array(z.string())])
+  .transform((v) => (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(",")).map((s) => s.trim()))
+  .pipe(z.array(eventType).min(1).max(EVENT_TYPES.length))
+  .describe(`One or several event types, comma-separated or repeated: ${EVENT_TYPES.join(", ")}.`);
+
+export const listEventsQuery = z
+  .strictObject({
+    limit: limitParam,
+    starting_after: eventId.optional().describe("An event id: return the page after it (older)."),
+    ending_before: eventId.optional().describe("An event id: return the page before it (newer)."),
+    type: typesParam.optional(),
+    "created[gte]": timeBound.optional(),
+    "created[lt]": timeBound.optional(),
+  })
+  .refine((q) => q.starting_after === undefined || q.ending_before === undefined, {
+    message: "Use either starting_after or ending_before, not both",
+    path: ["ending_before"],
+  });
+
+export const replayEventBody = z.strictObject({
+  endpoint: endpointId.optional().describe("Only this endpoint; by default every enabled endpoint subscribed to the event."),
+});
+
+const isoOrUnix = timeBound.describe("RFC 3339 timestamp or Unix seconds.");
+
+export const replayWindowBody = z
+  .strictObject({
+    created_gte: isoOrUnix,
+    created_lt: isoOrUnix.optional().describe("Defaults to now."),
+    types: z.array(eventType).min(1).max(EVENT_TYPES.length).optional(),
+    endpoint: endpointId.optional(),
+    only_undelivered: z.boolean({ error: "only_undelivered must be a boolean" }).optional().describe("Skip events an endpoint already received."),
+    dry_run: z.boolean({ error: "dry_run must be a boolean" }).optional().describe("Count what would be queued, queue nothing."),
+  })
+  .refine((b) => b.created_lt === undefined || b.created_lt > b.created_gte, {
+    message: "created_lt must be after created_gte",
+    path: ["created_lt"],
+  });
+
+export const replayResult = z.object({
+  object: z.literal("event_replay"),
+  dry_run: z.boolean(),
+  events: z.number().int().describe("Events in the window that matched."),
+  deliveries: z.number().int().describe("Deliveries queued (or, on a dry run, that would be)."),
+});
+
+export const eventOperations = {
+  list: defineOperation({
+    operationId: "listEvents",
+    method: "GET",
+    path: "/v1/events",
+    summary: "List events, newest first. Events are kept; nothing expires.",
+    tag: "Events",
+    scope: "events:read",
+    query: listEventsQuery,
+    idempotency: "none",
+    status: 200,
+    response: listEnvelope(eventResource),
+  }),
+  retrieve: defineOperation({
+    operationId: "retrieveEvent",
+    method: "GET",
+    path: "/v1/events/{id}",
+    summary: "Retrieve an event.",
+    tag: "Events",
+    scope: "events:read",
+    idempotency: "none",
+    status: 200,
+    response: eventResource,
+    pathParams: { id: "The event's id (evt_…)." },
+  }),
+  replay: defineOperation({
+    operationId: "replayEvent",
+    method: "POST",
+    path: "/v1/events/{id}/replay",
+    summary: "Queue the event again to every enabled endpoint subscribed to it, or to the one named.",
+    tag: "Events",
+    scope: "events:replay",
+    body: replayEventBody,
+    idempotency: "optional",
+    status: 200,
+    response: listEnvelope(webhookDeliveryResource),
+    pathParams: { id: "The event's id (evt_…)." },
+  }),
+  replayWindow: defineOperation({
+    operationId: "replayEvents",
+    method: "POST",
+    path: "/v1/events/replay",
+    summary: "Replay every event of a time window (after an outage); dry_run counts first.",
+    tag: "Events",
+    scope: "events:replay",
+    body: replayWindowBody,
+    idempotency: "optional",
+    status: 200,
+    response: replayResult,
+  }),
+};
+

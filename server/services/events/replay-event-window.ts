@@ -1,0 +1,61 @@
+import { and, asc, eq, gt, inArray } from "drizzle-orm";
+import { events, webhookDeliveries } from "@/db/schema";
+import type { EventType } from "@/server/domain/events";
+import type { ServiceContext } from "@/server/context";
+import { signalJobs } from "@/server/services/job-signals";
+import { insertReplayDeliveries, replayPairs, replayTargets } from "../webhooks/queue-replay";
+import { eventWindow } from "./list-events";
+
+export type ReplayWindowInput = {
+  createdGte: Date;
+  createdLt?: Date;
+  types?: EventType[];
+  endpointId?: string;
+  /** Skip an event for an endpoint that already has a delivered delivery of it. */
+  onlyUndelivered?: boolean;
+  dryRun?: boolean;
+};
+
+const BATCH = 500;
+
+/**
+ * Replays every event of a window (the after-an-outage case), oldest first, in batches of 500 so
+ * a day of events neither holds one long transaction nor builds in memory. A dry run counts the
+ * same way and writes nothing. Each batch commits on its own: a request cut off half-way has
+ * queued a prefix of the window, and running it again with `only_undelivered` finishes the job.
+ */
+export async function replayEventWindow(ctx: ServiceContext, input: ReplayWindowInput): Promise<{ events: number; deliveries: number }> {
+  const targets = await replayTargets(ctx, input.endpointId);
+  const where = eventWindow(ctx, { types: input.types, createdGte: input.createdGte, createdLt: input.createdLt ?? ctx.clock.now() });
+  let after: string | undefined;
+  let eventCount = 0;
+  let deliveryCount = 0;
+  for (;;) {
+    const batch = await ctx.db
+      .select({ id: events.id, type: events.type })
+      .from(events)
+      .where(after ? and(where, gt(events.id, after)) : where)
+      .orderBy(asc(events.merchantId), asc(events.livemode), asc(events.id))
+      .limit(BATCH);
+    if (batch.length === 0) break;
+    after = batch[batch.length - 1]!.id;
+    eventCount += batch.length;
+
+    let pairs = replayPairs(targets, batch);
+    if (input.onlyUndelivered && pairs.length) {
+      const done = await ctx.db
+        .select({ eventId: webhookDeliveries.eventId, endpointId: webhookDeliveries.endpointId })
+        .from(webhookDeliveries)
+        .where(and(inArray(webhookDeliveries.eventId, batch.map((e) => e.id)), eq(webhookDeliveries.status, "delivered")));
+      const delivered = new Set(done.map((d) => `${d.eventId} ${d.endpointId}`));
+      pairs = pairs.filter((p) => !delivered.has(`${p.eventId} ${p.endpointId}`));
+    }
+    deliveryCount += pairs.length;
+    if (!input.dryRun) {
+      const rows = await insertReplayDeliveries(ctx, pairs);
+      if (rows.length) signalJobs({ type: "webhooks.queued", deliveryIds: rows.map((r) => r.id) });
+    }
+    if (batch.length < BATCH) break;
+  }
+  return { events: eventCount, deliveries: deliveryCount };
+}

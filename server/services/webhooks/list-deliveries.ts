@@ -1,0 +1,37 @@
+import { and, asc, eq, inArray } from "drizzle-orm";
+import { events, webhookAttempts, webhookDeliveries, type DeliveryStatus } from "@/db/schema";
+import type { ServiceContext } from "@/server/context";
+import type { DeliveryWithAttempts } from "@/server/schemas/webhooks";
+import { keyset, type Page, type PageRequest } from "../pagination";
+
+export type DeliveryFilters = { eventId?: string; endpointId?: string; status?: DeliveryStatus };
+
+/** Deliveries newest first, each with its attempts: two queries per page, whatever its size. */
+export async function listDeliveries(ctx: ServiceContext, filters: DeliveryFilters, page: PageRequest): Promise<Page<DeliveryWithAttempts>> {
+  const where = and(
+    eq(webhookDeliveries.merchantId, ctx.merchant.id),
+    eq(webhookDeliveries.livemode, ctx.livemode),
+    filters.eventId ? eq(webhookDeliveries.eventId, filters.eventId) : undefined,
+    filters.endpointId ? eq(webhookDeliveries.endpointId, filters.endpointId) : undefined,
+    filters.status ? eq(webhookDeliveries.status, filters.status) : undefined,
+  );
+  const q = keyset(webhookDeliveries.id, page, where, [webhookDeliveries.merchantId, webhookDeliveries.livemode]);
+  const rows = await ctx.db
+    .select({ delivery: webhookDeliveries, eventType: events.type })
+    .from(webhookDeliveries)
+    .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
+    .where(q.where)
+    .orderBy(...q.orderBy)
+    .limit(q.limit);
+  const result = q.finish(rows);
+  const ids = result.data.map((r) => r.delivery.id);
+  const attempts = ids.length
+    ? await ctx.db.select().from(webhookAttempts).where(inArray(webhookAttempts.deliveryId, ids)).orderBy(asc(webhookAttempts.id))
+    : [];
+  const byDelivery = new Map<string, typeof attempts>();
+  for (const a of attempts) byDelivery.set(a.deliveryId, [...(byDelivery.get(a.deliveryId) ?? []), a]);
+  return {
+    hasMore: result.hasMore,
+    data: result.data.map((r) => ({ ...r.delivery, eventType: r.eventType, attempts: byDelivery.get(r.delivery.id) ?? [] })),
+  };
+}

@@ -1,0 +1,27 @@
+import { eq } from "drizzle-orm";
+import { webhookEndpoints, type WebhookEndpoint } from "@/db/schema";
+import { newWebhookSecret, ROLLED_SECRET_OVERLAP_MS } from "@/server/domain/webhooks";
+import type { ServiceContext } from "@/server/context";
+import { getEndpoint } from "./get-endpoint";
+
+/**
+ * A new signing secret. The old one keeps signing alongside it for 24 h (two `v1=` per delivery),
+ * so the merchant can deploy the new secret without dropping a webhook.
+ */
+export async function rollEndpointSecret(ctx: ServiceContext, id: string): Promise<WebhookEndpoint> {
+  return ctx.db.transaction(async (tx) => {
+    const current = await getEndpoint(ctx, id, { tx, forUpdate: true });
+    const now = ctx.clock.now();
+    const [row] = await tx
+      .update(webhookEndpoints)
+      .set({
+        secret: newWebhookSecret(),
+        previousSecret: current.secret,
+        previousSecretExpiresAt: new Date(now.getTime() + ROLLED_SECRET_OVERLAP_MS),
+        updatedAt: now,
+      })
+      .where(eq(webhookEndpoints.id, id))
+      .returning();
+    return row!;
+  });
+}

@@ -1,0 +1,37 @@
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { WebhookPoster } from "@/server/webhooks/post-webhook";
+
+/** A poster for tests: real HTTP, private addresses allowed (receivers listen on 127.0.0.1). */
+export function testPoster(timeoutMs = 2_000): WebhookPoster {
+  return new WebhookPoster({ policy: { allowPrivateNetworks: true }, timeoutMs });
+}
+
+export type Received = { body: string; headers: IncomingHttpHeaders; path: string; at: number };
+
+/**
+ * A real HTTP receiver on 127.0.0.1. `respond` picks the status for each request (200 by default);
+ * every request is kept, raw body included, so tests verify signatures over the bytes received.
+ */
+export async function startReceiver(respond: (req: Received, n: number) => number | Promise<number> = () => 200) {
+  const received: Received[] = [];
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const r: Received = { body: Buffer.concat(chunks).toString("utf8"), headers: req.headers, path: req.url ?? "/", at: Date.now() };
+      received.push(r);
+      void Promise.resolve(respond(r, received.length)).then((status) => {
+        res.writeHead(status, { "content-type": "text/plain" });
+        res.end(status < 300 ? "ok" : `nope ${status}`);
+      });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/hooks`,
+    received,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

@@ -1,0 +1,214 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import { checkWebhookUrl, type Resolver } from "./address-guard";
+import { WebhookPoster } from "./post-webhook";
+
+const relaxed = { allowPrivateNetworks: true };
+const strict = { allowPrivateNetworks: false };
+
+type Receiver = { url: string; port: number; requests: number; connections: number; bodies: string[]; headers: http.IncomingHttpHeaders[] };
+
+const servers: http.Server[] = [];
+const posters: WebhookPoster[] = [];
+
+afterEach(async () => {
+  for (const poster of posters.splice(0)) poster.close();
+  await Promise.all(
+    servers.splice(0).map(
+      (server) =>
+        new Promise<void>((done) => {
+          server.closeAllConnections();
+          server.close(() => done());
+        }),
+    ),
+  );
+});
+
+/** A local receiver on 127.0.0.1 that counts what reaches it. */
+async function receiver(answer: (req: http.IncomingMessage, res: http.ServerResponse) => void): Promise<Receiver> {
+  const seen: Receiver = { url: "", port: 0, requests: 0, connections: 0, bodies: [], headers: [] };
+  const server = http.createServer((req, res) => {
+    seen.requests += 1;
+    seen.headers.push(req.headers);
+    let body = "";
+    req.setEncoding("utf8");
+    req.on("data", (chunk: string) => (body += chunk));
+    req.on("end", () => {
+      seen.bodies.push(body);
+      answer(req, res);
+    });
+  });
+  server.on("connection", () => (seen.connections += 1));
+  servers.push(server);
+  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+  seen.port = (server.address() as AddressInfo).port;
+  seen.url = `http://127.0.0.1:${seen.port}/hook`;
+  return seen;
+}
+
+function poster(opts: { policy?: { allowPrivateNetworks: boolean }; timeoutMs?: number; resolve?: Resolver } = {}) {
+  const p = new WebhookPoster({ policy: relaxed, ...opts });
+  posters.push(p);
+  return p;
+}
+
+const payload = '{"id":"evt_1","type":"payment.succeeded"}';
+const headers = { "Content-Type": "application/json", "Service-Signature": "t=1,v1=abc" };
+
+describe("WebhookPoster", () => {
+  it("delivers a POST and reports a 2xx as ok with latency and body", async () => {
+    const target = await receiver((_req, res) => res.writeHead(200, { "Content-Type": "text/plain" }).end("thanks"));
+    const result = await poster().post(target.url, payload, headers);
+
+    expect(result).toEqual({ ok: true, statusCode: 200, latencyMs: expect.any(Number), error: null, responseBody: "thanks" });
+    expect(result.latencyMs).toBeGreaterThan(0);
+    expect(target.bodies).toEqual([payload]);
+    expect(target.headers[0]).toMatchObject({
+      "content-type": "application/json",
+      "service-signature": "t=1,v1=abc",
+      "content-length": String(Buffer.byteLength(payload)),
+      "user-agent": "Mari-Webhooks/1.0",
+    });
+  });
+
+  it("keeps a caller's User-Agent and counts Content-Length in bytes", async () => {
+    const target = await receiver((_req, res) => res.writeHead(204).end());
+    const body = '{"name":"Tatenda Moyo – café"}';
+    const result = await poster().post(target.url, body, { "user-agent": "Custom/2", "Content-Length": "1" });
+
+    expect(result).toMatchObject({ ok: true, statusCode: 204, responseBody: "" });
+    expect(target.headers[0]).toMatchObject({ "user-agent": "Custom/2", "content-length": String(Buffer.byteLength(body)) });
+    expect(target.bodies).toEqual([body]);
+  });
+
+  it("reports a 500 as a failure and keeps only the first 1024 bytes of the body", async () => {
+    const target = await receiver((_req, res) => res.writeHead(500).end("x".repeat(5000)));
+    const result = await poster().post(target.url, payload, headers);
+
+    expect(result).toMatchObject({ ok: false, statusCode: 500, error: "HTTP 500" });
+    expect(result.responseBody).toBe("x".repeat(1024));
+  });
+
+  it("stops reading a body that never ends once it has 1024 bytes, and hangs up", async () => {
+    let hungUp!: Promise<void>;
+    const target = await receiver((_req, res) => {
+      hungUp = new Promise((done) => res.on("close", done));
+      res.writeHead(200);
+      res.write("y".repeat(2000));
+    });
+    const result = await poster({ timeoutMs: 2000 }).post(target.url, payload, headers);
+
+    expect(result).toMatchObject({ ok: true, statusCode: 200, error: null, responseBody: "y".repeat(1024) });
+    const tooLate = new Promise((done) => setTimeout(() => done("still open"), 1000));
+    expect(await Promise.race([hungUp.then(() => "closed"), tooLate])).toBe("closed");
+  });
+
+  it("does not follow a redirect", async () => {
+    const elsewhere = await receiver((_req, res) => res.writeHead(200).end("should not be reached"));
+    const target = await receiver((_req, res) => res.writeHead(302, { Location: elsewhere.url }).end());
+    const metadata = await receiver((_req, res) => res.writeHead(302, { Location: "http://169.254.169.254/latest/meta-data" }).end());
+    const p = poster();
+
+    expect(await p.post(target.url, payload, headers)).toMatchObject({
+      ok: false,
+      statusCode: 302,
+      error: "HTTP 302 (redirects are not followed)",
+    });
+    expect(await p.post(metadata.url, payload, headers)).toMatchObject({ ok: false, statusCode: 302 });
+    expect(target.requests).toBe(1);
+    expect(elsewhere.requests).toBe(0);
+    expect(elsewhere.connections).toBe(0);
+  });
+
+  it("times out a receiver that never answers", async () => {
+    const target = await receiver(() => {});
+    const result = await poster({ timeoutMs: 300 }).post(target.url, payload, headers);
+
+    expect(result).toMatchObject({ ok: false, statusCode: null, error: "timed out after 300 ms" });
+    expect(result.latencyMs).toBeGreaterThanOrEqual(290);
+    expect(target.requests).toBe(1);
+  });
+
+  it("reports a refused connection as a failure", async () => {
+    const closed = await receiver(() => {});
+    const port = closed.port;
+    await new Promise<void>((done) => servers.pop()!.close(() => done()));
+
+    const result = await poster().post(`http://127.0.0.1:${port}/hook`, payload, headers);
+    expect(result).toMatchObject({ ok: false, statusCode: null, error: expect.stringContaining("ECONNREFUSED") });
+  });
+
+  it("reports every address tried when none accepts the connection", async () => {
+    const closed = await receiver(() => {});
+    const port = closed.port;
+    await new Promise<void>((done) => servers.pop()!.close(() => done()));
+    const resolve: Resolver = async () => [
+      { address: "127.0.0.1", family: 4 },
+      { address: "::1", family: 6 },
+    ];
+
+    const result = await poster({ resolve }).post(`http://dual.test:${port}/hook`, payload, headers);
+    expect(result).toMatchObject({ ok: false, statusCode: null, error: expect.stringContaining(`ECONNREFUSED 127.0.0.1:${port}`) });
+  });
+
+  it("reuses one keep-alive connection for sequential posts", async () => {
+    const target = await receiver((_req, res) => res.writeHead(200).end("ok"));
+    const p = poster();
+
+    expect((await p.post(target.url, payload, headers)).ok).toBe(true);
+    expect((await p.post(target.url, payload, headers)).ok).toBe(true);
+    expect(target.requests).toBe(2);
+    expect(target.connections).toBe(1);
+  });
+
+  it("refuses IP-literal hosts the policy forbids without connecting", async () => {
+    const target = await receiver((_req, res) => res.writeHead(200).end());
+    const result = await poster({ policy: strict }).post(target.url, payload, headers);
+
+    expect(result).toMatchObject({ ok: false, statusCode: null, error: "Webhook URLs must not point to a loopback address: 127.0.0.1." });
+    expect(target.connections).toBe(0);
+  });
+
+  it("connects to the address its resolver gives", async () => {
+    const target = await receiver((_req, res) => res.writeHead(200).end("via resolver"));
+    const resolve: Resolver = async (hostname) => (hostname === "hooks.test" ? [{ address: "127.0.0.1", family: 4 }] : []);
+    const result = await poster({ resolve }).post(`http://hooks.test:${target.port}/hook`, payload, headers);
+
+    expect(result).toMatchObject({ ok: true, responseBody: "via resolver" });
+    expect(target.headers[0]?.host).toBe(`hooks.test:${target.port}`);
+  });
+
+  it("refuses a host that resolves public when saved and private at delivery (DNS rebinding)", async () => {
+    const target = await receiver((_req, res) => res.writeHead(200).end());
+    let calls = 0;
+    const rebinding: Resolver = async () => {
+      calls += 1;
+      return [{ address: calls === 1 ? "93.184.215.14" : "127.0.0.1", family: 4 }];
+    };
+    const url = `http://rebind.test:${target.port}/hook`;
+
+    expect((await checkWebhookUrl(url, { livemode: false, policy: strict, resolve: rebinding })).ok).toBe(true);
+    const result = await poster({ policy: strict, resolve: rebinding }).post(url, payload, headers);
+
+    expect(result).toMatchObject({
+      ok: false,
+      statusCode: null,
+      error: "Webhook URLs must not point to a loopback address: rebind.test resolves to 127.0.0.1.",
+    });
+    expect(calls).toBe(2);
+    expect(target.connections).toBe(0);
+  });
+
+  it("never throws, even for unusable input", async () => {
+    const p = poster();
+    expect(await p.post("not a url", payload, headers)).toMatchObject({ ok: false, error: "invalid URL" });
+    expect(await p.post("ftp://127.0.0.1/", payload, headers)).toMatchObject({ ok: false, error: "unsupported protocol ftp:" });
+    const target = await receiver((_req, res) => res.writeHead(200).end());
+    expect(await p.post(target.url, payload, { "X-Bad": "line\nbreak" })).toMatchObject({
+      ok: false,
+      error: expect.stringContaining("ERR_INVALID_CHAR"),
+    });
+    expect(target.requests).toBe(0);
+  });
+});

@@ -1,0 +1,145 @@
+import http from "node:http";
+import https from "node:https";
+import { isIP } from "node:net";
+import { addressRefusal, guardedLookup, refusalSentence, type AddressPolicy, type Resolver } from "./address-guard";
+
+export type WebhookPostResult = {
+  ok: boolean;
+  statusCode: number | null;
+  latencyMs: number;
+  error: string | null;
+  responseBody: string;
+};
+
+/** Only this much of a receiver's answer is kept; it is shown to the merchant, not parsed. */
+export const RESPONSE_BODY_LIMIT = 1024;
+export const DEFAULT_WEBHOOK_TIMEOUT_MS = 10_000;
+const USER_AGENT = "Mari-Webhooks/1.0";
+
+function describeError(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === "WEBHOOK_ADDRESS_REFUSED") return err.message;
+  // Node reports a failed Happy Eyeballs connect as an AggregateError with an empty message.
+  const message =
+    err.message || (err instanceof AggregateError ? err.errors.map((e: unknown) => describeError(e)).join("; ") : err.name);
+  return code && !message.includes(code) ? `${code}: ${message}` : message;
+}
+
+function statusError(status: number): string | null {
+  if (status >= 200 && status < 300) return null;
+  if (status >= 300 && status < 400) return `HTTP ${status} (redirects are not followed)`;
+  return `HTTP ${status}`;
+}
+
+/**
+ * POSTs webhook deliveries over one keep-alive agent per protocol. Every address is checked
+ * when the socket connects, and the result is always a value: a delivery attempt never throws.
+ */
+export class WebhookPoster {
+  private readonly policy: AddressPolicy;
+  private readonly timeoutMs: number;
+  private readonly now: () => number;
+  private readonly httpAgent: http.Agent;
+  private readonly httpsAgent: https.Agent;
+
+  constructor(opts: { policy: AddressPolicy; timeoutMs?: number; resolve?: Resolver; now?: () => number }) {
+    this.policy = opts.policy;
+    this.timeoutMs = opts.timeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS;
+    this.now = opts.now ?? (() => performance.now());
+    const lookup = guardedLookup(opts.policy, opts.resolve);
+    this.httpAgent = new http.Agent({ keepAlive: true, maxSockets: 256, lookup });
+    this.httpsAgent = new https.Agent({ keepAlive: true, maxSockets: 256, lookup });
+  }
+
+  async post(url: string, body: string, headers: Record<string, string>): Promise<WebhookPostResult> {
+    const started = this.now();
+    const failed = (error: string): WebhookPostResult => ({
+      ok: false,
+      statusCode: null,
+      latencyMs: this.now() - started,
+      error,
+      responseBody: "",
+    });
+
+    let target: URL;
+    try {
+      target = new URL(url);
+    } catch {
+      return failed("invalid URL");
+    }
+    if (target.protocol !== "http:" && target.protocol !== "https:") return failed(`unsupported protocol ${target.protocol}`);
+    // Node never calls `lookup` for an IP literal, so the agent's guard would not see it.
+    const host = target.hostname.replace(/^\[(.*)\]$/, "$1");
+    if (isIP(host)) {
+      const reason = addressRefusal(host, this.policy);
+      if (reason) return failed(refusalSentence(reason, host));
+    }
+
+    const sent: Record<string, string> = {};
+    for (const [name, value] of Object.entries(headers)) {
+      if (name.toLowerCase() !== "content-length") sent[name] = value;
+    }
+    if (!Object.keys(sent).some((name) => name.toLowerCase() === "user-agent")) sent["User-Agent"] = USER_AGENT;
+    sent["Content-Length"] = String(Buffer.byteLength(body));
+
+    return new Promise<WebhookPostResult>((resolve) => {
+      let settled = false;
+      let statusCode: number | null = null;
+      const chunks: Buffer[] = [];
+      let received = 0;
+
+      const settle = (error: string | null) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve({
+          ok: error === null,
+          statusCode,
+          latencyMs: this.now() - started,
+          error,
+          responseBody: Buffer.concat(chunks).subarray(0, RESPONSE_BODY_LIMIT).toString("utf8"),
+        });
+      };
+
+      let request: http.ClientRequest | undefined;
+      // The timeout covers connect, response headers and the body read.
+      const timer = setTimeout(() => {
+        settle(`timed out after ${this.timeoutMs} ms`);
+        request?.destroy();
+      }, this.timeoutMs);
+      try {
+        const send = target.protocol === "https:" ? https.request : http.request;
+        request = send(
+          target,
+          { method: "POST", headers: sent, agent: target.protocol === "https:" ? this.httpsAgent : this.httpAgent },
+          (response) => {
+            statusCode = response.statusCode ?? null;
+            const error = statusCode === null ? "no status code" : statusError(statusCode);
+            response.on("data", (chunk: Buffer) => {
+              chunks.push(chunk);
+              received += chunk.length;
+              if (received >= RESPONSE_BODY_LIMIT) {
+                // Enough to show; the rest is not worth the bandwidth or the socket.
+                settle(error);
+                response.destroy();
+              }
+            });
+            response.on("end", () => settle(error));
+            response.on("error", (err) => settle(describeError(err)));
+            response.on("close", () => settle(error ?? "connection closed before the response ended"));
+          },
+        );
+        request.on("error", (err) => settle(describeError(err)));
+        request.end(body);
+      } catch (err) {
+        settle(describeError(err));
+      }
+    });
+  }
+
+  close(): void {
+    this.httpAgent.destroy();
+    this.httpsAgent.destroy();
+  }
+}
