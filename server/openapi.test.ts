@@ -12,7 +12,20 @@ describe("OpenAPI document", () => {
       expect(entry.operationId).toBe(op.operationId);
       expect(entry.responses[String(op.status)]).toBeDefined();
     }
-    expect(Object.keys(doc.paths).sort()).toEqual(["/v1/payments", "/v1/payments/preview", "/v1/payments/{id}", "/v1/test_helpers/payments/{id}/{action}"]);
+    expect(Object.keys(doc.paths).sort()).toEqual([
+      "/v1/events",
+      "/v1/events/replay",
+      "/v1/events/{id}",
+      "/v1/events/{id}/replay",
+      "/v1/payments",
+      "/v1/payments/preview",
+      "/v1/payments/{id}",
+      "/v1/test_helpers/payments/{id}/{action}",
+      "/v1/webhook_deliveries",
+      "/v1/webhook_endpoints",
+      "/v1/webhook_endpoints/{id}",
+      "/v1/webhook_endpoints/{id}/roll_secret",
+    ]);
   });
 
   it("describes the create body from the schema that parses it", () => {

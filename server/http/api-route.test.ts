@@ -237,9 +237,9 @@ describe("request bodies", () => {
     }
   });
 
-  it("refuses an empty body on POST", async () => {
+  it("reads an empty POST body as {}: the first missing required field is named", async () => {
     const res = await api("POST", "/v1/payments", { key: m.keys.test, idempotencyKey: nextKey() });
-    expectError(res, 400, "invalid_request", "parameter_invalid", "body");
+    expect(expectError(res, 400, "invalid_request", "parameter_invalid", "amount").message).toBe("Missing required parameter: 'amount'.");
   });
 
   it("refuses unknown fields at the top level and nested, naming them", async () => {

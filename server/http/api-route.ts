@@ -59,7 +59,9 @@ export function apiRoute<B extends z.ZodType | undefined, Q extends z.ZodType | 
 
       const query = (op.query ? parseOrThrow(op.query, queryObject(url), "query") : refuseQuery(url)) as Out<Q>;
       const parsedBody = op.method === "POST" ? await readJsonBody(request) : undefined;
-      const body = (op.body ? parseOrThrow(op.body, parsedBody?.value ?? (op.method === "POST" ? undefined : {}), "body") : refuseBody(parsedBody?.value)) as Out<B>;
+      // No body at all reads as `{}`: an operation whose fields are all optional needs none, and
+      // one with required fields names the first missing one.
+      const body = (op.body ? parseOrThrow(op.body, parsedBody?.value === undefined ? {} : parsedBody.value, "body") : refuseBody(parsedBody?.value)) as Out<B>;
       const params = await resolveParams(routeContext);
 
       const idempotencyKey = op.idempotency === "none" ? null : validateIdempotencyKey(request.headers.get("idempotency-key"));

@@ -88,7 +88,7 @@ export async function attemptDelivery(ctx: DeliveryContext, deliveryId: string):
             : {
                 consecutiveFailures: sql`${webhookEndpoints.consecutiveFailures} + 1`,
                 degradedSince: sql`case when ${webhookEndpoints.consecutiveFailures} + 1 >= ${DEGRADED_AFTER_FAILURES}
-                  then coalesce(${webhookEndpoints.degradedSince}, ${attemptedAt}) else ${webhookEndpoints.degradedSince} end`,
+                  then coalesce(${webhookEndpoints.degradedSince}, ${attemptedAt.toISOString()}::timestamptz) else ${webhookEndpoints.degradedSince} end`,
               },
         )
         .where(eq(webhookEndpoints.id, endpoint.id));
