@@ -56,7 +56,8 @@ function pidAlive(pid) {
   }
 }
 
-const env = { ...process.env, PUBLIC_BASE_URL: baseUrl, NODE_ENV: "production" };
+// Webhook receivers in the tests listen on 127.0.0.1.
+const env = { ...process.env, PUBLIC_BASE_URL: baseUrl, NODE_ENV: "production", WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true" };
 
 if (!env.DATABASE_URL) {
   const dataDir = path.join(root, ".data");
