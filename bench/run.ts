@@ -27,6 +27,7 @@ import { fileURLToPath } from "node:url";
 import type { RequestSpec } from "autocannon";
 import type { Sql } from "postgres";
 import { FLOOR_TABLE_DDL } from "@/server/bench/floor";
+import { bareClient, commitBurst, deliveriesPerSecond, DELIVERY_CONCURRENCY, driveEvents, eventLag, seedAwaiting, startReceiver, waitFor, type Receiver } from "./webhooks";
 import { hashKey } from "@/server/domain/api-keys";
 import { cpuWindow, descendants, mergeCpu, waitForQuiet, type CpuUse } from "./cpu";
 import { ensureDataset } from "./dataset";
@@ -48,6 +49,8 @@ const READ_CONNECTIONS = 10;
 const TIMER_COUNT = Number(process.env.BENCH_TIMERS ?? 10_000);
 const TIMER_LEAD_MS = 5_000;
 const TIMER_SPREAD_MS = 60_000;
+const WEBHOOK_EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 5_000);
+const WEBHOOK_RATE = 200;
 /** Between rounds, so that requests cut off at the end of one cannot load the next. */
 const ROUND_GAP_MS = 1_500;
 const QUIET_WAIT_S = Number(process.env.BENCH_QUIET_WAIT ?? 120);
@@ -186,9 +189,10 @@ async function main(): Promise<void> {
   const creator = seed("bench", baseEnv);
   const lister = seed("bench-list", baseEnv);
   const timers = seed("bench-timers", baseEnv);
+  const hooks = seed("bench-webhooks", baseEnv);
 
   const sql = connect(databaseUrl, 1);
-  const holder: { server?: Server } = {};
+  const holder: { server?: Server; receiver?: Receiver } = {};
   const onSignal = () => {
     void (holder.server?.stop() ?? Promise.resolve()).finally(() => process.exit(130));
   };
@@ -226,6 +230,8 @@ async function main(): Promise<void> {
       // phase runs next (the floor, in the interleaved rounds) and skew the ratio. Push it past the
       // end of the run: the create row measures the request path alone.
       SANDBOX_DELAY_SCALE: "10000",
+      // The webhook receiver listens on 127.0.0.1.
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
       ...(poolMax ? { DATABASE_POOL_MAX: poolMax } : {}),
     });
     holder.server = server;
@@ -368,6 +374,43 @@ async function main(): Promise<void> {
     await sleep(Math.max(0, lastDue.getTime() + 5_000 - Date.now()));
     const lateness = await expiryLateness(sql, timers.merchant_id);
     say(`timers: ${lateness.expired} expired, ${lateness.notExpired} not; lateness p50 ${lateness.p50.toFixed(0)} ms, p99 ${lateness.p99.toFixed(0)} ms, max ${lateness.max.toFixed(0)} ms`);
+    // ---- webhooks: lag at 200 events/s, then a burst against a bare keep-alive client -----------
+    const receiver = await startReceiver();
+    holder.receiver = receiver;
+    const hookPayments = await seedAwaiting(sql, hooks.merchant_id, WEBHOOK_EVENTS);
+    await expectStatus(
+      `${server.url}/v1/webhook_endpoints`,
+      {
+        method: "POST",
+        headers: { authorization: `Bearer ${hooks.keys.test}`, "content-type": "application/json" },
+        body: JSON.stringify({ url: receiver.url, enabled_events: ["*"] }),
+      },
+      201,
+      "webhook endpoint",
+    );
+    await waitForQuiet(say, 0.25, QUIET_WAIT_S);
+    say(`webhooks: ${WEBHOOK_EVENTS.toLocaleString("en")} events through the API at ${WEBHOOK_RATE}/s`);
+    const lagCpu = cpuWindow(() => [...descendants(server.pid)]);
+    const driven = await driveEvents(server.url, hooks.keys.test, hookPayments, WEBHOOK_RATE);
+    await waitFor(() => receiver.received.size >= WEBHOOK_EVENTS, 30_000);
+    const lagCpuUse = lagCpu.end(() => [...descendants(server.pid)]);
+    const lag = await eventLag(sql, hooks.merchant_id, receiver);
+    say(`webhooks: ${lag.received}/${lag.expected} received; lag p50 ${lag.p50.toFixed(0)} ms, p99 ${lag.p99.toFixed(0)} ms, max ${lag.max.toFixed(0)} ms; helper answers ${JSON.stringify(driven.statuses)}`);
+
+    await waitForQuiet(say, 0.25, QUIET_WAIT_S);
+    say(`webhooks: a burst of ${WEBHOOK_EVENTS.toLocaleString("en")} events committed at once`);
+    const burstCpu = cpuWindow(() => [...descendants(server.pid)]);
+    const burst = await commitBurst(sql, hooks.merchant_id, hookPayments);
+    await waitFor(() => burst.every((e) => receiver.received.has(e.id)), 60_000);
+    const burstCpuUse = burstCpu.end(() => [...descendants(server.pid)]);
+    const pipelineRate = deliveriesPerSecond(receiver, burst.map((e) => e.id));
+    const burstMissing = burst.filter((e) => !receiver.received.has(e.id)).length;
+    await waitForQuiet(say, 0.25, QUIET_WAIT_S);
+    const bareRate = await bareClient(receiver.url, burst.map((e) => e.body), DELIVERY_CONCURRENCY);
+    say(`webhooks: pipeline ${pipelineRate.toFixed(0)} deliveries/s (${burstMissing} missing), bare client ${bareRate.toFixed(0)} posts/s`);
+    await receiver.close();
+    holder.receiver = undefined;
+
     const noWrites = replayTuples === 0 && ("unavailable" in wal || wal.userRelations === 0) && notReplayed === 0;
 
     // ---- the table ------------------------------------------------------------------------------
@@ -449,6 +492,31 @@ async function main(): Promise<void> {
         pass: searchR!.p99 <= 20 && clean(searchR!),
       },
       { phase: `list: search=${SEARCH_PREFIXED} (same rows)`, connections: READ_CONNECTIONS, r: prefixedR!, ratio: "–", target: "none (see notes)", pass: null },
+      {
+        phase: `webhook lag (${lag.received.toLocaleString("en")} of ${WEBHOOK_EVENTS.toLocaleString("en")} at ${WEBHOOK_RATE}/s)`,
+        connections: 0,
+        // Lag in the latency columns; "req/s" is the event rate.
+        r: { ...pacedR!, rps: WEBHOOK_RATE, p50: lag.p50, p99: lag.p99, max: lag.max, failures: lag.expected - lag.received, cpu: lagCpuUse },
+        ratio: "–",
+        target: "p99 ≤ 1 s, all received",
+        pass: lag.p99 <= 1_000 && lag.received === WEBHOOK_EVENTS && lag.expected === WEBHOOK_EVENTS,
+      },
+      {
+        phase: `webhook bare client (${DELIVERY_CONCURRENCY} in flight)`,
+        connections: DELIVERY_CONCURRENCY,
+        r: { ...pacedR!, rps: bareRate, p50: Number.NaN, p99: Number.NaN, max: Number.NaN, failures: 0, cpu: burstCpuUse },
+        ratio: "1.00×",
+        target: "–",
+        pass: null,
+      },
+      {
+        phase: `webhook peak (burst of ${WEBHOOK_EVENTS.toLocaleString("en")})`,
+        connections: DELIVERY_CONCURRENCY,
+        r: { ...pacedR!, rps: pipelineRate, p50: Number.NaN, p99: Number.NaN, max: Number.NaN, failures: burstMissing, cpu: burstCpuUse },
+        ratio: `${x(pipelineRate / bareRate)} bare`,
+        target: "≥ 0.30× bare",
+        pass: pipelineRate / bareRate >= 0.3 && burstMissing === 0,
+      },
     ];
 
     const cpus = os.cpus();
@@ -486,11 +554,13 @@ async function main(): Promise<void> {
       replay: { before, after, endLsn: end!.lsn, walBytes: replayWal, walRecords: wal, replayed, notReplayed },
       created: created.length,
       timers: lateness,
+      webhooks: { lag, pipelineRate, bareRate, burstMissing, helperStatuses: driven.statuses },
     };
     writeFileSync(path.join(dir, `${stamp}.json`), `${JSON.stringify(details, null, 2)}\n`);
     writeFileSync(path.join(dir, `${stamp}.md`), `${output.join("\n")}\n`);
     say(`details in bench/results/${stamp}.json`);
   } finally {
+    await holder.receiver?.close();
     await holder.server?.stop();
     await sql.end();
     process.off("SIGINT", onSignal);

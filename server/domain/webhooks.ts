@@ -49,3 +49,22 @@ export function signingSecrets(
   const overlap = endpoint.previousSecret && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > now;
   return overlap ? [endpoint.secret, endpoint.previousSecret!] : [endpoint.secret];
 }
+
+/**
+ * What a run of attempts does to an endpoint's health, in attempt order: a success resets the
+ * count, each failure adds one. `failureTimes` are the failures after the last success (all of
+ * them without one), so the time the count reached DEGRADED_AFTER_FAILURES can be looked up.
+ */
+export function healthChange(attempts: readonly { ok: boolean; at: Date }[]): { reset: boolean; failureTimes: Date[] } {
+  let reset = false;
+  let failureTimes: Date[] = [];
+  for (const a of [...attempts].sort((x, y) => x.at.getTime() - y.at.getTime())) {
+    if (a.ok) {
+      reset = true;
+      failureTimes = [];
+    } else {
+      failureTimes.push(a.at);
+    }
+  }
+  return { reset, failureTimes };
+}

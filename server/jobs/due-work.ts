@@ -38,17 +38,22 @@ export async function claimDue(
   return claimed.map((r) => r.id);
 }
 
-/** When the earliest due work falls (one round trip, each part on its partial index). */
-export async function nextDueAt(db: Db): Promise<Date | null> {
-  const [row] = rowsOf<{ at: Date | string | null }>(
+/**
+ * When the earliest due work falls (one round trip, each part on its partial index): payments and
+ * unrelayed events, and webhook deliveries apart, since a runner whose delivery slots are full
+ * takes more as attempts finish rather than by waking.
+ */
+export async function nextDueAt(db: Db): Promise<{ work: Date | null; deliveries: Date | null }> {
+  const [row] = rowsOf<{ work: Date | string | null; deliveries: Date | string | null }>(
     await db.execute(sql`select least(
       (select min(${payments.expiresAt}) from ${payments} where ${payments.status} = 'awaiting_customer'),
       (select min(${payments.nextCheckAt}) from ${payments} where ${payments.status} in ('unknown', 'unresolved')),
-      (select min(${webhookDeliveries.nextAttemptAt}) from ${webhookDeliveries} where ${webhookDeliveries.status} = 'pending'),
       (select min(${outbox.createdAt}) from ${outbox} where ${outbox.relayedAt} is null)
-    ) as at`),
+    ) as work,
+    (select min(${webhookDeliveries.nextAttemptAt}) from ${webhookDeliveries} where ${webhookDeliveries.status} = 'pending') as deliveries`),
   );
-  return row?.at ? new Date(row.at) : null;
+  const at = (v: Date | string | null | undefined) => (v ? new Date(v) : null);
+  return { work: at(row?.work), deliveries: at(row?.deliveries) };
 }
 
 /** A delivery attempt may take 10 s; the lease covers it with room to record the result. */

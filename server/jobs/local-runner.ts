@@ -5,8 +5,9 @@ import type { ProviderRegistry } from "@/server/providers/port";
 import { expirePayment } from "@/server/services/payments/expire-payment";
 import { sweepExpiredIdempotencyKeys } from "@/server/services/idempotency/sweep-expired-keys";
 import { reconcilePayment } from "@/server/services/payments/reconcile-payment";
-import { attemptDelivery, type WebhookSender } from "@/server/services/webhooks/attempt-delivery";
+import { loadDeliveries, recordAttempts, sendDelivery, type AttemptResult, type Loaded, type WebhookSender } from "@/server/services/webhooks/attempt-delivery";
 import { fanOutEvents } from "@/server/services/webhooks/fan-out-events";
+import { Batcher } from "./batcher";
 import { claimDue, claimDueDeliveries, nextDueAt } from "./due-work";
 
 type Deps = { db: Db; clock: Clock; providers: ProviderRegistry; webhooks: WebhookSender; merchantId?: string };
@@ -16,6 +17,8 @@ const CONCURRENCY = 32;
 /** Webhook attempts in flight at once; they wait on merchants' servers, not on this process. */
 const DELIVERY_CONCURRENCY = 64;
 const RELAY_BATCH = 500;
+/** Free slots that make it worth claiming more. */
+const DELIVERY_REFILL = 16;
 /** The longest it sleeps without looking: bounds lateness for work another instance created. */
 const MAX_SLEEP_MS = 1_000;
 
@@ -36,11 +39,13 @@ export class LocalRunner {
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
+    this.halted = false;
     this.schedule(0);
   }
 
   stop(): void {
     this.stopped = true;
+    this.halted = true;
     clearTimeout(this.timer);
   }
 
@@ -88,37 +93,70 @@ export class LocalRunner {
     while (this.inFlight.size > 0) await Promise.all(this.inFlight);
   }
 
+  /** Attempts and their recording, for settled(). */
   private readonly inFlight = new Set<Promise<void>>();
-  private moreDeliveries = false;
+  /** Set by stop(): no more claims. (A runner never started still works by tick(), as tests drive it.) */
+  private halted = false;
+  /** HTTP requests in flight: at most DELIVERY_CONCURRENCY. */
+  private sending = 0;
+  /** Claimed and loaded, waiting for a free slot: a slot that frees starts the next at once. */
+  private ready: Loaded[] = [];
+  private claiming: Promise<void> | undefined;
+  /** Attempts are recorded together: one statement for up to 64, at most 5 ms after the first. */
+  private readonly recorder = new Batcher<AttemptResult>(async (results) => void (await recordAttempts(this.deps, results)), DELIVERY_CONCURRENCY, 5);
 
   /** Committed events become deliveries (one per subscribed endpoint). */
   private async relayEvents(): Promise<void> {
     while ((await fanOutEvents(this.deps, { limit: RELAY_BATCH, merchantId: this.deps.merchantId })).events === RELAY_BATCH);
   }
 
-  /** Claims as many due deliveries as there are free slots and starts them; a finished one claims more. */
-  private async startDeliveries(): Promise<void> {
-    const free = DELIVERY_CONCURRENCY - this.inFlight.size;
-    if (free <= 0) {
-      this.moreDeliveries = true;
-      return;
+  /**
+   * Keeps up to DELIVERY_CONCURRENCY requests in flight with a batch claimed ahead: claims (and
+   * loads) due deliveries while the ready queue is under one batch, then starts what fits.
+   */
+  private startDeliveries(): Promise<void> {
+    // `finally` runs after the assignment, even when the loop finds nothing to await.
+    this.claiming ??= this.claimDeliveries().finally(() => {
+      this.claiming = undefined;
+    });
+    return this.claiming;
+  }
+
+  private async claimDeliveries(): Promise<void> {
+    while (!this.halted && this.ready.length < DELIVERY_CONCURRENCY) {
+      const want = 2 * DELIVERY_CONCURRENCY - this.ready.length - this.sending;
+      if (want < DELIVERY_REFILL) break;
+      const ids = await claimDueDeliveries(this.deps.db, this.deps.clock.now(), want, { merchantId: this.deps.merchantId });
+      if (ids.length > 0) this.ready.push(...(await loadDeliveries(this.deps, ids)));
+      this.pump();
+      if (ids.length < want) break;
     }
-    const ids = await claimDueDeliveries(this.deps.db, this.deps.clock.now(), free, { merchantId: this.deps.merchantId });
-    if (ids.length === free) this.moreDeliveries = true;
-    for (const id of ids) {
-      const attempt: Promise<void> = attemptDelivery(this.deps, id)
-        .then(
-          () => undefined,
-          (e: unknown) => log.error("webhook attempt failed; the delivery is due again when its lease ends", { delivery: id, error: e }),
-        )
+  }
+
+  private pump(): void {
+    while (this.sending < DELIVERY_CONCURRENCY && this.ready.length > 0) {
+      const loaded = this.ready.shift()!;
+      this.sending++;
+      // A slot is an HTTP request in flight; recording happens in batches behind it.
+      const attempt = sendDelivery(this.deps, loaded)
+        .then((result) => this.track(this.recorder.add(result), loaded.delivery.id))
         .finally(() => {
-          this.inFlight.delete(attempt);
-          if (!this.moreDeliveries || this.stopped) return;
-          this.moreDeliveries = false;
-          this.startDeliveries().catch((e: unknown) => log.error("claiming webhook deliveries failed", { error: e }));
+          this.sending--;
+          this.pump();
+          if (this.ready.length < DELIVERY_CONCURRENCY && !this.halted) {
+            this.startDeliveries().catch((e: unknown) => log.error("claiming webhook deliveries failed", { error: e }));
+          }
         });
-      this.inFlight.add(attempt);
+      this.track(attempt, loaded.delivery.id);
     }
+  }
+
+  /** Keeps a promise for settled(), and logs its failure: the delivery is due again when its lease ends. */
+  private track(work: Promise<void>, deliveryId: string): void {
+    const tracked: Promise<void> = work
+      .catch((e: unknown) => log.error("webhook attempt failed; the delivery is due again when its lease ends", { delivery: deliveryId, error: e }))
+      .finally(() => this.inFlight.delete(tracked));
+    this.inFlight.add(tracked);
   }
 
   private lastSweep = Number.NEGATIVE_INFINITY;
@@ -144,7 +182,9 @@ export class LocalRunner {
     try {
       await this.tick();
       const due = await nextDueAt(this.deps.db);
-      if (due) sleep = Math.min(MAX_SLEEP_MS, Math.max(0, due.getTime() - this.deps.clock.now().getTime()));
+      // With deliveries queued, finished attempts start and claim the next ones: no need to wake for them.
+      const times = [due.work, this.ready.length > 0 ? null : due.deliveries].filter((d) => d !== null);
+      if (times.length) sleep = Math.min(MAX_SLEEP_MS, Math.max(0, Math.min(...times.map((d) => d.getTime())) - this.deps.clock.now().getTime()));
     } catch (e) {
       log.error("local runner pass failed", { error: e });
     } finally {

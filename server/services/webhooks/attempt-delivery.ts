@@ -1,9 +1,10 @@
-import { and, eq, sql } from "drizzle-orm";
-import { events, webhookAttempts, webhookDeliveries, webhookEndpoints, type WebhookDelivery } from "@/db/schema";
+import { eq, inArray, sql } from "drizzle-orm";
+import { rowsOf } from "@/db/rows";
+import { events, webhookAttempts, webhookDeliveries, webhookEndpoints, type DeliveryStatus, type EventRow, type WebhookDelivery, type WebhookEndpoint } from "@/db/schema";
 import type { BaseContext } from "@/server/context";
 import { newId } from "@/server/domain/ids";
 import { signatureHeader } from "@/server/domain/signatures";
-import { DEGRADED_AFTER_FAILURES, nextAttemptAt, signingSecrets } from "@/server/domain/webhooks";
+import { DEGRADED_AFTER_FAILURES, healthChange, nextAttemptAt, signingSecrets } from "@/server/domain/webhooks";
 import { toEventResource } from "@/server/schemas/events";
 import type { WebhookPostResult } from "@/server/webhooks/post-webhook";
 
@@ -14,85 +15,142 @@ export type DeliveryContext = BaseContext & { webhooks: WebhookSender };
 
 export const SIGNATURE_HEADER = "Service-Signature";
 
-/**
- * One attempt of one delivery, by a worker that holds its lease (see claimDueDeliveries): POST the
- * event, signed with every current secret of the endpoint, then record the attempt, move the
- * delivery (delivered, retry at the next time of the schedule, or failed for good) and the
- * endpoint's health, in one transaction. The move is a compare-and-set on the attempt count, so
- * a worker whose lease ran out and was overtaken records its attempt but changes nothing else.
- */
-export async function attemptDelivery(ctx: DeliveryContext, deliveryId: string): Promise<WebhookDelivery | null> {
-  const [found] = await ctx.db
+export type AttemptOutcome = { status: DeliveryStatus; nextAttemptAt: Date | null };
+
+export type Loaded = { delivery: WebhookDelivery; endpoint: WebhookEndpoint; event: EventRow };
+
+/** What one attempt did, ready to be recorded (with others: see recordAttempts). */
+export type AttemptResult = {
+  delivery: WebhookDelivery;
+  endpointId: string;
+  attemptedAt: Date;
+  post: WebhookPostResult;
+  /** False when nothing was sent (disabled or deleted endpoint): not a mark against its health. */
+  counts: boolean;
+  status: DeliveryStatus;
+  retryAt: Date | null;
+};
+
+/** The deliveries with their endpoints and events, in one query. */
+export async function loadDeliveries(ctx: BaseContext, ids: string[]): Promise<Loaded[]> {
+  if (ids.length === 0) return [];
+  return ctx.db
     .select({ delivery: webhookDeliveries, endpoint: webhookEndpoints, event: events })
     .from(webhookDeliveries)
     .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
     .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
-    .where(eq(webhookDeliveries.id, deliveryId));
-  if (!found) return null;
-  const { delivery, endpoint, event } = found;
-  if (delivery.status !== "pending") return delivery;
+    .where(ids.length === 1 ? eq(webhookDeliveries.id, ids[0]!) : inArray(webhookDeliveries.id, ids));
+}
 
+/**
+ * POSTs the event, signed over the exact bytes sent with every current secret of the endpoint,
+ * and decides what follows: delivered, a retry at the schedule's next time, or failed for good.
+ * Nothing is sent to a disabled or deleted endpoint; the attempt says why, and a replay can resend.
+ */
+export async function sendDelivery(ctx: DeliveryContext, { delivery, endpoint, event }: Loaded): Promise<AttemptResult> {
   const attemptedAt = ctx.clock.now();
-  let result: WebhookPostResult;
+  let post: WebhookPostResult;
   let counts = true;
   if (endpoint.status !== "enabled" || endpoint.deletedAt) {
-    // Nothing is sent to a disabled or deleted endpoint; the attempt says why, and a replay can resend.
-    result = { ok: false, statusCode: null, latencyMs: 0, error: `not sent: the endpoint is ${endpoint.deletedAt ? "deleted" : "disabled"}`, responseBody: "" };
+    post = { ok: false, statusCode: null, latencyMs: 0, error: `not sent: the endpoint is ${endpoint.deletedAt ? "deleted" : "disabled"}`, responseBody: "" };
     counts = false;
   } else {
     const body = JSON.stringify(toEventResource(event));
     const t = Math.floor(attemptedAt.getTime() / 1000);
-    result = await ctx.webhooks.post(endpoint.url, body, {
+    post = await ctx.webhooks.post(endpoint.url, body, {
       "Content-Type": "application/json",
       [SIGNATURE_HEADER]: signatureHeader(signingSecrets(endpoint, attemptedAt), t, body),
     });
   }
+  const retryAt = post.ok || !counts ? null : nextAttemptAt(delivery.firstAttemptAt ?? attemptedAt, delivery.attemptCount + 1, attemptedAt);
+  return { delivery, endpointId: endpoint.id, attemptedAt, post, counts, status: post.ok ? "delivered" : retryAt ? "pending" : "failed", retryAt };
+}
 
-  const attempts = delivery.attemptCount + 1;
-  const firstAttemptAt = delivery.firstAttemptAt ?? attemptedAt;
-  const retryAt = result.ok || !counts ? null : nextAttemptAt(firstAttemptAt, attempts, attemptedAt);
-  const status = result.ok ? "delivered" : retryAt ? "pending" : "failed";
+const ts = (d: Date | null) => (d ? d.toISOString() : null);
 
-  return ctx.db.transaction(async (tx) => {
-    await tx.insert(webhookAttempts).values({
-      id: newId("webhookAttempt", attemptedAt),
-      deliveryId,
-      attemptedAt,
-      statusCode: result.statusCode,
-      latencyMs: Math.round(result.latencyMs),
-      error: result.error,
-      responseBody: result.responseBody,
-    });
-    const [moved] = await tx
-      .update(webhookDeliveries)
-      .set({
-        status,
-        attemptCount: attempts,
-        firstAttemptAt,
-        lastAttemptAt: attemptedAt,
-        nextAttemptAt: retryAt,
-        deliveredAt: result.ok ? attemptedAt : null,
-      })
-      .where(and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.status, "pending"), eq(webhookDeliveries.attemptCount, delivery.attemptCount)))
-      .returning();
-    if (!moved) {
-      const [current] = await tx.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, deliveryId));
-      return current ?? null;
-    }
-    if (counts) {
-      await tx
-        .update(webhookEndpoints)
-        .set(
-          result.ok
-            ? { consecutiveFailures: 0, degradedSince: null }
-            : {
-                consecutiveFailures: sql`${webhookEndpoints.consecutiveFailures} + 1`,
-                degradedSince: sql`case when ${webhookEndpoints.consecutiveFailures} + 1 >= ${DEGRADED_AFTER_FAILURES}
-                  then coalesce(${webhookEndpoints.degradedSince}, ${attemptedAt.toISOString()}::timestamptz) else ${webhookEndpoints.degradedSince} end`,
-              },
-        )
-        .where(eq(webhookEndpoints.id, endpoint.id));
-    }
-    return moved;
+/**
+ * Records attempts in one statement (one implicit transaction, one round trip, however many):
+ * every attempt row is kept; each delivery moves only if no one overtook its worker (a
+ * compare-and-set on status and attempt count); each endpoint's health row is written only when
+ * it changes, since every delivery to an endpoint would otherwise queue on that one row lock.
+ * Returns where each delivery now stands (absent: it was overtaken).
+ */
+export async function recordAttempts(ctx: BaseContext, results: AttemptResult[]): Promise<Map<string, AttemptOutcome>> {
+  if (results.length === 0) return new Map();
+  const byEndpoint = new Map<string, { ok: boolean; at: Date }[]>();
+  for (const r of results.filter((x) => x.counts)) byEndpoint.set(r.endpointId, [...(byEndpoint.get(r.endpointId) ?? []), { ok: r.post.ok, at: r.attemptedAt }]);
+  // Each set travels as one JSON parameter and is unpacked by jsonb_to_recordset.
+  const moves = results.map((r) => ({
+    id: r.delivery.id,
+    prev: r.delivery.attemptCount,
+    status: r.status,
+    first_at: ts(r.delivery.firstAttemptAt ?? r.attemptedAt),
+    at: ts(r.attemptedAt),
+    next_at: ts(r.retryAt),
+    delivered_at: ts(r.post.ok ? r.attemptedAt : null),
+  }));
+  const attempts = results.map((r) => ({
+    id: newId("webhookAttempt", r.attemptedAt),
+    delivery_id: r.delivery.id,
+    attempted_at: ts(r.attemptedAt),
+    status_code: r.post.statusCode,
+    latency_ms: Math.round(r.post.latencyMs),
+    // PostgreSQL text (and jsonb) cannot hold U+0000, which a receiver's answer may contain.
+    error: r.post.error?.replaceAll("\u0000", "") ?? null,
+    response_body: r.post.responseBody.replaceAll("\u0000", ""),
+  }));
+  const health = [...byEndpoint].map(([id, list]) => {
+    const change = healthChange(list);
+    return { id, reset: change.reset, failures: change.failureTimes.length, times: change.failureTimes.map((d) => d.toISOString()) };
   });
+
+  const rows = rowsOf<{ id: string; status: DeliveryStatus; next_attempt_at: Date | string | null }>(
+    await ctx.db.execute(sql`
+      with moved as (
+        update ${webhookDeliveries} d
+        set status = v.status, attempt_count = v.prev + 1, first_attempt_at = v.first_at, last_attempt_at = v.at,
+            next_attempt_at = v.next_at, delivered_at = v.delivered_at
+        from jsonb_to_recordset(${JSON.stringify(moves)}::jsonb)
+          as v(id text, prev smallint, status text, first_at timestamptz, at timestamptz, next_at timestamptz, delivered_at timestamptz)
+        where d.id = v.id and d.status = 'pending' and d.attempt_count = v.prev
+        returning d.id, d.status, d.next_attempt_at
+      ),
+      attempts as (
+        insert into ${webhookAttempts} (id, delivery_id, attempted_at, status_code, latency_ms, error, response_body)
+        select a.id, a.delivery_id, a.attempted_at, a.status_code, a.latency_ms, a.error, a.response_body
+        from jsonb_to_recordset(${JSON.stringify(attempts)}::jsonb)
+          as a(id text, delivery_id text, attempted_at timestamptz, status_code smallint, latency_ms int, error text, response_body text)
+      ),
+      health as (
+        update ${webhookEndpoints} e
+        set consecutive_failures = case when h.reset then h.failures else e.consecutive_failures + h.failures end,
+            degraded_since = case
+              when h.reset then case when h.failures >= ${DEGRADED_AFTER_FAILURES}::int then (h.times ->> ${DEGRADED_AFTER_FAILURES - 1}::int)::timestamptz end
+              when e.consecutive_failures + h.failures >= ${DEGRADED_AFTER_FAILURES}::int
+                then coalesce(e.degraded_since, (h.times ->> greatest(0, ${DEGRADED_AFTER_FAILURES - 1}::int - e.consecutive_failures))::timestamptz)
+              else e.degraded_since end
+        from jsonb_to_recordset(${JSON.stringify(health)}::jsonb) as h(id text, reset boolean, failures int, times jsonb)
+        where e.id = h.id and (h.failures > 0 or e.consecutive_failures > 0 or e.degraded_since is not null)
+      )
+      select id, status, next_attempt_at from moved`),
+  );
+  return new Map(rows.map((r) => [r.id, { status: r.status, nextAttemptAt: r.next_attempt_at ? new Date(r.next_attempt_at) : null }]));
+}
+
+/**
+ * One attempt of one delivery, by a worker that holds its lease (see claimDueDeliveries): load,
+ * send, record. The local runner does the same in batches; the Inngest function uses this.
+ */
+export async function attemptDelivery(ctx: DeliveryContext, deliveryId: string): Promise<AttemptOutcome | null> {
+  const [loaded] = await loadDeliveries(ctx, [deliveryId]);
+  if (!loaded) return null;
+  if (loaded.delivery.status !== "pending") return { status: loaded.delivery.status, nextAttemptAt: loaded.delivery.nextAttemptAt };
+  const result = await sendDelivery(ctx, loaded);
+  const outcome = (await recordAttempts(ctx, [result])).get(deliveryId);
+  if (outcome) return outcome;
+  const [current] = await ctx.db
+    .select({ status: webhookDeliveries.status, nextAttemptAt: webhookDeliveries.nextAttemptAt })
+    .from(webhookDeliveries)
+    .where(eq(webhookDeliveries.id, deliveryId));
+  return current ?? null;
 }

@@ -1,4 +1,4 @@
-import { asc, eq, inArray } from "drizzle-orm";
+import { and, asc, eq, inArray } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "@/db/client";
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from "@/db/schema";
@@ -11,6 +11,7 @@ import { seedPayment, seedTestMerchant } from "@/server/testing/fixtures";
 import { startReceiver, testPoster } from "@/server/testing/webhooks";
 import { transitionPayment } from "../payments/transition-payment";
 import { createEndpoint } from "./create-endpoint";
+import { recordAttempts } from "./attempt-delivery";
 import { fanOutEvents } from "./fan-out-events";
 import { rollEndpointSecret } from "./roll-endpoint-secret";
 import { updateEndpoint } from "./update-endpoint";
@@ -250,5 +251,60 @@ describe("webhook delivery", () => {
       .where(inArray(webhookDeliveries.endpointId, endpoints.map((e) => e.id)));
     expect(rows).toHaveLength(90);
     expect(new Set(rows.map((r) => `${r.eventId} ${r.endpointId}`)).size).toBe(90);
+  });
+});
+
+describe("recording attempts in batches", () => {
+  const fakeDelivery = async (w: Awaited<ReturnType<typeof world>>, endpointId: string) => {
+    const event = await w.succeed();
+    await fanOutEvents({ db: w.db, clock: w.clock }, { merchantId: w.m.merchant.id });
+    const [row] = await w.db.select().from(webhookDeliveries).where(and(eq(webhookDeliveries.endpointId, endpointId), eq(webhookDeliveries.eventId, event.id)));
+    return row!;
+  };
+  const result = (delivery: typeof webhookDeliveries.$inferSelect, endpointId: string, ok: boolean, atMs: number, body = "x") => ({
+    delivery,
+    endpointId,
+    attemptedAt: new Date(atMs),
+    post: { ok, statusCode: ok ? 200 : 500, latencyMs: 3, error: ok ? null : "HTTP 500", responseBody: body },
+    counts: true,
+    status: ok ? ("delivered" as const) : ("pending" as const),
+    retryAt: ok ? null : new Date(atMs + 60_000),
+  });
+
+  it("counts failures across a batch and dates degradation at the fifth in a row", async () => {
+    const w = await world();
+    const endpoint = await createEndpoint(await w.ctx(), { url: "http://127.0.0.1:9/never", enabledEvents: ["*"] });
+    await w.db.update(webhookEndpoints).set({ consecutiveFailures: 3 }).where(eq(webhookEndpoints.id, endpoint.id));
+    const t = w.clock.now().getTime();
+    const ds = [];
+    for (let i = 0; i < 3; i++) ds.push(await fakeDelivery(w, endpoint.id));
+    const outcomes = await recordAttempts({ db: w.db, clock: w.clock }, ds.map((d, i) => result(d, endpoint.id, false, t + i * 1000)));
+    expect([...outcomes.values()].map((o) => o.status)).toEqual(["pending", "pending", "pending"]);
+    const [ep] = await w.db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, endpoint.id));
+    // 3 before, then failures at t, t+1 s, t+2 s: the fifth in a row is the one at t+1 s.
+    expect(ep).toMatchObject({ consecutiveFailures: 6, degradedSince: new Date(t + 1000) });
+
+    // A batch with a success then five failures: reset, and degraded since the fifth of those.
+    const more = [];
+    for (let i = 0; i < 6; i++) more.push(await fakeDelivery(w, endpoint.id));
+    await recordAttempts({ db: w.db, clock: w.clock }, more.map((d, i) => result(d, endpoint.id, i === 0, t + 10_000 + i * 1000)));
+    const [again] = await w.db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, endpoint.id));
+    expect(again).toMatchObject({ consecutiveFailures: 5, degradedSince: new Date(t + 15_000) });
+  });
+
+  it("keeps an attempt whose delivery was overtaken, without moving the delivery again", async () => {
+    const w = await world();
+    const endpoint = await createEndpoint(await w.ctx(), { url: "http://127.0.0.1:9/never", enabledEvents: ["*"] });
+    const d = await fakeDelivery(w, endpoint.id);
+    const t = w.clock.now().getTime();
+    const first = await recordAttempts({ db: w.db, clock: w.clock }, [result(d, endpoint.id, true, t)]);
+    expect(first.get(d.id)).toMatchObject({ status: "delivered" });
+    // A second worker with the same stale view of the delivery (attempt count 0).
+    const second = await recordAttempts({ db: w.db, clock: w.clock }, [result(d, endpoint.id, false, t + 1, "late\u0000answer")]);
+    expect(second.has(d.id)).toBe(false);
+    const [row] = await w.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, d.id));
+    expect(row).toMatchObject({ status: "delivered", attemptCount: 1 });
+    const attempts = await attemptsOf(d.id);
+    expect(attempts.map((a) => a.responseBody)).toEqual(["x", "lateanswer"]);
   });
 });

@@ -1,0 +1,194 @@
+/**
+ * The webhooks benchmark: a receiver in this process, an endpoint of the `bench-webhooks` merchant
+ * pointing at it, and two measurements.
+ *
+ * - Lag: events made through the API (test helper `succeed`, the real transition path: CAS, event,
+ *   outbox, commit) at a fixed rate; lag is receipt time − the event's created_at (stamped inside
+ *   the transaction, so it slightly overstates the lag from commit).
+ * - Peak: a burst of events committed at once in SQL (the relay and delivery path is what is
+ *   measured); deliveries/s from the first receipt to the last, against a bare keep-alive client
+ *   posting the same bodies to the same receiver with the same concurrency.
+ */
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Sql } from "postgres";
+import { encodeTimeSql } from "./dataset";
+import { paced, type PacedRequest } from "./load";
+
+/** The runner's own cap on attempts in flight (server/jobs/local-runner.ts). */
+export const DELIVERY_CONCURRENCY = 64;
+
+export type Receiver = {
+  url: string;
+  /** Receipt time (epoch ms) by event id; the first receipt wins. */
+  received: Map<string, number>;
+  count(): number;
+  close(): Promise<void>;
+};
+
+const EVENT_ID = /"id":"(evt_[0-9a-z]{26})"/;
+
+export async function startReceiver(): Promise<Receiver> {
+  const received = new Map<string, number>();
+  let total = 0;
+  const server = http.createServer((req, res) => {
+    let head = "";
+    req.setEncoding("utf8");
+    req.on("data", (c: string) => {
+      if (head.length < 200) head += c;
+    });
+    req.on("end", () => {
+      const at = Date.now();
+      total++;
+      const id = EVENT_ID.exec(head)?.[1];
+      if (id && !received.has(id)) received.set(id, at);
+      res.writeHead(200, { "content-type": "text/plain" }).end("ok");
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/webhooks`,
+    received,
+    count: () => total,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** `count` payments awaiting their customers for an hour, for the test helper to succeed. */
+export async function seedAwaiting(sql: Sql, merchantId: string, count: number): Promise<string[]> {
+  await sql`delete from webhook_attempts where delivery_id in (select id from webhook_deliveries where merchant_id = ${merchantId})`;
+  await sql`delete from webhook_deliveries where merchant_id = ${merchantId}`;
+  await sql`delete from events where merchant_id = ${merchantId}`;
+  await sql`delete from webhook_endpoints where merchant_id = ${merchantId}`;
+  await sql`delete from payments where merchant_id = ${merchantId}`;
+  const nowMs = Date.now();
+  const rows = await sql.unsafe<{ id: string }[]>(
+    `insert into payments (
+       id, merchant_id, livemode, amount, currency, method, reference, customer_msisdn, network,
+       fee, fee_bearer, charged_amount, status, provider, provider_reference, metadata,
+       prompt_sent_at, expires_at, created_at, updated_at)
+     select
+       'pay_' || ${encodeTimeSql(`${nowMs}::bigint`)} || substr(md5(random()::text || g.i::text), 1, 16),
+       $1, false, 1000, 'USD', 'wallet', 'hook-' || g.i || '-' || ${nowMs}, '263770000003', 'ecocash',
+       15, 'merchant', 1000, 'awaiting_customer', 'sandbox', null, '{"order":"bench"}'::jsonb,
+       to_timestamp(${nowMs} / 1000.0), to_timestamp(${nowMs + 3_600_000} / 1000.0),
+       to_timestamp(${nowMs} / 1000.0), to_timestamp(${nowMs} / 1000.0)
+     from generate_series(0, ${count - 1}) as g(i)
+     returning id`,
+    [merchantId],
+  );
+  return rows.map((r) => r.id);
+}
+
+/** Succeeds each payment through the API at `rate` per second. */
+export async function driveEvents(url: string, key: string, paymentIds: string[], rate: number) {
+  let i = 0;
+  const next = (): PacedRequest => ({
+    method: "POST",
+    path: `/v1/test_helpers/payments/${paymentIds[i++]}/succeed`,
+    headers: { authorization: `Bearer ${key}` },
+  });
+  return paced({ url, rate, seconds: paymentIds.length / rate, maxSockets: 50, next });
+}
+
+export type Lag = { received: number; expected: number; p50: number; p99: number; max: number };
+
+/** Lag of each of the merchant's events: receipt − created_at. */
+export async function eventLag(sql: Sql, merchantId: string, receiver: Receiver): Promise<Lag> {
+  const rows = await sql<{ id: string; at: Date }[]>`select id, created_at as at from events where merchant_id = ${merchantId}`;
+  const lags = rows
+    .map((r) => (receiver.received.has(r.id) ? receiver.received.get(r.id)! - r.at.getTime() : Number.NaN))
+    .filter((n) => !Number.isNaN(n))
+    .sort((a, b) => a - b);
+  const pct = (p: number) => (lags.length ? lags[Math.min(lags.length - 1, Math.ceil((p / 100) * lags.length) - 1)]! : Number.NaN);
+  return { received: lags.length, expected: rows.length, p50: pct(50), p99: pct(99), max: lags.at(-1) ?? Number.NaN };
+}
+
+/**
+ * Commits one event per payment at once (events + outbox rows, as recordEvent writes them) and
+ * returns each event's id and the body a delivery of it carries, for the bare client.
+ */
+export async function commitBurst(sql: Sql, merchantId: string, paymentIds: string[]): Promise<{ id: string; body: string }[]> {
+  const nowMs = Date.now();
+  const rows = await sql.begin(async (tx) => {
+    const inserted = await tx.unsafe<{ id: string; type: string; data: unknown; created_at: Date; livemode: boolean }[]>(
+      `insert into events (id, merchant_id, livemode, type, data, object_id, created_at)
+       select 'evt_' || ${encodeTimeSql(`${nowMs}::bigint`)} || substr(md5(random()::text || p.id), 1, 16), $1, false, 'payment.succeeded',
+              jsonb_build_object('object', jsonb_build_object('id', p.id, 'object', 'payment', 'status', 'succeeded', 'metadata', jsonb_build_object('order', 'bench'))),
+              p.id, to_timestamp(${nowMs} / 1000.0)
+       from unnest($2::text[]) as p(id)
+       returning id, type, data, created_at, livemode`,
+      [merchantId, paymentIds],
+    );
+    await tx.unsafe(
+      `insert into outbox (id, topic, payload, created_at)
+       select 'obx_' || substr(e.id, 5), 'event/created',
+              jsonb_build_object('event_id', e.id, 'type', 'payment.succeeded', 'merchant_id', $1::text, 'livemode', false), to_timestamp(${nowMs} / 1000.0)
+       from unnest($2::text[]) as e(id)`,
+      [merchantId, inserted.map((r) => r.id)],
+    );
+    return inserted;
+  });
+  return rows.map((e) => ({
+    id: e.id,
+    body: JSON.stringify({ id: e.id, object: "event", type: e.type, created_at: e.created_at.toISOString(), livemode: e.livemode, data: e.data }),
+  }));
+}
+
+/** Receipts per second from the first receipt of `ids` to the last. */
+export function deliveriesPerSecond(receiver: Receiver, ids: string[]): number {
+  const times = ids.map((id) => receiver.received.get(id)).filter((t): t is number => t !== undefined).sort((a, b) => a - b);
+  if (times.length < 2) return Number.NaN;
+  return (times.length - 1) / ((times.at(-1)! - times[0]!) / 1000);
+}
+
+/** A bare keep-alive client: the same bodies, the same receiver, `concurrency` requests in flight. */
+export async function bareClient(url: string, bodies: string[], concurrency: number): Promise<number> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
+  const target = new URL(url);
+  let next = 0;
+  const started = performance.now();
+  const worker = async () => {
+    while (next < bodies.length) {
+      const body = bodies[next++]!;
+      await new Promise<void>((resolve, reject) => {
+        const req = http.request(
+          {
+            agent,
+            host: target.hostname,
+            port: target.port,
+            path: target.pathname,
+            method: "POST",
+            headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body), "service-signature": "t=0,v1=0" },
+          },
+          (res) => {
+            res.resume();
+            res.on("end", resolve);
+          },
+        );
+        req.on("error", reject);
+        req.end(body);
+      });
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const seconds = (performance.now() - started) / 1000;
+  agent.destroy();
+  return bodies.length / seconds;
+}
+
+/** Waits until `done()` or `timeoutMs`. */
+export async function waitFor(done: () => boolean | Promise<boolean>, timeoutMs: number): Promise<boolean> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    if (await done()) return true;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return done();
+}

@@ -1,0 +1,55 @@
+import { describe, expect, it } from "vitest";
+import { endpointWants, GIVE_UP_AFTER_MS, healthChange, nextAttemptAt, RETRY_DELAYS_S, signingSecrets } from "./webhooks";
+
+const t0 = new Date("2026-03-01T00:00:00Z");
+const at = (s: number) => new Date(t0.getTime() + s * 1000);
+
+describe("webhook rules", () => {
+  it("retries on the schedule after each failed attempt, then gives up", () => {
+    let last = t0;
+    const times: number[] = [0];
+    for (let n = 1; ; n++) {
+      const next = nextAttemptAt(t0, n, last);
+      if (!next) break;
+      times.push((next.getTime() - t0.getTime()) / 1000);
+      last = next;
+    }
+    expect(times).toEqual([0, 60, 360, 2_160, 9_360, 30_960, 74_160]);
+    expect(times).toHaveLength(RETRY_DELAYS_S.length + 1);
+  });
+
+  it("never schedules an attempt more than 24 h after the first", () => {
+    // Attempts that ran late (an outage of the runner) push the schedule past the day: no more.
+    expect(nextAttemptAt(t0, 6, at(20 * 3600))).toBeNull();
+    expect(nextAttemptAt(t0, 5, at(17 * 3600))!.getTime() - t0.getTime()).toBeLessThanOrEqual(GIVE_UP_AFTER_MS);
+    expect(nextAttemptAt(t0, 5, at(18 * 3600 + 1))).toBeNull();
+  });
+
+  it('matches event types, and "*" matches all', () => {
+    expect(endpointWants(["*"], "payment.failed")).toBe(true);
+    expect(endpointWants(["payment.succeeded"], "payment.failed")).toBe(false);
+    expect(endpointWants(["payment.succeeded", "payment.failed"], "payment.failed")).toBe(true);
+  });
+
+  it("signs with the rolled secret too until its overlap ends", () => {
+    const e = { secret: "whsec_new", previousSecret: "whsec_old", previousSecretExpiresAt: at(100) };
+    expect(signingSecrets(e, at(99))).toEqual(["whsec_new", "whsec_old"]);
+    expect(signingSecrets(e, at(100))).toEqual(["whsec_new"]);
+    expect(signingSecrets({ secret: "whsec_new", previousSecret: null, previousSecretExpiresAt: null }, at(0))).toEqual(["whsec_new"]);
+  });
+
+  it("folds a batch of attempts into a health change, in attempt order", () => {
+    expect(healthChange([])).toEqual({ reset: false, failureTimes: [] });
+    expect(healthChange([{ ok: false, at: at(2) }, { ok: false, at: at(1) }])).toEqual({ reset: false, failureTimes: [at(1), at(2)] });
+    // A success resets; only the failures after the last success count.
+    expect(
+      healthChange([
+        { ok: false, at: at(3) },
+        { ok: true, at: at(2) },
+        { ok: false, at: at(1) },
+        { ok: false, at: at(4) },
+      ]),
+    ).toEqual({ reset: true, failureTimes: [at(3), at(4)] });
+    expect(healthChange([{ ok: false, at: at(1) }, { ok: true, at: at(2) }])).toEqual({ reset: true, failureTimes: [] });
+  });
+});
