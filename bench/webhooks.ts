@@ -2,9 +2,9 @@
  * The webhooks benchmark: a receiver in this process, an endpoint of the `bench-webhooks` merchant
  * pointing at it, and two measurements.
  *
- * - Lag: events made through the API (test helper `succeed`, the real transition path: CAS, event,
- *   outbox, commit) at a fixed rate; lag is receipt time − the event's created_at (stamped inside
- *   the transaction, so it slightly overstates the lag from commit).
+ * - Lag: payments succeeded at a fixed rate by the transition verb in this process (a second
+ *   instance, as far as the server can tell); lag is receipt time − the event's created_at (stamped
+ *   inside the transaction, so it slightly overstates the lag from commit).
  * - Peak: a burst of events committed at once in SQL (the relay and delivery path is what is
  *   measured); deliveries/s from the first receipt to the last, against a bare keep-alive client
  *   posting the same bodies to the same receiver with the same concurrency.
@@ -13,7 +13,12 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Sql } from "postgres";
 import { encodeTimeSql } from "./dataset";
-import { paced, type PacedRequest } from "./load";
+import { drizzle } from "drizzle-orm/postgres-js";
+import postgres from "postgres";
+import type { Db } from "@/db/client";
+import * as schema from "@/db/schema";
+import { systemClock } from "@/server/clock";
+import { transitionPayment } from "@/server/services/payments/transition-payment";
 
 /** The runner's own cap on attempts in flight (server/jobs/local-runner.ts). */
 export const DELIVERY_CONCURRENCY = 64;
@@ -86,15 +91,30 @@ export async function seedAwaiting(sql: Sql, merchantId: string, count: number):
   return rows.map((r) => r.id);
 }
 
-/** Succeeds each payment through the API at `rate` per second. */
-export async function driveEvents(url: string, key: string, paymentIds: string[], rate: number) {
-  let i = 0;
-  const next = (): PacedRequest => ({
-    method: "POST",
-    path: `/v1/test_helpers/payments/${paymentIds[i++]}/succeed`,
-    headers: { authorization: `Bearer ${key}` },
-  });
-  return paced({ url, rate, seconds: paymentIds.length / rate, maxSockets: 50, next });
+/**
+ * Succeeds each payment at `rate` per second, open loop, through the service's own transition verb
+ * on this process's connection: the CAS, the event and its outbox row commit here, as they would on
+ * another instance, and the server under test learns of them only through the database (LISTEN).
+ */
+export async function driveTransitions(databaseUrl: string, paymentIds: string[], rate: number): Promise<{ failed: number }> {
+  const client = postgres(databaseUrl, { max: 10, onnotice: () => {} });
+  const db = drizzle(client, { schema }) as unknown as Db;
+  let failed = 0;
+  const pending: Promise<void>[] = [];
+  const start = performance.now();
+  for (const [i, paymentId] of paymentIds.entries()) {
+    const wait = start + (i * 1000) / rate - performance.now();
+    if (wait > 0.5) await new Promise((r) => setTimeout(r, wait));
+    pending.push(
+      transitionPayment({ db, clock: systemClock }, { paymentId, to: "succeeded" }).then(
+        (r) => void (r.changed || failed++),
+        () => void failed++,
+      ),
+    );
+  }
+  await Promise.all(pending);
+  await client.end();
+  return { failed };
 }
 
 export type Lag = { received: number; expected: number; p50: number; p99: number; max: number };

@@ -9,7 +9,13 @@ export type Db = PgDatabase<PgQueryResultHKT, Schema>;
 
 export const MIGRATIONS_FOLDER = path.join(process.cwd(), "db", "migrations");
 
-type Handle = { db: Db; driver: "pglite" | "postgres"; close: () => Promise<void> };
+type Handle = {
+  db: Db;
+  driver: "pglite" | "postgres";
+  close: () => Promise<void>;
+  /** LISTEN on a channel; resolves to the way to stop. */
+  listen: (channel: string, onNotify: () => void) => Promise<() => Promise<void>>;
+};
 
 // One handle per process, kept on globalThis so Next's dev reloads do not open a second PGlite
 // on the same directory (it is single-process and would corrupt).
@@ -26,7 +32,16 @@ async function openPostgres(url: string): Promise<Handle> {
     // Parse bigint counts as numbers; amounts are 32-bit integers anyway.
     types: { bigint: postgres.BigInt },
   });
-  return { db: drizzle(client, { schema }) as unknown as Db, driver: "postgres", close: () => client.end() };
+  return {
+    db: drizzle(client, { schema }) as unknown as Db,
+    driver: "postgres",
+    close: () => client.end(),
+    // postgres-js keeps one connection for LISTEN, outside the pool, and re-listens after a reconnect.
+    listen: async (channel, onNotify) => {
+      const { unlisten } = await client.listen(channel, () => onNotify());
+      return unlisten;
+    },
+  };
 }
 
 export async function openPglite(dataDir: string | undefined, loadDataDir?: Blob): Promise<Handle> {
@@ -36,7 +51,12 @@ export async function openPglite(dataDir: string | undefined, loadDataDir?: Blob
     import("drizzle-orm/pglite"),
   ]);
   const client = await PGlite.create({ dataDir, loadDataDir, extensions: { pg_trgm } });
-  return { db: drizzle(client, { schema }) as unknown as Db, driver: "pglite", close: () => client.close() };
+  return {
+    db: drizzle(client, { schema }) as unknown as Db,
+    driver: "pglite",
+    close: () => client.close(),
+    listen: (channel, onNotify) => client.listen(channel, () => onNotify()),
+  };
 }
 
 async function migrateHandle(handle: Handle): Promise<void> {
@@ -73,6 +93,14 @@ export async function driver(): Promise<Handle["driver"]> {
   await getDb();
   return (await holder.__mariDb!).driver;
 }
+
+/** Calls `onNotify` whenever a transaction commits new due work (see migration 0004), from any process. */
+export async function listenForWork(onNotify: () => void): Promise<() => Promise<void>> {
+  await getDb();
+  return (await holder.__mariDb!).listen(WORK_CHANNEL, onNotify);
+}
+
+export const WORK_CHANNEL = "mari_work";
 
 /** Applies committed migrations to the configured database. */
 export async function migrateDatabase(): Promise<void> {

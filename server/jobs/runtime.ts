@@ -1,4 +1,4 @@
-import type { Db } from "@/db/client";
+import { listenForWork, type Db } from "@/db/client";
 import { systemClock } from "@/server/clock";
 import { log } from "@/server/log";
 import { providers, sandbox } from "@/server/providers/registry";
@@ -29,6 +29,8 @@ export function startBackgroundWork(db: Db): void {
   const runner = new LocalRunner({ db, clock: systemClock, providers, webhooks: sharedWebhookPoster() });
   holder.__mariRunner = runner;
   onJobSignal((signal) => runner.notify(dueAt(signal)));
+  // Work committed by other instances (or scripts) wakes this runner too.
+  listenForWork(() => runner.notify()).catch((e: unknown) => log.warn("LISTEN for new work failed; the runner still looks every second", { error: e }));
   runner.start();
   log.info("local job runner started");
 }
