@@ -2,7 +2,7 @@ import type { Clock } from "@/server/clock";
 import type { Db } from "@/db/client";
 import { log } from "@/server/log";
 import type { ProviderRegistry } from "@/server/providers/port";
-import { expirePayment } from "@/server/services/payments/expire-payment";
+import { expirePayments } from "@/server/services/payments/expire-payment";
 import { sweepExpiredIdempotencyKeys } from "@/server/services/idempotency/sweep-expired-keys";
 import { reconcilePayment } from "@/server/services/payments/reconcile-payment";
 import { loadDeliveries, recordAttempts, sendDelivery, type AttemptResult, type Loaded, type WebhookSender } from "@/server/services/webhooks/attempt-delivery";
@@ -75,11 +75,18 @@ export class LocalRunner {
     for (const kind of ["expiry", "reconcile"] as const) {
       for (;;) {
         const ids = await claimDue(this.deps.db, kind, this.deps.clock.now(), BATCH, this.deps.merchantId);
-        await mapLimit(ids, CONCURRENCY, (id) =>
-          (kind === "expiry" ? expirePayment(this.deps, id) : reconcilePayment(this.deps, id)).catch((e: unknown) =>
-            log.error("due work failed; it will be due again when its lease ends", { kind, payment: id, error: e }),
-          ),
-        );
+        if (kind === "expiry") {
+          // Expiries move in batches: one transaction per claim instead of one per payment.
+          await expirePayments(this.deps, ids).catch((e: unknown) =>
+            log.error("expiries failed; they will be due again when their lease ends", { count: ids.length, error: e }),
+          );
+        } else {
+          await mapLimit(ids, CONCURRENCY, (id) =>
+            reconcilePayment(this.deps, id).catch((e: unknown) =>
+              log.error("due work failed; it will be due again when its lease ends", { kind, payment: id, error: e }),
+            ),
+          );
+        }
         handled.push(...ids);
         if (ids.length < BATCH) break;
       }

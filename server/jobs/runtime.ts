@@ -63,7 +63,7 @@ async function sendToInngest(signal: JobSignal): Promise<void> {
           ),
         ];
       case "events.recorded":
-        return [eventsRecorded.create({ event_ids: signal.eventIds }, { id: signal.eventIds.join(",") })];
+        return [eventsRecorded.create({ event_ids: signal.eventIds }, { id: signal.eventIds[0]! })];
       case "webhooks.queued":
         return signal.deliveryIds.map((id) => deliveryScheduled.create({ delivery_id: id }, { id }));
     }

@@ -1,6 +1,6 @@
 import { cron } from "inngest";
 import { sweepExpiredIdempotencyKeys } from "@/server/services/idempotency/sweep-expired-keys";
-import { expirePayment } from "@/server/services/payments/expire-payment";
+import { expirePayments } from "@/server/services/payments/expire-payment";
 import { reconcilePayment } from "@/server/services/payments/reconcile-payment";
 import { attemptDelivery } from "@/server/services/webhooks/attempt-delivery";
 import { fanOutEvents } from "@/server/services/webhooks/fan-out-events";
@@ -23,7 +23,7 @@ export const sweepOverdueFn = inngest.createFunction(
     const expired = await step.run("expire-overdue", async () => {
       const deps = await jobDeps();
       const ids = await claimDue(deps.db, "expiry", deps.clock.now(), BATCH);
-      for (const id of ids) await expirePayment(deps, id);
+      await expirePayments(deps, ids);
       return ids.length;
     });
     const reconciled = await step.run("reconcile-overdue", async () => {

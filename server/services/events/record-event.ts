@@ -21,23 +21,34 @@ export type NewEvent = {
  * the event exists exactly when the change does: never for a rolled-back change, never missing.
  */
 export async function recordEvent(tx: Db, e: NewEvent): Promise<EventRow> {
-  const [row] = await tx
+  return (await recordEvents(tx, [e]))[0]!;
+}
+
+/** Many events (and their outbox rows) in two statements, in the order given. */
+export async function recordEvents(tx: Db, list: NewEvent[]): Promise<EventRow[]> {
+  if (list.length === 0) return [];
+  const rows = await tx
     .insert(events)
-    .values({
-      id: newId("event", e.at),
-      merchantId: e.merchantId,
-      livemode: e.livemode,
-      type: e.type,
-      objectId: e.objectId,
-      data: { object: e.object, ...(e.previousAttributes ? { previous_attributes: e.previousAttributes } : {}) },
-      createdAt: e.at,
-    })
+    .values(
+      list.map((e) => ({
+        id: newId("event", e.at),
+        merchantId: e.merchantId,
+        livemode: e.livemode,
+        type: e.type,
+        objectId: e.objectId,
+        data: { object: e.object, ...(e.previousAttributes ? { previous_attributes: e.previousAttributes } : {}) },
+        createdAt: e.at,
+      })),
+    )
     .returning();
-  await tx.insert(outbox).values({
-    id: newId("outbox", e.at),
-    topic: EVENT_CREATED_TOPIC,
-    payload: { event_id: row!.id, type: e.type, merchant_id: e.merchantId, livemode: e.livemode },
-    createdAt: e.at,
-  });
-  return row!;
+  await tx.insert(outbox).values(
+    rows.map((row) => ({
+      id: newId("outbox", row.createdAt),
+      topic: EVENT_CREATED_TOPIC,
+      payload: { event_id: row.id, type: row.type, merchant_id: row.merchantId, livemode: row.livemode },
+      createdAt: row.createdAt,
+    })),
+  );
+  const byId = new Map(rows.map((r) => [r.objectId, r]));
+  return list.map((e) => byId.get(e.objectId)!);
 }

@@ -1,24 +1,50 @@
-import { eq } from "drizzle-orm";
+import { inArray } from "drizzle-orm";
 import { payments, type Payment } from "@/db/schema";
 import type { BaseContext } from "@/server/context";
 import type { ProviderRegistry } from "@/server/providers/port";
 import { applyProviderOutcome } from "./apply-provider-outcome";
 import { askProvider } from "./ask-provider";
-import { transitionPayment } from "./transition-payment";
+import { transitionPayments } from "./transition-payment";
+
+type Ctx = BaseContext & { providers: ProviderRegistry };
 
 /**
  * The expiry timer (spec: "the customer never acted"). Asks the provider first: paid → succeeded,
  * declined → failed, still pending → expired, no answer → unknown (never expired on a guess).
  * Safe to run twice or late: a payment no longer waiting, or not yet due, is left alone.
  */
-export async function expirePayment(ctx: BaseContext & { providers: ProviderRegistry }, paymentId: string): Promise<Payment | null> {
-  const [payment] = await ctx.db.select().from(payments).where(eq(payments.id, paymentId));
-  if (!payment || payment.status !== "awaiting_customer") return payment ?? null;
-  if (payment.expiresAt > ctx.clock.now()) return payment;
+export async function expirePayment(ctx: Ctx, paymentId: string): Promise<Payment | null> {
+  return (await expirePayments(ctx, [paymentId])).get(paymentId) ?? null;
+}
 
-  const outcome = await askProvider(ctx.providers, payment);
-  const definitive = await applyProviderOutcome(ctx, payment, outcome);
-  if (definitive) return definitive.payment;
-  const to = outcome.kind === "pending" ? "expired" : "unknown";
-  return (await transitionPayment(ctx, { paymentId, to })).payment;
+/**
+ * The same for a batch (the runner's claims): one read, the provider asked about each at once,
+ * then the expired and the unknown each moved by one batched transition. Returns each payment as
+ * it now stands (absent: no such payment).
+ */
+export async function expirePayments(ctx: Ctx, paymentIds: string[]): Promise<Map<string, Payment>> {
+  const rows = paymentIds.length ? await ctx.db.select().from(payments).where(inArray(payments.id, paymentIds)) : [];
+  const now = ctx.clock.now();
+  const state = new Map(rows.map((p) => [p.id, p]));
+  const due = rows.filter((p) => p.status === "awaiting_customer" && p.expiresAt <= now);
+
+  const answers = await Promise.all(due.map(async (payment) => ({ payment, outcome: await askProvider(ctx.providers, payment) })));
+  const toExpire: string[] = [];
+  const toUnknown: string[] = [];
+  for (const { payment, outcome } of answers) {
+    if (outcome.kind === "pending" || outcome.kind === "unknown") {
+      (outcome.kind === "pending" ? toExpire : toUnknown).push(payment.id);
+      continue;
+    }
+    const definitive = await applyProviderOutcome(ctx, payment, outcome);
+    if (definitive) state.set(payment.id, definitive.payment);
+  }
+  for (const [ids, to] of [[toExpire, "expired"], [toUnknown, "unknown"]] as const) {
+    const moved = await transitionPayments(ctx, ids, to);
+    for (const r of moved) state.set(r.payment.id, r.payment);
+    // Those that did not move had moved on meanwhile (a callback won the race): read them again.
+    const stale = ids.filter((id) => !moved.some((r) => r.payment.id === id));
+    if (stale.length) for (const p of await ctx.db.select().from(payments).where(inArray(payments.id, stale))) state.set(p.id, p);
+  }
+  return state;
 }

@@ -7,7 +7,7 @@ import { providers, sandbox } from "@/server/providers/registry";
 import { sandboxReference } from "@/server/providers/sandbox/client";
 import { seedPayment, seedTestMerchant } from "@/server/testing/fixtures";
 import { receiveProviderCallback } from "../providers/receive-callback";
-import { expirePayment } from "./expire-payment";
+import { expirePayment, expirePayments } from "./expire-payment";
 import { reconcilePayment } from "./reconcile-payment";
 import { transitionPayment } from "./transition-payment";
 
@@ -56,5 +56,43 @@ describe("a callback, the expiry timer and a status query at once", () => {
       const status = row!.status;
       expect(`payment.${status}`).toBe(types[0]);
     }
+  });
+});
+
+describe("batched expiries", () => {
+  afterEach(() => {
+    sandbox.clock = systemClock;
+  });
+
+  it("overlapping batches, single expiries and callbacks at once: one outcome and one event per payment", async () => {
+    const db = await getDb();
+    const m = await seedTestMerchant();
+    const start = new Date(Date.now() - 3_600_000);
+    // …03 never answers: asked at expiry, the provider says pending, so each expires unless paid first.
+    const seeded = await Promise.all(
+      Array.from({ length: 40 }, () => seedPayment(m, "awaiting_customer", { msisdn: "263770000003", at: start, expiresInMs: 1_000 })),
+    );
+    const ids = seeded.map((p) => p.id);
+    const clock = manualClock(new Date(start.getTime() + 60_000));
+    sandbox.clock = clock;
+    const deps = { db, clock, providers };
+    const paid = seeded.filter((_, i) => i % 4 === 0);
+
+    const results = await Promise.all([
+      expirePayments(deps, ids.slice(0, 30)),
+      expirePayments(deps, ids.slice(10, 40)),
+      ...ids.slice(0, 5).map((id) => expirePayment(deps, id)),
+      ...paid.map((p) => transitionPayment({ db, clock: systemClock }, { paymentId: p.id, to: "succeeded" })),
+    ]);
+    const first = results[0] as Map<string, { status: string }>;
+    expect(first.size).toBe(30);
+
+    const rows = await db.select().from(payments).where(inArray(payments.id, ids));
+    for (const row of rows) expect(["expired", "succeeded"]).toContain(row.status);
+    const evs = await db.select().from(events).where(inArray(events.objectId, ids));
+    expect(evs).toHaveLength(40);
+    expect(new Set(evs.map((e) => e.objectId)).size).toBe(40);
+    for (const e of evs) expect(e.type).toBe(`payment.${rows.find((r) => r.id === e.objectId)!.status}`);
+    expect(evs.find((e) => e.type === "payment.expired")!.data.previous_attributes).toEqual({ status: "awaiting_customer" });
   });
 });

@@ -1,4 +1,4 @@
-import { and, eq, inArray } from "drizzle-orm";
+import { and, asc, eq, inArray } from "drizzle-orm";
 import { payments, type EventRow, type Payment } from "@/db/schema";
 import { PAYMENT_EVENT } from "@/server/domain/events";
 import { TRANSITIONS, type FailureCode, type PaymentStatus } from "@/server/domain/payment-status";
@@ -6,7 +6,7 @@ import { resourceMissing } from "@/server/domain/errors";
 import type { BaseContext } from "@/server/context";
 import { toPaymentResource } from "@/server/schemas/payments";
 import { signalJobs } from "@/server/services/job-signals";
-import { recordEvent } from "../events/record-event";
+import { recordEvents, type NewEvent } from "../events/record-event";
 import { firstCheckAt } from "@/server/domain/reconcile-schedule";
 
 export type TransitionInput = {
@@ -48,39 +48,91 @@ export async function transitionPayment(ctx: BaseContext, input: TransitionInput
     const now = ctx.clock.now();
     const [updated] = await tx
       .update(payments)
-      .set({
-        status: input.to,
-        [STAMP[input.to]]: now,
-        updatedAt: now,
-        ...(input.failure ? { failureCode: input.failure.code, failureMessage: input.failure.message } : {}),
-        ...(input.providerReference ? { providerReference: input.providerReference } : {}),
-        ...(input.resolutionReason ? { resolutionReason: input.resolutionReason } : {}),
-        ...(input.promptSentAt ? { promptSentAt: input.promptSentAt } : {}),
-        // Unknown and unresolved payments keep being reconciled; every other state is done asking.
-        nextCheckAt: input.to === "unknown" || input.to === "unresolved" ? firstCheckAt(input.to, now) : null,
-        ...(input.to === "unknown" ? { checkAttempts: 0 } : {}),
-      })
+      .set(changes(input, now))
       .where(and(eq(payments.id, input.paymentId), inArray(payments.status, from)))
       .returning();
     if (!updated) return { payment: current, changed: false, event: null };
-
-    const type = PAYMENT_EVENT[input.to];
-    const event = type
-      ? await recordEvent(tx, {
-          merchantId: updated.merchantId,
-          livemode: updated.livemode,
-          type,
-          objectId: updated.id,
-          object: toPaymentResource(updated),
-          previousAttributes: { status: current.status },
-          at: now,
-        })
-      : null;
-    return { payment: updated, changed: true, event };
+    const [event] = await recordEvents(tx, eventsFor([updated], new Map([[updated.id, current.status]]), now));
+    return { payment: updated, changed: true, event: event ?? null };
   });
-  if (result.event) signalJobs({ type: "events.recorded", eventIds: [result.event.id] });
-  if (result.changed && result.payment.status === "unknown") {
-    signalJobs({ type: "payment.unknown", paymentId: result.payment.id, unknownSince: result.payment.unknownSince! });
-  }
+  signalAfterCommit([result]);
   return result;
+}
+
+/**
+ * The same move for many payments at once (the expiry runner's batches): rows locked in id order,
+ * one compare-and-set UPDATE, the events and outbox rows in two multi-row statements, all in one
+ * transaction. Only moves that need no per-payment detail (no failure reason, no reference) batch.
+ * Returns the payments that moved; the others had already moved on.
+ */
+export async function transitionPayments(
+  ctx: BaseContext,
+  paymentIds: string[],
+  to: Extract<TransitionInput["to"], "expired" | "unknown">,
+): Promise<TransitionResult[]> {
+  if (paymentIds.length === 0) return [];
+  const from = TRANSITIONS[to] as readonly PaymentStatus[];
+  const results = await ctx.db.transaction(async (tx): Promise<TransitionResult[]> => {
+    const current = await tx
+      .select({ id: payments.id, status: payments.status })
+      .from(payments)
+      .where(inArray(payments.id, paymentIds))
+      .orderBy(asc(payments.id))
+      .for("update");
+    const now = ctx.clock.now();
+    const updated = await tx
+      .update(payments)
+      .set(changes({ paymentId: "", to }, now))
+      .where(and(inArray(payments.id, paymentIds), inArray(payments.status, from)))
+      .returning();
+    const recorded = await recordEvents(tx, eventsFor(updated, new Map(current.map((c) => [c.id, c.status])), now));
+    const byPayment = new Map(recorded.map((e) => [e.objectId, e]));
+    return updated.map((payment) => ({ payment, changed: true, event: byPayment.get(payment.id) ?? null }));
+  });
+  signalAfterCommit(results);
+  return results;
+}
+
+function changes(input: TransitionInput, now: Date) {
+  return {
+    status: input.to,
+    [STAMP[input.to]]: now,
+    updatedAt: now,
+    ...(input.failure ? { failureCode: input.failure.code, failureMessage: input.failure.message } : {}),
+    ...(input.providerReference ? { providerReference: input.providerReference } : {}),
+    ...(input.resolutionReason ? { resolutionReason: input.resolutionReason } : {}),
+    ...(input.promptSentAt ? { promptSentAt: input.promptSentAt } : {}),
+    // Unknown and unresolved payments keep being reconciled; every other state is done asking.
+    nextCheckAt: input.to === "unknown" || input.to === "unresolved" ? firstCheckAt(input.to, now) : null,
+    ...(input.to === "unknown" ? { checkAttempts: 0 } : {}),
+  };
+}
+
+/** The event each moved payment fires (none for `unknown`), showing the payment as it now is. */
+function eventsFor(moved: Payment[], previous: Map<string, PaymentStatus>, now: Date): NewEvent[] {
+  return moved.flatMap((p) => {
+    const type = PAYMENT_EVENT[p.status];
+    if (!type) return [];
+    return [
+      {
+        merchantId: p.merchantId,
+        livemode: p.livemode,
+        type,
+        objectId: p.id,
+        object: toPaymentResource(p),
+        previousAttributes: { status: previous.get(p.id)! },
+        at: now,
+      },
+    ];
+  });
+}
+
+function signalAfterCommit(results: TransitionResult[]): void {
+  const eventIds = results.flatMap((r) => (r.event ? [r.event.id] : []));
+  if (eventIds.length) signalJobs({ type: "events.recorded", eventIds });
+  for (const r of results) {
+    if (r.changed && r.payment.status === "unknown") {
+      signalJobs({ type: "payment.unknown", paymentId: r.payment.id, unknownSince: r.payment.unknownSince! });
+    }
+  }
 }
