@@ -392,7 +392,7 @@ async function main(): Promise<void> {
     say(`webhooks: ${WEBHOOK_EVENTS.toLocaleString("en")} events committed at ${WEBHOOK_RATE}/s by this process`);
     const lagCpu = cpuWindow(() => [...descendants(server.pid)]);
     const driven = await driveTransitions(databaseUrl, hookPayments, WEBHOOK_RATE);
-    await waitFor(() => receiver.received.size >= WEBHOOK_EVENTS, 30_000);
+    await waitFor(async () => (await receiver.refresh(), receiver.received.size >= WEBHOOK_EVENTS), 30_000);
     const lagCpuUse = lagCpu.end(() => [...descendants(server.pid)]);
     const lag = await eventLag(sql, hooks.merchant_id, receiver);
     say(`webhooks: ${lag.received}/${lag.expected} received; lag p50 ${lag.p50.toFixed(0)} ms, p99 ${lag.p99.toFixed(0)} ms, max ${lag.max.toFixed(0)} ms; transitions that failed: ${driven.failed}`);
@@ -401,7 +401,7 @@ async function main(): Promise<void> {
     say(`webhooks: a burst of ${WEBHOOK_EVENTS.toLocaleString("en")} events committed at once`);
     const burstCpu = cpuWindow(() => [...descendants(server.pid)]);
     const burst = await commitBurst(sql, hooks.merchant_id, hookPayments);
-    await waitFor(() => burst.every((e) => receiver.received.has(e.id)), 60_000);
+    await waitFor(async () => (await receiver.refresh(), burst.every((e) => receiver.received.has(e.id))), 60_000);
     const burstCpuUse = burstCpu.end(() => [...descendants(server.pid)]);
     const pipelineRate = deliveriesPerSecond(receiver, burst.map((e) => e.id));
     const burstMissing = burst.filter((e) => !receiver.received.has(e.id)).length;

@@ -9,8 +9,9 @@
  *   measured); deliveries/s from the first receipt to the last, against a bare keep-alive client
  *   posting the same bodies to the same receiver with the same concurrency.
  */
+import { fork } from "node:child_process";
 import http from "node:http";
-import type { AddressInfo } from "node:net";
+import path from "node:path";
 import type { Sql } from "postgres";
 import { encodeTimeSql } from "./dataset";
 import { drizzle } from "drizzle-orm/postgres-js";
@@ -25,42 +26,36 @@ export const DELIVERY_CONCURRENCY = 64;
 
 export type Receiver = {
   url: string;
-  /** Receipt time (epoch ms) by event id; the first receipt wins. */
+  /** Receipt time (epoch ms) by event id, as of the last `refresh()`; the first receipt wins. */
   received: Map<string, number>;
-  count(): number;
+  refresh(): Promise<void>;
   close(): Promise<void>;
 };
 
-const EVENT_ID = /"id":"(evt_[0-9a-z]{26})"/;
-
+/** Starts bench/receiver.mjs in its own process. */
 export async function startReceiver(): Promise<Receiver> {
-  const received = new Map<string, number>();
-  let total = 0;
-  const server = http.createServer((req, res) => {
-    let head = "";
-    req.setEncoding("utf8");
-    req.on("data", (c: string) => {
-      if (head.length < 200) head += c;
-    });
-    req.on("end", () => {
-      const at = Date.now();
-      total++;
-      const id = EVENT_ID.exec(head)?.[1];
-      if (id && !received.has(id)) received.set(id, at);
-      res.writeHead(200, { "content-type": "text/plain" }).end("ok");
-    });
+  const child = fork(path.join(import.meta.dirname, "receiver.mjs"), [], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once("message", (m: { type: string; port: number }) => resolve(m.port));
+    child.once("error", reject);
   });
-  server.keepAliveTimeout = 60_000;
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
+  const received = new Map<string, number>();
   return {
     url: `http://127.0.0.1:${port}/webhooks`,
     received,
-    count: () => total,
+    refresh: () =>
+      new Promise<void>((resolve) => {
+        child.once("message", (m: { received: [string, number][] }) => {
+          for (const [id, at] of m.received) received.set(id, at);
+          resolve();
+        });
+        child.send({ type: "dump" });
+      }),
     close: () =>
       new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
+        if (child.exitCode !== null) return resolve();
+        child.once("exit", () => resolve());
+        child.send({ type: "close" });
       }),
   };
 }
