@@ -10,7 +10,7 @@ import { expirePaymentFn } from "./expire-payment";
 import { flagUnresolvedFn } from "./flag-unresolved";
 import { reconcileUnknownFn } from "./reconcile-unknown";
 import { sweepOverdueFn } from "./sweep-overdue";
-import { deliverWebhookFn } from "./deliver-webhook";
+import { deliverWebhookFn, relayEventsFn } from "./deliver-webhook";
 import { webhookAttempts, webhookDeliveries } from "@/db/schema";
 import { transitionPayment } from "@/server/services/payments/transition-payment";
 import { createEndpoint } from "@/server/services/webhooks/create-endpoint";
@@ -138,5 +138,23 @@ describe("Inngest functions", () => {
     } finally {
       await r.close();
     }
+  });
+
+  it("relay-events fans the outbox out and schedules one deliver-webhook run per delivery", async () => {
+    // The fan-out itself is fanOutEvents (tested on the database); on a shared test database a real
+    // relay would take other files' outbox rows, so the step is mocked.
+    const t = new InngestTestEngine({ function: relayEventsFn });
+    const { result, ctx } = await t.execute({
+      events: [{ name: "webhook/events.recorded", data: { event_ids: ["evt_x"] } }],
+      steps: [
+        { id: "fan-out", handler: () => ["whd_1", "whd_2"] },
+        { id: "schedule-deliveries", handler: () => undefined },
+      ],
+    });
+    expect(result).toEqual({ deliveries: 2 });
+    expect(ctx.step.sendEvent).toHaveBeenCalledWith("schedule-deliveries", [
+      expect.objectContaining({ name: "webhook/delivery.scheduled", data: { delivery_id: "whd_1" }, id: "whd_1" }),
+      expect.objectContaining({ name: "webhook/delivery.scheduled", data: { delivery_id: "whd_2" }, id: "whd_2" }),
+    ]);
   });
 });
