@@ -135,7 +135,7 @@ export async function commitBurst(sql: Sql, merchantId: string, paymentIds: stri
     const inserted = await tx.unsafe<{ id: string; type: string; data: unknown; created_at: Date; livemode: boolean }[]>(
       `insert into events (id, merchant_id, livemode, type, data, object_id, created_at)
        select 'evt_' || ${encodeTimeSql(`${nowMs}::bigint`)} || substr(md5(random()::text || p.id), 1, 16), $1, false, 'payment.succeeded',
-              jsonb_build_object('object', jsonb_build_object('id', p.id, 'object', 'payment', 'status', 'succeeded', 'metadata', jsonb_build_object('order', 'bench'))),
+              json_build_object('object', json_build_object('id', p.id, 'object', 'payment', 'status', 'succeeded', 'metadata', json_build_object('order', 'bench'))),
               p.id, to_timestamp(${nowMs} / 1000.0)
        from unnest($2::text[]) as p(id)
        returning id, type, data, created_at, livemode`,

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { boolean, index, integer, jsonb, pgTable, text } from "drizzle-orm/pg-core";
+import { boolean, index, integer, json, jsonb, pgTable, text } from "drizzle-orm/pg-core";
 import { EVENT_TYPES } from "@/server/domain/events";
 import { createdAt, idColumn, tstz } from "./columns";
 import { merchants } from "./merchants";
@@ -14,8 +14,11 @@ export const events = pgTable(
       .references(() => merchants.id),
     livemode: boolean("livemode").notNull(),
     type: text("type", { enum: EVENT_TYPES }).notNull(),
-    /** `{ object, previous_attributes? }`: the resource as the API shows it at that moment. */
-    data: jsonb("data").$type<{ object: Record<string, unknown>; previous_attributes?: Record<string, unknown> }>().notNull(),
+    /**
+     * `{ object, previous_attributes? }`: the resource as the API shows it at that moment. `json`,
+     * not `jsonb`: kept as written, so webhooks list fields in the API's order (id, object, …).
+     */
+    data: json("data").$type<{ object: Record<string, unknown>; previous_attributes?: Record<string, unknown> }>().notNull(),
     /** The object the event is about (pay_…, re_…), for timelines. */
     objectId: idColumn("object_id").notNull(),
     createdAt: createdAt(),

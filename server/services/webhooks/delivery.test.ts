@@ -91,6 +91,9 @@ describe("webhook delivery", () => {
     const body = JSON.parse(got.body);
     expect(body).toMatchObject({ id: event.id, object: "event", type: "payment.succeeded", livemode: false });
     expect(body.data.object).toMatchObject({ id: event.objectId, object: "payment", status: "succeeded", metadata: {} });
+    // Fields in the API's order, as written, not re-sorted by storage.
+    expect(Object.keys(body)).toEqual(["id", "object", "type", "created_at", "livemode", "data"]);
+    expect(Object.keys(body.data.object).slice(0, 4)).toEqual(["id", "object", "livemode", "amount"]);
     const header = got.headers["service-signature"] as string;
     expect(header).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
     expect(Number(/t=(\d+)/.exec(header)![1])).toBe(Math.floor(w.clock.now().getTime() / 1000));
