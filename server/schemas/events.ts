@@ -18,7 +18,7 @@ export const eventResource = z.object({
 export type EventResource = z.infer<typeof eventResource>;
 
 /** The event as the API and every webhook show it; a delivery's body is this, serialised. */
-export function toEventResource(e: EventRow): EventResource {
+export function toEventResource(e: Pick<EventRow, "id" | "type" | "createdAt" | "livemode" | "data">): EventResource {
   return { id: e.id, object: "event", type: e.type, created_at: e.createdAt.toISOString(), livemode: e.livemode, data: e.data };
 }
 

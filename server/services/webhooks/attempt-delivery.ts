@@ -17,11 +17,16 @@ export const SIGNATURE_HEADER = "Service-Signature";
 
 export type AttemptOutcome = { status: DeliveryStatus; nextAttemptAt: Date | null };
 
-export type Loaded = { delivery: WebhookDelivery; endpoint: WebhookEndpoint; event: EventRow };
+/** What an attempt needs of a delivery, its endpoint and its event: no more is read. */
+export type Loaded = {
+  delivery: Pick<WebhookDelivery, "id" | "status" | "attemptCount" | "firstAttemptAt" | "nextAttemptAt">;
+  endpoint: Pick<WebhookEndpoint, "id" | "url" | "status" | "deletedAt" | "secret" | "previousSecret" | "previousSecretExpiresAt">;
+  event: Pick<EventRow, "id" | "type" | "createdAt" | "livemode" | "data">;
+};
 
 /** What one attempt did, ready to be recorded (with others: see recordAttempts). */
 export type AttemptResult = {
-  delivery: WebhookDelivery;
+  delivery: Loaded["delivery"];
   endpointId: string;
   attemptedAt: Date;
   post: WebhookPostResult;
@@ -34,8 +39,22 @@ export type AttemptResult = {
 /** The deliveries with their endpoints and events, in one query. */
 export async function loadDeliveries(ctx: BaseContext, ids: string[]): Promise<Loaded[]> {
   if (ids.length === 0) return [];
+  const d = webhookDeliveries;
+  const w = webhookEndpoints;
   return ctx.db
-    .select({ delivery: webhookDeliveries, endpoint: webhookEndpoints, event: events })
+    .select({
+      delivery: { id: d.id, status: d.status, attemptCount: d.attemptCount, firstAttemptAt: d.firstAttemptAt, nextAttemptAt: d.nextAttemptAt },
+      endpoint: {
+        id: w.id,
+        url: w.url,
+        status: w.status,
+        deletedAt: w.deletedAt,
+        secret: w.secret,
+        previousSecret: w.previousSecret,
+        previousSecretExpiresAt: w.previousSecretExpiresAt,
+      },
+      event: { id: events.id, type: events.type, createdAt: events.createdAt, livemode: events.livemode, data: events.data },
+    })
     .from(webhookDeliveries)
     .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
     .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
