@@ -1,7 +1,6 @@
-import { sql } from "drizzle-orm";
-import { boolean, index, integer, json, jsonb, pgTable, text } from "drizzle-orm/pg-core";
+import { boolean, index, json, jsonb, pgTable, text } from "drizzle-orm/pg-core";
 import { EVENT_TYPES } from "@/server/domain/events";
-import { createdAt, idColumn, tstz } from "./columns";
+import { createdAt, idColumn } from "./columns";
 import { merchants } from "./merchants";
 
 /** The event log (spec §6): written in the same transaction as the change it records. */
@@ -36,8 +35,9 @@ export const events = pgTable(
 export type EventRow = typeof events.$inferSelect;
 
 /**
- * Work that must happen because a transaction committed (relay to Inngest, webhook fan-out).
- * Written in that transaction; a relay that fails leaves the row for the sweeper.
+ * Work that must happen because a transaction committed: today, the webhook fan-out of each event.
+ * Written in that transaction; the relay (fanOutEvents) deletes each row in the transaction that
+ * acts on it, so a row exists exactly while its work is pending.
  */
 export const outbox = pgTable(
   "outbox",
@@ -46,11 +46,9 @@ export const outbox = pgTable(
     topic: text("topic").notNull(),
     payload: jsonb("payload").$type<Record<string, unknown>>().notNull(),
     createdAt: createdAt(),
-    relayedAt: tstz("relayed_at"),
-    attempts: integer("attempts").notNull().default(0),
   },
-  // The relay and the sweeper read what has not been relayed yet, oldest first.
-  (t) => [index("outbox_pending_idx").on(t.createdAt).where(sql`${t.relayedAt} is null`)],
+  // The relay reads the oldest first.
+  (t) => [index("outbox_created_idx").on(t.createdAt)],
 );
 
 export type OutboxRow = typeof outbox.$inferSelect;

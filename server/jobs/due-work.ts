@@ -48,7 +48,7 @@ export async function nextDueAt(db: Db): Promise<{ work: Date | null; deliveries
     await db.execute(sql`select least(
       (select min(${payments.expiresAt}) from ${payments} where ${payments.status} = 'awaiting_customer'),
       (select min(${payments.nextCheckAt}) from ${payments} where ${payments.status} in ('unknown', 'unresolved')),
-      (select min(${outbox.createdAt}) from ${outbox} where ${outbox.relayedAt} is null)
+      (select min(${outbox.createdAt}) from ${outbox})
     ) as work,
     (select min(${webhookDeliveries.nextAttemptAt}) from ${webhookDeliveries} where ${webhookDeliveries.status} = 'pending') as deliveries`),
   );

@@ -25,7 +25,7 @@ export async function fanOutEvents(
     const taken = rowsOf<{ payload: OutboxEvent }>(
       await tx.execute(sql`
         delete from ${outbox} where id in (
-          select id from ${outbox} where relayed_at is null and topic = ${EVENT_CREATED_TOPIC} ${scope}
+          select id from ${outbox} where topic = ${EVENT_CREATED_TOPIC} ${scope}
           order by created_at limit ${limit} for update skip locked
         ) returning payload`),
     ).map((r) => r.payload);
