@@ -21,8 +21,8 @@ import * as schema from "@/db/schema";
 import { systemClock } from "@/server/clock";
 import { transitionPayment } from "@/server/services/payments/transition-payment";
 
-/** The runner's own cap on attempts in flight (server/jobs/local-runner.ts). */
-export const DELIVERY_CONCURRENCY = 64;
+/** The bare client gets the runner's own cap on requests in flight. */
+export { DELIVERY_CONCURRENCY } from "@/server/jobs/local-runner";
 
 export type Receiver = {
   url: string;

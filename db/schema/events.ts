@@ -50,5 +50,3 @@ export const outbox = pgTable(
   // The relay reads the oldest first.
   (t) => [index("outbox_created_idx").on(t.createdAt)],
 );
-
-export type OutboxRow = typeof outbox.$inferSelect;

@@ -15,7 +15,7 @@ type Deps = { db: Db; clock: Clock; providers: ProviderRegistry; webhooks: Webho
 const BATCH = 100;
 const CONCURRENCY = 32;
 /** Webhook attempts in flight at once; they wait on merchants' servers, not on this process. */
-const DELIVERY_CONCURRENCY = 64;
+export const DELIVERY_CONCURRENCY = 64;
 const RELAY_BATCH = 500;
 /** Free slots that make it worth claiming more. */
 const DELIVERY_REFILL = 16;

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Scope } from "@/server/domain/api-keys";
+import { ID_PREFIXES, type IdKind } from "@/server/domain/ids";
 
 /** DESIGN.md limits: ≤ 50 keys, key ≤ 40 chars, string values ≤ 500 chars. */
 export const metadataSchema = z
@@ -24,6 +25,17 @@ export const limitParam = z
   .pipe(z.number().int().min(1, "limit must be between 1 and 100").max(100, "limit must be between 1 and 100"))
   .default(10)
   .describe("How many objects to return, 1–100 (default 10).");
+
+/** An id of one kind (`pay_…`, `evt_…`) as a parameter; the pattern shows in the OpenAPI document. */
+export function idParam(kind: IdKind, message: string) {
+  return z.string().regex(new RegExp(`^${ID_PREFIXES[kind]}_[0-9a-z]{26}$`), message);
+}
+
+/** Every list's rule on its two cursors: one direction per request. */
+export const oneCursor: [check: (q: { starting_after?: string; ending_before?: string }) => boolean, params: { message: string; path: string[] }] = [
+  (q) => q.starting_after === undefined || q.ending_before === undefined,
+  { message: "Use either starting_after or ending_before, not both", path: ["ending_before"] },
+];
 
 export function listEnvelope<T extends z.ZodType>(item: T) {
   return z.object({

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { EventRow } from "@/db/schema";
 import { EVENT_TYPES } from "@/server/domain/events";
-import { defineOperation, limitParam, listEnvelope, timeBound, timestamp } from "./common";
+import { defineOperation, idParam, limitParam, listEnvelope, oneCursor, timeBound, timestamp } from "./common";
 import { webhookDeliveryResource } from "./webhooks";
 
 export const eventResource = z.object({
@@ -22,8 +22,8 @@ export function toEventResource(e: Pick<EventRow, "id" | "type" | "createdAt" | 
   return { id: e.id, object: "event", type: e.type, created_at: e.createdAt.toISOString(), livemode: e.livemode, data: e.data };
 }
 
-const eventId = z.string().regex(/^evt_[0-9a-z]{26}$/, "must be an event id");
-const endpointId = z.string().regex(/^we_[0-9a-z]{26}$/, "must be a webhook endpoint id (we_…)");
+const eventId = idParam("event", "must be an event id");
+const endpointId = idParam("webhookEndpoint", "must be a webhook endpoint id (we_…)");
 const typeList = `one of ${EVENT_TYPES.join(", ")}`;
 const eventType = z.enum(EVENT_TYPES, { error: `type must be ${typeList}` });
 
@@ -43,10 +43,7 @@ export const listEventsQuery = z
     "created[gte]": timeBound.optional(),
     "created[lt]": timeBound.optional(),
   })
-  .refine((q) => q.starting_after === undefined || q.ending_before === undefined, {
-    message: "Use either starting_after or ending_before, not both",
-    path: ["ending_before"],
-  });
+  .refine(...oneCursor);
 
 export const replayEventBody = z.strictObject({
   endpoint: endpointId.optional().describe("Only this endpoint; by default every enabled endpoint subscribed to the event."),

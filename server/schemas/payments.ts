@@ -4,7 +4,7 @@ import { maskMsisdn } from "@/server/domain/msisdn";
 import { CURRENCIES, MAX_AMOUNT, METHODS } from "@/server/domain/money";
 import { FAILURE_CODES, PAYMENT_STATUSES } from "@/server/domain/payment-status";
 import { FEE_BEARERS } from "@/server/domain/fees";
-import { defineOperation, limitParam, listEnvelope, metadataSchema, timeBound, timestamp } from "./common";
+import { defineOperation, idParam, limitParam, listEnvelope, metadataSchema, oneCursor, timeBound, timestamp } from "./common";
 
 const amount = z
   .number({ error: "amount must be an integer number of cents" })
@@ -107,7 +107,7 @@ export function toPaymentResource(p: Payment): PaymentResource {
   };
 }
 
-const paymentCursor = z.string().regex(/^pay_[0-9a-z]{26}$/, "must be a payment id");
+const paymentCursor = idParam("payment", "must be a payment id");
 
 export const listPaymentsQuery = z.strictObject({
   limit: limitParam,
@@ -119,10 +119,7 @@ export const listPaymentsQuery = z.strictObject({
   search: z.string().min(1, "search must not be empty").max(255, "search must be at most 255 characters").optional().describe("Substring of the reference."),
   "created[gte]": timeBound.optional(),
   "created[lt]": timeBound.optional(),
-}).refine((q) => q.starting_after === undefined || q.ending_before === undefined, {
-  message: "Use either starting_after or ending_before, not both",
-  path: ["ending_before"],
-});
+}).refine(...oneCursor);
 export type ListPaymentsQuery = z.infer<typeof listPaymentsQuery>;
 
 export const paymentOperations = {

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { DELIVERY_STATUSES, type WebhookAttempt, type WebhookDelivery, type WebhookEndpoint } from "@/db/schema";
 import { EVENT_TYPES } from "@/server/domain/events";
 import { ALL_EVENTS, DEGRADED_AFTER_FAILURES } from "@/server/domain/webhooks";
-import { defineOperation, limitParam, listEnvelope, metadataSchema, timestamp } from "./common";
+import { defineOperation, idParam, limitParam, listEnvelope, metadataSchema, oneCursor, timestamp } from "./common";
 
 const url = z
   .string({ error: "url must be a string" })
@@ -127,25 +127,23 @@ export function toDeliveryResource(d: DeliveryWithAttempts): WebhookDeliveryReso
   };
 }
 
-const endpointCursor = z.string().regex(/^we_[0-9a-z]{26}$/, "must be a webhook endpoint id");
-const deliveryCursor = z.string().regex(/^whd_[0-9a-z]{26}$/, "must be a webhook delivery id");
-const oneCursor = <T extends { starting_after?: string; ending_before?: string }>(q: T) => q.starting_after === undefined || q.ending_before === undefined;
-const cursorMessage = { message: "Use either starting_after or ending_before, not both", path: ["ending_before"] };
+const endpointCursor = idParam("webhookEndpoint", "must be a webhook endpoint id");
+const deliveryCursor = idParam("webhookDelivery", "must be a webhook delivery id");
 
 export const listEndpointsQuery = z
   .strictObject({ limit: limitParam, starting_after: endpointCursor.optional(), ending_before: endpointCursor.optional() })
-  .refine(oneCursor, cursorMessage);
+  .refine(...oneCursor);
 
 export const listDeliveriesQuery = z
   .strictObject({
     limit: limitParam,
     starting_after: deliveryCursor.optional(),
     ending_before: deliveryCursor.optional(),
-    event: z.string().regex(/^evt_[0-9a-z]{26}$/, "event must be an event id (evt_…)").optional(),
+    event: idParam("event", "event must be an event id (evt_…)").optional(),
     endpoint: endpointCursor.optional(),
     status: z.enum(DELIVERY_STATUSES, { error: `status must be one of ${DELIVERY_STATUSES.join(", ")}` }).optional(),
   })
-  .refine(oneCursor, cursorMessage);
+  .refine(...oneCursor);
 
 const endpointPath = { id: "The endpoint's id (we_…)." };
 

@@ -1,7 +1,5 @@
-import { eq } from "drizzle-orm";
-import { webhookDeliveries } from "@/db/schema";
 import { RETRY_DELAYS_S } from "@/server/domain/webhooks";
-import { attemptDelivery } from "@/server/services/webhooks/attempt-delivery";
+import { attemptDelivery, deliveryState } from "@/server/services/webhooks/attempt-delivery";
 import { fanOutEvents } from "@/server/services/webhooks/fan-out-events";
 import { claimDelivery } from "../due-work";
 import { deliveryScheduled, eventsRecorded, inngest } from "./client";
@@ -37,12 +35,9 @@ export const deliverWebhookFn = inngest.createFunction(
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const state = await step.run(`attempt-${round}`, async () => {
         const deps = await jobDeps();
-        if (await claimDelivery(deps.db, id, deps.clock.now())) await attemptDelivery(deps, id);
-        const [row] = await deps.db
-          .select({ status: webhookDeliveries.status, next: webhookDeliveries.nextAttemptAt })
-          .from(webhookDeliveries)
-          .where(eq(webhookDeliveries.id, id));
-        return { status: row?.status ?? "missing", next: row?.next?.toISOString() ?? null };
+        // Not claimed: not due yet, or another worker holds it; either way its state says when to look again.
+        const state = (await claimDelivery(deps.db, id, deps.clock.now())) ? await attemptDelivery(deps, id) : await deliveryState(deps, id);
+        return { status: state?.status ?? "missing", next: state?.nextAttemptAt?.toISOString() ?? null };
       });
       if (state.status !== "pending" || !state.next) return state;
       await step.sleepUntil(`wait-${round}`, state.next);

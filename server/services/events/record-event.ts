@@ -17,14 +17,10 @@ export type NewEvent = {
 };
 
 /**
- * Writes an event and its outbox row. Call it inside the transaction that made the change, so
- * the event exists exactly when the change does: never for a rolled-back change, never missing.
+ * Writes events and their outbox rows, two statements however many, in the order given. Call it
+ * inside the transaction that made the change, so each event exists exactly when its change does:
+ * never for a rolled-back change, never missing.
  */
-export async function recordEvent(tx: Db, e: NewEvent): Promise<EventRow> {
-  return (await recordEvents(tx, [e]))[0]!;
-}
-
-/** Many events (and their outbox rows) in two statements, in the order given. */
 export async function recordEvents(tx: Db, list: NewEvent[]): Promise<EventRow[]> {
   if (list.length === 0) return [];
   const rows = await tx

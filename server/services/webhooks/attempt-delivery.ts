@@ -165,8 +165,12 @@ export async function attemptDelivery(ctx: DeliveryContext, deliveryId: string):
   if (!loaded) return null;
   if (loaded.delivery.status !== "pending") return { status: loaded.delivery.status, nextAttemptAt: loaded.delivery.nextAttemptAt };
   const result = await sendDelivery(ctx, loaded);
-  const outcome = (await recordAttempts(ctx, [result])).get(deliveryId);
-  if (outcome) return outcome;
+  // Absent from the answer: overtaken by another worker, whose move is the current state.
+  return (await recordAttempts(ctx, [result])).get(deliveryId) ?? deliveryState(ctx, deliveryId);
+}
+
+/** Where a delivery stands: its status and when its next attempt (or lease end) falls. */
+export async function deliveryState(ctx: BaseContext, deliveryId: string): Promise<AttemptOutcome | null> {
   const [current] = await ctx.db
     .select({ status: webhookDeliveries.status, nextAttemptAt: webhookDeliveries.nextAttemptAt })
     .from(webhookDeliveries)
