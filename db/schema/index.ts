@@ -6,3 +6,7 @@ export * from "./idempotency-keys";
 export * from "./events";
 export * from "./provider-callbacks";
 export * from "./webhooks";
+export * from "./refunds";
+export * from "./payment-links";
+export * from "./checkout-sessions";
+export * from "./settlements";

@@ -42,6 +42,13 @@ export const payments = pgTable(
     /** When reconciliation next asks the provider about an unknown or unresolved payment. */
     nextCheckAt: tstz("next_check_at"),
     checkAttempts: integer("check_attempts").notNull().default(0),
+    /** Sum of this payment's succeeded refunds. */
+    amountRefunded: integer("amount_refunded").notNull().default(0),
+    /** Set when the customer paid through a payment link or a checkout session. */
+    paymentLinkId: idColumn("payment_link_id"),
+    checkoutSessionId: idColumn("checkout_session_id"),
+    /** The settlement batch that paid this (succeeded) payment out; null until then. */
+    settlementId: idColumn("settlement_id"),
     /** Staff's reason when they resolved an unresolved payment by hand. */
     resolutionReason: text("resolution_reason"),
     createdAt: createdAt(),
@@ -64,7 +71,15 @@ export const payments = pgTable(
     index("payments_expiry_due_idx").on(t.expiresAt).where(sql`${t.status} = 'awaiting_customer'`),
     // Due work: provider status checks for unknown and unresolved payments.
     index("payments_check_due_idx").on(t.nextCheckAt).where(sql`${t.status} in ('unknown', 'unresolved')`),
+    // A link's or a session's attempts (single-use and session checks, and their timelines).
+    index("payments_link_idx").on(t.paymentLinkId, t.id).where(sql`${t.paymentLinkId} is not null`),
+    index("payments_checkout_session_idx").on(t.checkoutSessionId, t.id).where(sql`${t.checkoutSessionId} is not null`),
+    // Settlement: succeeded payments not yet paid out.
+    index("payments_unsettled_idx")
+      .on(t.merchantId, t.livemode, t.currency)
+      .where(sql`${t.status} = 'succeeded' and ${t.settlementId} is null`),
     check("payments_amount_positive", sql`${t.amount} > 0`),
+    check("payments_refunds_within_amount", sql`${t.amountRefunded} between 0 and ${t.amount}`),
     check("payments_charged_covers_amount", sql`${t.chargedAmount} >= ${t.amount}`),
   ],
 );

@@ -1,6 +1,9 @@
 import type { PaymentStatus } from "./payment-status";
 
-/** Every event type the service emits (spec §6). There is no event for `unknown`. */
+/**
+ * Every event type the service emits: spec §6, and `checkout_session.completed` when a hosted
+ * checkout's payment succeeds. There is no event for `unknown`.
+ */
 export const EVENT_TYPES = [
   "payment.succeeded",
   "payment.failed",
@@ -9,6 +12,7 @@ export const EVENT_TYPES = [
   "refund.succeeded",
   "refund.failed",
   "settlement.paid",
+  "checkout_session.completed",
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -19,7 +19,9 @@ const create = (key: string, body: Record<string, unknown>) => api("POST", "/v1/
 
 const PAYMENT_FIELDS = [
   "amount",
+  "amount_refunded",
   "charged_amount",
+  "checkout_session",
   "created_at",
   "currency",
   "customer",
@@ -34,6 +36,7 @@ const PAYMENT_FIELDS = [
   "metadata",
   "method",
   "object",
+  "payment_link",
   "provider_reference",
   "reference",
   "status",
@@ -79,11 +82,14 @@ describe("POST /v1/payments", () => {
       fee: 19, // 1.5 % of 12.34 = 0.1851, to the cent
       fee_bearer: "merchant",
       charged_amount: 1_234,
+      amount_refunded: 0,
       status: "awaiting_customer",
       failure_code: null,
       failure_message: null,
       provider_reference: sandboxReference(p.id),
       metadata: { order_id: "A-42", note: "two coffees" },
+      payment_link: null,
+      checkout_session: null,
       created_at: expect.stringMatching(RFC3339_UTC),
       expires_at: expect.stringMatching(RFC3339_UTC),
       status_transitions: { unknown_at: null, succeeded_at: null, failed_at: null, expired_at: null, unresolved_at: null },
