@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray, isNull, lte, or, sql } from "drizzle-orm";
 import { rowsOf } from "@/db/rows";
-import { outbox, payments, webhookDeliveries } from "@/db/schema";
+import { outbox, payments, settlements, webhookDeliveries } from "@/db/schema";
 import type { Db } from "@/db/client";
 
 export const LEASE_MS = 30_000;
@@ -39,8 +39,8 @@ export async function claimDue(
 }
 
 /**
- * When the earliest due work falls (one round trip, each part on its partial index): payments and
- * unrelayed events, and webhook deliveries apart, since a runner whose delivery slots are full
+ * When the earliest due work falls (one round trip, each part on its partial index): payments,
+ * unrelayed events and test payouts, and webhook deliveries apart, since a runner whose delivery slots are full
  * takes more as attempts finish rather than by waking.
  */
 export async function nextDueAt(db: Db): Promise<{ work: Date | null; deliveries: Date | null }> {
@@ -48,7 +48,8 @@ export async function nextDueAt(db: Db): Promise<{ work: Date | null; deliveries
     await db.execute(sql`select least(
       (select min(${payments.expiresAt}) from ${payments} where ${payments.status} = 'awaiting_customer'),
       (select min(${payments.nextCheckAt}) from ${payments} where ${payments.status} in ('unknown', 'unresolved')),
-      (select min(${outbox.createdAt}) from ${outbox})
+      (select min(${outbox.createdAt}) from ${outbox}),
+      (select min(${settlements.payAfter}) from ${settlements} where ${settlements.status} = 'pending')
     ) as work,
     (select min(${webhookDeliveries.nextAttemptAt}) from ${webhookDeliveries} where ${webhookDeliveries.status} = 'pending') as deliveries`),
   );

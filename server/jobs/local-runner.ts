@@ -7,6 +7,9 @@ import { sweepExpiredIdempotencyKeys } from "@/server/services/idempotency/sweep
 import { reconcilePayment } from "@/server/services/payments/reconcile-payment";
 import { loadDeliveries, recordAttempts, sendDelivery, type AttemptResult, type Loaded, type WebhookSender } from "@/server/services/webhooks/attempt-delivery";
 import { fanOutEvents } from "@/server/services/webhooks/fan-out-events";
+import { dailyCutoff } from "@/server/domain/settlements";
+import { payDueSettlements } from "@/server/services/settlements/pay-settlement";
+import { runSettlements } from "@/server/services/settlements/run-settlements";
 import { Batcher } from "./batcher";
 import { claimDue, claimDueDeliveries, nextDueAt } from "./due-work";
 
@@ -91,8 +94,26 @@ export class LocalRunner {
         if (ids.length < BATCH) break;
       }
     }
+    await this.settle();
     await this.startDeliveries();
     return handled;
+  }
+
+  /** The cutoff of the last daily settlement run this runner made (none yet: it runs on its first pass). */
+  private lastCutoff = Number.NEGATIVE_INFINITY;
+
+  /**
+   * The daily settlement run once each Harare midnight has passed (and once at start: running it
+   * again batches nothing twice), then test-mode payouts that are due.
+   */
+  private async settle(): Promise<void> {
+    const now = this.deps.clock.now();
+    const cutoff = dailyCutoff(now);
+    if (cutoff.getTime() > this.lastCutoff) {
+      await runSettlements(this.deps, { cutoff, merchantId: this.deps.merchantId });
+      this.lastCutoff = cutoff.getTime();
+    }
+    while ((await payDueSettlements(this.deps, { limit: BATCH, merchantId: this.deps.merchantId })).length === BATCH);
   }
 
   /** Resolves when the webhook attempts started so far (and those they chained) have finished. */

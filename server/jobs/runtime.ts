@@ -28,15 +28,18 @@ export function startBackgroundWork(db: Db): void {
   if (holder.__mariRunner) return;
   const runner = new LocalRunner({ db, clock: systemClock, providers, webhooks: sharedWebhookPoster() });
   holder.__mariRunner = runner;
-  onJobSignal((signal) => runner.notify(dueAt(signal)));
+  onJobSignal((signal) => {
+    const at = dueAt(signal);
+    if (at) runner.notify(at);
+  });
   // Work committed by other instances (or scripts) wakes this runner too.
   listenForWork(() => runner.notify()).catch((e: unknown) => log.warn("LISTEN for new work failed; the runner still looks every second", { error: e }));
   runner.start();
   log.info("local job runner started");
 }
 
-/** When the work a signal announces falls due. */
-function dueAt(signal: JobSignal): Date {
+/** When the work a signal announces falls due; null when nothing waits on a timer (live payouts wait for an operator). */
+function dueAt(signal: JobSignal): Date | null {
   switch (signal.type) {
     case "payment.created":
       return signal.expiresAt;
@@ -45,12 +48,16 @@ function dueAt(signal: JobSignal): Date {
     case "events.recorded":
     case "webhooks.queued":
       return new Date(0);
+    case "settlements.created": {
+      const payouts = signal.settlements.flatMap((s) => (s.payAfter ? [s.payAfter.getTime()] : []));
+      return payouts.length ? new Date(Math.min(...payouts)) : null;
+    }
   }
 }
 
 /** Event ids dedupe on Inngest's side, so a signal sent twice starts one run. */
 async function sendToInngest(signal: JobSignal): Promise<void> {
-  const { inngest, paymentCreated, paymentUnknown, eventsRecorded, deliveryScheduled } = await import("./inngest/client");
+  const { inngest, paymentCreated, paymentUnknown, eventsRecorded, deliveryScheduled, settlementCreated } = await import("./inngest/client");
   const events = (() => {
     switch (signal.type) {
       case "payment.created":
@@ -66,8 +73,13 @@ async function sendToInngest(signal: JobSignal): Promise<void> {
         return [eventsRecorded.create({ event_ids: signal.eventIds }, { id: signal.eventIds[0]! })];
       case "webhooks.queued":
         return signal.deliveryIds.map((id) => deliveryScheduled.create({ delivery_id: id }, { id }));
+      case "settlements.created":
+        return signal.settlements.flatMap((s) =>
+          s.payAfter ? [settlementCreated.create({ settlement_id: s.id, pay_after: s.payAfter.toISOString() }, { id: s.id })] : [],
+        );
     }
   })();
+  if (events.length === 0) return;
   // A failed send loses no work: the sweep-overdue function finds what is due.
   await inngest.send(events).catch((e: unknown) => log.warn("inngest.send failed; the sweeper will catch up", { signal: signal.type, error: e }));
 }

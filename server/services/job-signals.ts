@@ -10,7 +10,9 @@ export type JobSignal =
   /** Events committed: their outbox rows wait to be fanned out into webhook deliveries. */
   | { type: "events.recorded"; eventIds: string[] }
   /** Deliveries due now (a fan-out or a replay queued them). */
-  | { type: "webhooks.queued"; deliveryIds: string[] };
+  | { type: "webhooks.queued"; deliveryIds: string[] }
+  /** Settlement batches made; test-mode ones pay out at `payAfter` (live ones wait for an operator). */
+  | { type: "settlements.created"; settlements: { id: string; payAfter: Date | null }[] };
 
 type Listener = (signal: JobSignal) => void;
 

@@ -12,6 +12,10 @@ import * as endpoints from "@/app/v1/webhook_endpoints/route";
 import * as endpoint from "@/app/v1/webhook_endpoints/[id]/route";
 import * as rollSecret from "@/app/v1/webhook_endpoints/[id]/roll_secret/route";
 import * as deliveries from "@/app/v1/webhook_deliveries/route";
+import * as settlementList from "@/app/v1/settlements/route";
+import * as settlement from "@/app/v1/settlements/[id]/route";
+import * as settlementLines from "@/app/v1/settlements/[id]/lines/route";
+import * as settlementRun from "@/app/v1/test_helpers/settlements/run/route";
 
 type Handler = (req: Request, ctx: { params: Promise<Record<string, string | string[]>> }) => Promise<Response> | Response;
 type RouteModule = Partial<Record<"GET" | "POST" | "PUT" | "PATCH" | "DELETE", Handler>>;
@@ -30,6 +34,10 @@ const ROUTES: [RegExp, RouteModule][] = [
   [/^\/v1\/webhook_endpoints\/(?<id>[^/]+)$/, endpoint],
   [/^\/v1\/webhook_endpoints\/(?<id>[^/]+)\/roll_secret$/, rollSecret],
   [/^\/v1\/webhook_deliveries$/, deliveries],
+  [/^\/v1\/settlements$/, settlementList],
+  [/^\/v1\/settlements\/(?<id>[^/]+)$/, settlement],
+  [/^\/v1\/settlements\/(?<id>[^/]+)\/lines$/, settlementLines],
+  [/^\/v1\/test_helpers\/settlements\/run$/, settlementRun],
   [/^\/v1\/test_helpers\/payments\/(?<id>[^/]+)\/(?<action>[^/]+)$/, testHelper],
 ];
 

@@ -30,3 +30,8 @@ export const eventsRecorded = eventType("webhook/events.recorded", {
 export const deliveryScheduled = eventType("webhook/delivery.scheduled", {
   schema: z.object({ delivery_id: z.string() }),
 });
+
+/** A test-mode settlement batch was made: pay it out at `pay_after`. */
+export const settlementCreated = eventType("settlement/created", {
+  schema: z.object({ settlement_id: z.string(), pay_after: z.string() }),
+});

@@ -103,10 +103,11 @@ describe("Inngest functions", () => {
         { id: "relay-events", handler: () => ["whd_a", "whd_b"] },
         { id: "schedule-deliveries", handler: () => undefined },
         { id: "deliver-overdue", handler: () => 4 },
+        { id: "pay-due-test-settlements", handler: () => 1 },
         { id: "forget-expired-idempotency-keys", handler: () => 7 },
       ],
     });
-    expect(result).toEqual({ expired: 3, reconciled: 2, relayed: 2, redelivered: 4, forgotten: 7 });
+    expect(result).toEqual({ expired: 3, reconciled: 2, relayed: 2, redelivered: 4, paidOut: 1, forgotten: 7 });
     expect(ctx.step.run).toHaveBeenCalledWith("expire-overdue", expect.any(Function));
   });
 

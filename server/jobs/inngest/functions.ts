@@ -2,6 +2,7 @@ import { deliverWebhookFn, relayEventsFn } from "./deliver-webhook";
 import { expirePaymentFn } from "./expire-payment";
 import { flagUnresolvedFn } from "./flag-unresolved";
 import { reconcileUnknownFn } from "./reconcile-unknown";
+import { payoutTestSettlementFn, settleDailyFn } from "./settlements";
 import { sweepOverdueFn } from "./sweep-overdue";
 
-export const functions = [expirePaymentFn, reconcileUnknownFn, flagUnresolvedFn, sweepOverdueFn, relayEventsFn, deliverWebhookFn];
+export const functions = [expirePaymentFn, reconcileUnknownFn, flagUnresolvedFn, sweepOverdueFn, relayEventsFn, deliverWebhookFn, settleDailyFn, payoutTestSettlementFn];

@@ -4,6 +4,7 @@ import { expirePayments } from "@/server/services/payments/expire-payment";
 import { reconcilePayment } from "@/server/services/payments/reconcile-payment";
 import { attemptDelivery } from "@/server/services/webhooks/attempt-delivery";
 import { fanOutEvents } from "@/server/services/webhooks/fan-out-events";
+import { payDueSettlements } from "@/server/services/settlements/pay-settlement";
 import { claimDue, claimDueDeliveries } from "../due-work";
 import { deliveryScheduled, inngest } from "./client";
 import { jobDeps } from "./deps";
@@ -43,7 +44,9 @@ export const sweepOverdueFn = inngest.createFunction(
       await Promise.all(ids.map((id) => attemptDelivery(deps, id)));
       return ids.length;
     });
+    // Test payouts whose own function never ran (a lost send): paid at most a minute late.
+    const paidOut = await step.run("pay-due-test-settlements", async () => (await payDueSettlements(await jobDeps(), { limit: BATCH })).length);
     const forgotten = await step.run("forget-expired-idempotency-keys", async () => sweepExpiredIdempotencyKeys(await jobDeps(), 5_000));
-    return { expired, reconciled, relayed: relayedIds.length, redelivered, forgotten };
+    return { expired, reconciled, relayed: relayedIds.length, redelivered, paidOut, forgotten };
   },
 );

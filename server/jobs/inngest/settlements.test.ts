@@ -1,0 +1,52 @@
+import { InngestTestEngine } from "@inngest/test";
+import { eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { getDb } from "@/db/client";
+import { events, settlements } from "@/db/schema";
+import { manualClock } from "@/server/clock";
+import { TEST_PAYOUT_DELAY_MS } from "@/server/domain/settlements";
+import { runSettlements } from "@/server/services/settlements/run-settlements";
+import { seedPayment, seedTestMerchant } from "@/server/testing/fixtures";
+import { payoutTestSettlementFn, settleDailyFn } from "./settlements";
+
+describe("settlement functions", () => {
+  it("settle-daily makes the batches and schedules one payout run per test batch", async () => {
+    // The batching itself is runSettlements (tested on the database); on a database shared with
+    // other test files a real daily run would batch their payments too, so the step is mocked.
+    const t = new InngestTestEngine({ function: settleDailyFn });
+    const { result, ctx } = await t.execute({
+      steps: [
+        {
+          id: "make-batches",
+          handler: () => [
+            { id: "stl_test", payAfter: "2026-11-22T00:00:05.000Z" },
+            { id: "stl_live", payAfter: null },
+          ],
+        },
+        { id: "schedule-test-payouts", handler: () => undefined },
+      ],
+    });
+    expect(result).toEqual({ batches: 2 });
+    expect(ctx.step.sendEvent).toHaveBeenCalledWith("schedule-test-payouts", [
+      expect.objectContaining({ name: "settlement/created", data: { settlement_id: "stl_test", pay_after: "2026-11-22T00:00:05.000Z" }, id: "stl_test" }),
+    ]);
+  });
+
+  it("payout-test-settlement sleeps until pay_after, then pays the batch once", async () => {
+    const db = await getDb();
+    const m = await seedTestMerchant();
+    await seedPayment(m, "succeeded", { amount: 5_000, at: new Date(Date.now() - 60_000) });
+    // Made as if TEST_PAYOUT_DELAY_MS ago, so pay_after has come (the mocked sleep stands for the wait).
+    const [s] = await runSettlements({ db, clock: manualClock(new Date(Date.now() - TEST_PAYOUT_DELAY_MS)) }, { cutoff: new Date(), merchantId: m.merchant.id });
+    const t = new InngestTestEngine({ function: payoutTestSettlementFn });
+    const event = { name: "settlement/created", data: { settlement_id: s!.id, pay_after: s!.payAfter!.toISOString() } };
+    const first = await t.execute({ events: [event], steps: [{ id: "wait-for-payout", handler: () => undefined }] });
+    expect(first.result).toEqual({ paid: 1 });
+    expect(first.ctx.step.sleepUntil).toHaveBeenCalledWith("wait-for-payout", s!.payAfter!.toISOString());
+    // A second run of the same event (a retry) pays nothing twice.
+    const again = await new InngestTestEngine({ function: payoutTestSettlementFn }).execute({ events: [event], steps: [{ id: "wait-for-payout", handler: () => undefined }] });
+    expect(again.result).toEqual({ paid: 0 });
+    expect((await db.select().from(settlements).where(eq(settlements.id, s!.id)))[0]!.status).toBe("paid");
+    expect((await db.select().from(events).where(eq(events.objectId, s!.id))).map((e) => e.type)).toEqual(["settlement.paid"]);
+  });
+});

@@ -1,0 +1,37 @@
+import { cron } from "inngest";
+import { dailyCutoff } from "@/server/domain/settlements";
+import { payDueSettlements } from "@/server/services/settlements/pay-settlement";
+import { runSettlements } from "@/server/services/settlements/run-settlements";
+import { inngest, settlementCreated } from "./client";
+import { jobDeps } from "./deps";
+
+/**
+ * Every day at midnight in Harare: one batch per merchant + environment + currency of what
+ * succeeded before midnight and is not settled yet. Running it again (a retry, a second trigger)
+ * batches nothing twice; the test batches it makes are paid out by `payout-test-settlement`.
+ */
+export const settleDailyFn = inngest.createFunction(
+  { id: "settle-daily", triggers: [cron("TZ=Africa/Harare 0 0 * * *")], concurrency: 1 },
+  async ({ step }) => {
+    const made = await step.run("make-batches", async () => {
+      const deps = await jobDeps();
+      const batches = await runSettlements(deps, { cutoff: dailyCutoff(deps.clock.now()) });
+      return batches.map((s) => ({ id: s.id, payAfter: s.payAfter?.toISOString() ?? null }));
+    });
+    const payouts = made.flatMap((s) => (s.payAfter ? [settlementCreated.create({ settlement_id: s.id, pay_after: s.payAfter }, { id: s.id })] : []));
+    if (payouts.length) await step.sendEvent("schedule-test-payouts", payouts);
+    return { batches: made.length };
+  },
+);
+
+/** settlement/created (test mode) → sleep until pay_after → paid, with its settlement.paid event. */
+export const payoutTestSettlementFn = inngest.createFunction(
+  { id: "payout-test-settlement", triggers: [settlementCreated], retries: 10 },
+  async ({ event, step }) => {
+    await step.sleepUntil("wait-for-payout", event.data.pay_after);
+    return step.run("pay-out", async () => {
+      const paid = await payDueSettlements(await jobDeps(), { limit: 1, ids: [event.data.settlement_id] });
+      return { paid: paid.length };
+    });
+  },
+);
