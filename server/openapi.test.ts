@@ -13,10 +13,15 @@ describe("OpenAPI document", () => {
       expect(entry.responses[String(op.status)]).toBeDefined();
     }
     expect(Object.keys(doc.paths).sort()).toEqual([
+      "/v1/checkout_sessions",
+      "/v1/checkout_sessions/{id}",
       "/v1/events",
       "/v1/events/replay",
       "/v1/events/{id}",
       "/v1/events/{id}/replay",
+      "/v1/payment_links",
+      "/v1/payment_links/{id}",
+      "/v1/payment_links/{id}/deactivate",
       "/v1/payments",
       "/v1/payments/preview",
       "/v1/payments/{id}",

@@ -12,6 +12,11 @@ import * as endpoints from "@/app/v1/webhook_endpoints/route";
 import * as endpoint from "@/app/v1/webhook_endpoints/[id]/route";
 import * as rollSecret from "@/app/v1/webhook_endpoints/[id]/roll_secret/route";
 import * as deliveries from "@/app/v1/webhook_deliveries/route";
+import * as paymentLinks from "@/app/v1/payment_links/route";
+import * as paymentLink from "@/app/v1/payment_links/[id]/route";
+import * as deactivateLink from "@/app/v1/payment_links/[id]/deactivate/route";
+import * as checkoutSessions from "@/app/v1/checkout_sessions/route";
+import * as checkoutSession from "@/app/v1/checkout_sessions/[id]/route";
 
 type Handler = (req: Request, ctx: { params: Promise<Record<string, string | string[]>> }) => Promise<Response> | Response;
 type RouteModule = Partial<Record<"GET" | "POST" | "PUT" | "PATCH" | "DELETE", Handler>>;
@@ -30,6 +35,11 @@ const ROUTES: [RegExp, RouteModule][] = [
   [/^\/v1\/webhook_endpoints\/(?<id>[^/]+)$/, endpoint],
   [/^\/v1\/webhook_endpoints\/(?<id>[^/]+)\/roll_secret$/, rollSecret],
   [/^\/v1\/webhook_deliveries$/, deliveries],
+  [/^\/v1\/payment_links$/, paymentLinks],
+  [/^\/v1\/payment_links\/(?<id>[^/]+)$/, paymentLink],
+  [/^\/v1\/payment_links\/(?<id>[^/]+)\/deactivate$/, deactivateLink],
+  [/^\/v1\/checkout_sessions$/, checkoutSessions],
+  [/^\/v1\/checkout_sessions\/(?<id>[^/]+)$/, checkoutSession],
   [/^\/v1\/test_helpers\/payments\/(?<id>[^/]+)\/(?<action>[^/]+)$/, testHelper],
 ];
 
