@@ -3,11 +3,11 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "@/db/client";
 import { checkoutSessions, events, payments, type CheckoutSession, type Payment } from "@/db/schema";
 import { manualClock, systemClock, type Clock } from "@/server/clock";
-import { ServiceError } from "@/server/domain/errors";
 import { providers, sandbox } from "@/server/providers/registry";
 import { sandboxReference } from "@/server/providers/sandbox/client";
 import { toCheckoutSessionResource } from "@/server/schemas/checkout-sessions";
 import { api } from "@/server/testing/api";
+import { serviceRefusal } from "@/server/testing/expect-error";
 import { seedAwaitingPayment, seedTestMerchant, uniqueRef, type TestMerchant } from "@/server/testing/fixtures";
 import { driveTestPayment } from "../payments/drive-test-payment";
 import { transitionPayment } from "../payments/transition-payment";
@@ -38,15 +38,6 @@ async function pay(session: CheckoutSession, opts: { msisdn?: string; key?: stri
     { db: await getDb(), clock: opts.clock ?? systemClock, providers },
     { sessionId: session.id, msisdn: opts.msisdn ?? "263770000001", idempotencyKey: opts.key ?? `attempt-${attempt}` },
   );
-}
-
-async function refusal(p: Promise<unknown>): Promise<ServiceError> {
-  const e = await p.then(
-    () => null,
-    (err: unknown) => err,
-  );
-  expect(e).toBeInstanceOf(ServiceError);
-  return e as ServiceError;
 }
 
 const reload = async (session: CheckoutSession) => getCheckoutSession(await m.ctx(), session.id);
@@ -96,7 +87,7 @@ describe("an attempt on a checkout session", () => {
 
   it("refuses an invalid number with msisdn_invalid and counts no attempt", async () => {
     const session = await newSession();
-    const err = await refusal(pay(session, { msisdn: "12345" }));
+    const err = await serviceRefusal(pay(session, { msisdn: "12345" }));
     expect(err).toMatchObject({ code: "msisdn_invalid", param: "customer.msisdn" });
     expect((await reload(session)).attemptCount).toBe(0);
   });
@@ -107,7 +98,7 @@ describe("an attempt on a checkout session", () => {
     const base = { db: await getDb(), clock: systemClock };
     if (status !== "awaiting_customer") await transitionPayment(base, { paymentId: first.id, to: "unknown" });
     if (status === "unresolved") await transitionPayment(base, { paymentId: first.id, to: "unresolved" });
-    const err = await refusal(pay(session));
+    const err = await serviceRefusal(pay(session));
     expect(err.code).toBe("payment_in_progress");
     expect(await reload(session)).toMatchObject({ attemptCount: 1, paymentId: first.id });
   });
@@ -134,7 +125,7 @@ describe("an attempt on a checkout session", () => {
   it("refuses an expired session with checkout_session_closed, and reads it as expired", async () => {
     const session = await newSession({ expiresIn: 60 });
     const late = manualClock(new Date(session.expiresAt.getTime() + 1));
-    const err = await refusal(pay(session, { clock: late }));
+    const err = await serviceRefusal(pay(session, { clock: late }));
     expect(err.code).toBe("checkout_session_closed");
     expect(err.message).toMatch(/expired/);
     expect((await reload(session)).attemptCount).toBe(0);
@@ -169,7 +160,7 @@ describe("completing a checkout session", () => {
     });
     expect((evts[0]!.data as { object: { status: string; payment: string } }).object).toMatchObject({ status: "complete", payment: winner.id });
 
-    const err = await refusal(pay(session));
+    const err = await serviceRefusal(pay(session));
     expect(err.code).toBe("checkout_session_closed");
     expect(err.message).toMatch(/already been paid/);
 

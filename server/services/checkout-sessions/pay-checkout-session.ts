@@ -5,40 +5,26 @@ import { resourceMissing, ServiceError } from "@/server/domain/errors";
 import { isId } from "@/server/domain/ids";
 import type { BaseContext } from "@/server/context";
 import type { ProviderRegistry } from "@/server/providers/port";
-import { actForMerchant } from "../merchants/act-for-merchant";
-import { createPayment } from "../payments/create-payment";
-import { originIdempotencyKey } from "../payments/origin-idempotency-key";
+import { payThroughOrigin, type CustomerAttempt } from "../payments/pay-through-origin";
 import { paymentThrough } from "../payments/payments-through";
 
-export type PayCheckoutSessionInput = {
-  sessionId: string;
-  /** The customer's number as typed. */
-  msisdn: string;
-  /** One per attempt, from the page: a retry of the same attempt answers with its payment. */
-  idempotencyKey: string;
-};
-
 /**
- * A customer's attempt on a checkout session (the `/checkout/{id}` page calls this; no API key).
- * While the session is open the customer may try again after a decline or an expiry, but never
- * beside an attempt whose outcome is still coming: with the session's row locked, the claim
- * refuses a closed session or one with an attempt in flight, counts the attempt and points the
- * session at it, in the transaction that inserts the payment.
+ * A customer's attempt on a checkout session (the `/checkout/{id}` page calls this). While the
+ * session is open the customer may try again after a decline or an expiry, but never beside an
+ * attempt whose outcome is still coming: with the session's row locked, the claim refuses a
+ * closed session or one with an attempt in flight, counts the attempt and points the session at
+ * it, in the transaction that inserts the payment.
  */
-export async function payCheckoutSession(base: BaseContext & { providers: ProviderRegistry }, input: PayCheckoutSessionInput): Promise<Payment> {
+export async function payCheckoutSession(base: BaseContext & { providers: ProviderRegistry }, input: CustomerAttempt & { sessionId: string }): Promise<Payment> {
   if (!isId("checkoutSession", input.sessionId)) throw resourceMissing("checkout session", input.sessionId);
   const [session] = await base.db.select().from(checkoutSessions).where(eq(checkoutSessions.id, input.sessionId));
   if (!session) throw resourceMissing("checkout session", input.sessionId);
-  const ctx = await actForMerchant(base, session, { type: "system", job: "pay-checkout-session" });
 
-  return createPayment(ctx, {
-    amount: session.amount,
-    currency: session.currency,
-    method: "wallet",
-    msisdn: input.msisdn,
-    metadata: session.metadata,
-    idempotencyKey: originIdempotencyKey(session.id, input.idempotencyKey),
-    origin: {
+  return payThroughOrigin(
+    base,
+    session,
+    input,
+    {
       paymentLinkId: null,
       checkoutSessionId: session.id,
       async claim(tx, payment) {
@@ -50,8 +36,7 @@ export async function payCheckoutSession(base: BaseContext & { providers: Provid
             status === "complete" ? "This checkout has already been paid." : "This checkout has expired. Return to the merchant to start again.",
           );
         }
-        const pending = await paymentThrough(tx, { checkoutSessionId: session.id }, inFlight);
-        if (pending) {
+        if (await paymentThrough(tx, { checkoutSessionId: session.id }, inFlight)) {
           throw new ServiceError("payment_in_progress", "A payment for this checkout is still in progress. Wait for its outcome before trying again.");
         }
         const attempt = locked!.attemptCount + 1;
@@ -62,5 +47,6 @@ export async function payCheckoutSession(base: BaseContext & { providers: Provid
         return { reference: attemptReference(locked!.reference, attempt) };
       },
     },
-  });
+    "pay-checkout-session",
+  );
 }

@@ -2,10 +2,10 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "@/db/client";
 import type { PaymentLink } from "@/db/schema";
 import { manualClock, systemClock, type Clock } from "@/server/clock";
-import { ServiceError } from "@/server/domain/errors";
 import type { PaymentStatus } from "@/server/domain/payment-status";
 import { providers, sandbox } from "@/server/providers/registry";
 import { api } from "@/server/testing/api";
+import { serviceRefusal } from "@/server/testing/expect-error";
 import { paymentBody, seedTestMerchant, type TestMerchant } from "@/server/testing/fixtures";
 import { transitionPayment } from "../payments/transition-payment";
 import { createPaymentLink, type CreatePaymentLinkInput } from "./create-payment-link";
@@ -28,15 +28,6 @@ async function pay(link: PaymentLink, opts: { msisdn?: string; key?: string; clo
     { db: await getDb(), clock: opts.clock ?? systemClock, providers },
     { linkId: link.id, msisdn: opts.msisdn ?? "0771234567", idempotencyKey: opts.key ?? `attempt-${attempt}` },
   );
-}
-
-async function refusal(p: Promise<unknown>): Promise<ServiceError> {
-  const e = await p.then(
-    () => null,
-    (err: unknown) => err,
-  );
-  expect(e).toBeInstanceOf(ServiceError);
-  return e as ServiceError;
 }
 
 /** Moves a payment into `status` through the transition verb, as callbacks and timers do. */
@@ -99,7 +90,7 @@ describe("paying a payment link", () => {
 
   it("refuses an invalid number with msisdn_invalid, exactly as POST /v1/payments does", async () => {
     const link = await newLink();
-    const err = await refusal(pay(link, { msisdn: "0242 123 456" }));
+    const err = await serviceRefusal(pay(link, { msisdn: "0242 123 456" }));
     const direct = await api("POST", "/v1/payments", { key: m.keys.test, body: paymentBody({ customer: { msisdn: "0242 123 456" } }), idempotencyKey: "landline" });
     expect({ code: err.code, message: err.message, param: err.param }).toEqual({
       code: "msisdn_invalid",
@@ -109,7 +100,7 @@ describe("paying a payment link", () => {
   });
 
   it("answers resource_missing for a link that does not exist", async () => {
-    const err = await refusal(
+    const err = await serviceRefusal(
       payPaymentLink({ db: await getDb(), clock: systemClock, providers }, { linkId: "plink_00000000000000000000000000", msisdn: "0771234567", idempotencyKey: "k" }),
     );
     expect(err.code).toBe("resource_missing");
@@ -119,7 +110,7 @@ describe("paying a payment link", () => {
     const expiresAt = new Date(Date.now() + 60_000);
     const expiring = await newLink({ expiresAt });
     const late = manualClock(new Date(expiresAt.getTime() + 1));
-    const expired = await refusal(pay(expiring, { clock: late }));
+    const expired = await serviceRefusal(pay(expiring, { clock: late }));
     expect(expired.code).toBe("link_expired");
     expect(expired.message).toMatch(/expired/);
     // Just before its expiry it still takes payments.
@@ -127,7 +118,7 @@ describe("paying a payment link", () => {
 
     const link = await newLink();
     await deactivatePaymentLink(await m.ctx(), link.id);
-    const deactivated = await refusal(pay(link));
+    const deactivated = await serviceRefusal(pay(link));
     expect(deactivated.code).toBe("link_expired");
     expect(deactivated.message).toMatch(/deactivated/);
     expect(deactivated.message).not.toBe(expired.message);
@@ -139,7 +130,7 @@ describe("paying a payment link", () => {
       const link = await newLink({ singleUse: true });
       const first = await pay(link);
       if (status !== "awaiting_customer") await moveTo(first.id, status);
-      const err = await refusal(pay(link));
+      const err = await serviceRefusal(pay(link));
       expect(err.code).toBe("link_used");
     },
   );
@@ -152,7 +143,7 @@ describe("paying a payment link", () => {
     expect(second.id).not.toBe(first.id);
     expect(second.status).toBe("awaiting_customer");
     // And that one uses it up.
-    expect((await refusal(pay(link))).code).toBe("link_used");
+    expect((await serviceRefusal(pay(link))).code).toBe("link_used");
   });
 
   it("leaves a single-use link usable when the provider refuses the prompt (sandbox …06)", async () => {

@@ -5,38 +5,23 @@ import { isId } from "@/server/domain/ids";
 import { holdsSingleUseLink, linkClosedReason } from "@/server/domain/payment-links";
 import type { BaseContext } from "@/server/context";
 import type { ProviderRegistry } from "@/server/providers/port";
-import { actForMerchant } from "../merchants/act-for-merchant";
-import { createPayment } from "../payments/create-payment";
+import { payThroughOrigin, type CustomerAttempt } from "../payments/pay-through-origin";
 import { paymentThrough } from "../payments/payments-through";
-import { originIdempotencyKey } from "../payments/origin-idempotency-key";
-
-export type PayPaymentLinkInput = {
-  linkId: string;
-  /** The customer's number as typed. */
-  msisdn: string;
-  /** One per attempt, from the page: a retry of the same attempt answers with its payment. */
-  idempotencyKey: string;
-};
 
 /**
- * A customer pays a link (the `/pay/{id}` page calls this; no API key): a payment of the link's
- * amount, currency and metadata, in the link's merchant and environment. The claim runs with the
- * link's row locked, so two customers on one single-use link at once make one payment.
+ * A customer pays a link (the `/pay/{id}` page calls this). The claim runs with the link's row
+ * locked, so two customers on one single-use link at once make one payment.
  */
-export async function payPaymentLink(base: BaseContext & { providers: ProviderRegistry }, input: PayPaymentLinkInput): Promise<Payment> {
+export async function payPaymentLink(base: BaseContext & { providers: ProviderRegistry }, input: CustomerAttempt & { linkId: string }): Promise<Payment> {
   if (!isId("paymentLink", input.linkId)) throw resourceMissing("payment link", input.linkId);
   const [link] = await base.db.select().from(paymentLinks).where(eq(paymentLinks.id, input.linkId));
   if (!link) throw resourceMissing("payment link", input.linkId);
-  const ctx = await actForMerchant(base, link, { type: "system", job: "pay-payment-link" });
 
-  return createPayment(ctx, {
-    amount: link.amount,
-    currency: link.currency,
-    method: "wallet",
-    msisdn: input.msisdn,
-    metadata: link.metadata,
-    idempotencyKey: originIdempotencyKey(link.id, input.idempotencyKey),
-    origin: {
+  return payThroughOrigin(
+    base,
+    link,
+    input,
+    {
       paymentLinkId: link.id,
       checkoutSessionId: null,
       async claim(tx, payment) {
@@ -50,5 +35,6 @@ export async function payPaymentLink(base: BaseContext & { providers: ProviderRe
         return { reference: `${link.id}-${payment.id.slice(-8)}` };
       },
     },
-  });
+    "pay-payment-link",
+  );
 }
