@@ -6,9 +6,18 @@ import { eventOperations } from "@/server/schemas/events";
 import { paymentOperations } from "@/server/schemas/payments";
 import { settlementOperations } from "@/server/schemas/settlements";
 import { webhookOperations } from "@/server/schemas/webhooks";
+import { paymentLinkOperations } from "@/server/schemas/payment-links";
+import { checkoutSessionOperations } from "@/server/schemas/checkout-sessions";
 
 /** Every operation the API serves; later resources add their groups here. */
-export const OPERATIONS: Operation[] = [...Object.values(paymentOperations), ...Object.values(eventOperations), ...Object.values(webhookOperations), ...Object.values(settlementOperations)];
+export const OPERATIONS: Operation[] = [
+  ...Object.values(paymentOperations),
+  ...Object.values(eventOperations),
+  ...Object.values(webhookOperations),
+  ...Object.values(paymentLinkOperations),
+  ...Object.values(checkoutSessionOperations),
+  ...Object.values(settlementOperations),
+];
 
 const errorSchema = z.object({
   error: z.object({

@@ -22,6 +22,8 @@ export const ERROR_CODES = {
   link_expired: "invalid_request",
   link_used: "invalid_request",
   refund_amount_invalid: "invalid_request",
+  checkout_session_closed: "invalid_request",
+  payment_in_progress: "invalid_request",
   api_key_invalid: "authentication_error",
   scope_missing: "permission_error",
   resource_missing: "not_found",
@@ -58,3 +60,7 @@ export const invalidParam = (param: string, message: string) =>
 
 export const resourceMissing = (what: string, id: string, param = "id") =>
   new ServiceError("resource_missing", `No such ${what}: '${id}'`, param);
+
+/** Spec rule 4, for payments and for the checkout sessions that share their references. */
+export const referenceInUse = (reference: string, holder: "payment" | "checkout session" = "payment") =>
+  new ServiceError("reference_in_use", `A ${holder} with reference '${reference}' already exists. Fetch it instead of creating another.`, "reference");

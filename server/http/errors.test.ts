@@ -14,6 +14,8 @@ const SPEC: Record<string, [string, number]> = {
   link_expired: ["invalid_request", 400],
   link_used: ["invalid_request", 400],
   refund_amount_invalid: ["invalid_request", 400],
+  checkout_session_closed: ["invalid_request", 400],
+  payment_in_progress: ["invalid_request", 400],
   rate_limited: ["rate_limited", 429],
   internal: ["api_error", 500],
 };

@@ -6,24 +6,26 @@ import { FAILURE_CODES, PAYMENT_STATUSES } from "@/server/domain/payment-status"
 import { FEE_BEARERS } from "@/server/domain/fees";
 import { defineOperation, idParam, limitParam, listEnvelope, metadataSchema, oneCursor, timeBound, timestamp } from "./common";
 
-const amount = z
+export const amount = z
   .number({ error: "amount must be an integer number of cents" })
   .int("amount must be an integer number of cents")
   .gt(0, "amount must be greater than 0")
   .max(MAX_AMOUNT, `amount must be at most ${MAX_AMOUNT}`)
   .describe("Amount in minor units (cents), greater than 0.");
-const currency = z.enum(CURRENCIES, { error: `currency must be one of ${CURRENCIES.join(", ")}` });
+export const currency = z.enum(CURRENCIES, { error: `currency must be one of ${CURRENCIES.join(", ")}` });
 const method = z.enum(METHODS, { error: `method must be one of ${METHODS.join(", ")}` });
+
+export const reference = z
+  .string({ error: "reference must be a string" })
+  .min(1, "reference must not be empty")
+  .max(255, "reference must be at most 255 characters")
+  .describe("Your reference, unique per merchant and environment.");
 
 export const createPaymentBody = z.strictObject({
   amount,
   currency,
   method,
-  reference: z
-    .string({ error: "reference must be a string" })
-    .min(1, "reference must not be empty")
-    .max(255, "reference must be at most 255 characters")
-    .describe("Your reference, unique per merchant and environment."),
+  reference,
   customer: z.strictObject({
     msisdn: z
       .string({ error: "customer.msisdn must be a string" })

@@ -16,6 +16,11 @@ import * as settlementList from "@/app/v1/settlements/route";
 import * as settlement from "@/app/v1/settlements/[id]/route";
 import * as settlementLines from "@/app/v1/settlements/[id]/lines/route";
 import * as settlementRun from "@/app/v1/test_helpers/settlements/run/route";
+import * as paymentLinks from "@/app/v1/payment_links/route";
+import * as paymentLink from "@/app/v1/payment_links/[id]/route";
+import * as deactivateLink from "@/app/v1/payment_links/[id]/deactivate/route";
+import * as checkoutSessions from "@/app/v1/checkout_sessions/route";
+import * as checkoutSession from "@/app/v1/checkout_sessions/[id]/route";
 
 type Handler = (req: Request, ctx: { params: Promise<Record<string, string | string[]>> }) => Promise<Response> | Response;
 type RouteModule = Partial<Record<"GET" | "POST" | "PUT" | "PATCH" | "DELETE", Handler>>;
@@ -38,6 +43,11 @@ const ROUTES: [RegExp, RouteModule][] = [
   [/^\/v1\/settlements\/(?<id>[^/]+)$/, settlement],
   [/^\/v1\/settlements\/(?<id>[^/]+)\/lines$/, settlementLines],
   [/^\/v1\/test_helpers\/settlements\/run$/, settlementRun],
+  [/^\/v1\/payment_links$/, paymentLinks],
+  [/^\/v1\/payment_links\/(?<id>[^/]+)$/, paymentLink],
+  [/^\/v1\/payment_links\/(?<id>[^/]+)\/deactivate$/, deactivateLink],
+  [/^\/v1\/checkout_sessions$/, checkoutSessions],
+  [/^\/v1\/checkout_sessions\/(?<id>[^/]+)$/, checkoutSession],
   [/^\/v1\/test_helpers\/payments\/(?<id>[^/]+)\/(?<action>[^/]+)$/, testHelper],
 ];
 

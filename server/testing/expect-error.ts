@@ -1,4 +1,5 @@
 import { expect } from "vitest";
+import { ServiceError } from "@/server/domain/errors";
 import type { ApiResponse } from "./api";
 
 const REQUEST_ID = /^req_[0-9a-z]{26}$/;
@@ -17,4 +18,14 @@ export function expectError(res: ApiResponse<any>, status: number, type: string,
   if (param !== undefined) expect(err.param).toBe(param);
   expect(res.headers.get("content-type")).toMatch(/^application\/json/);
   return err as { type: string; code: string; message: string; param?: string; request_id: string };
+}
+
+/** The ServiceError a service call is refused with (fails the test if it resolves or throws anything else). */
+export async function serviceRefusal(call: Promise<unknown>): Promise<ServiceError> {
+  const e = await call.then(
+    () => null,
+    (err: unknown) => err,
+  );
+  expect(e).toBeInstanceOf(ServiceError);
+  return e as ServiceError;
 }

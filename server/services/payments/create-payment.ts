@@ -1,7 +1,8 @@
 import { and, eq } from "drizzle-orm";
+import type { Db } from "@/db/client";
 import { payments, type Payment } from "@/db/schema";
 import { violatedUniqueConstraint } from "@/db/errors";
-import { ServiceError } from "@/server/domain/errors";
+import { referenceInUse, ServiceError } from "@/server/domain/errors";
 import { quoteFee } from "@/server/domain/fees";
 import { newId } from "@/server/domain/ids";
 import type { Currency, PaymentMethod } from "@/server/domain/money";
@@ -12,19 +13,31 @@ import { IDEMPOTENCY_TTL_MS } from "@/server/domain/idempotency";
 import { log } from "@/server/log";
 import { ProviderUnavailableError, type PushResult } from "@/server/providers/port";
 import { signalJobs } from "@/server/services/job-signals";
-import { insertPaymentRow, recordPromptSent } from "./prepared";
+import { insertPaymentRow, recordPromptSent, type InsertablePayment } from "./prepared";
 import { transitionPayment } from "./transition-payment";
+
+/**
+ * Where a customer pays from (a payment link or a checkout session) and the claim on it. `claim`
+ * runs in the transaction that inserts the payment, before the insert: it locks the origin's row
+ * (so claims on one origin queue behind each other), refuses when the origin cannot take this
+ * payment, and names the payment's reference. If the insert fails, whatever the claim wrote rolls
+ * back with it.
+ */
+export type PaymentOrigin = {
+  paymentLinkId: string | null;
+  checkoutSessionId: string | null;
+  claim(tx: Db, payment: { id: string; now: Date }): Promise<{ reference: string }>;
+};
 
 export type CreatePaymentInput = {
   amount: number;
   currency: Currency;
   method: PaymentMethod;
-  reference: string;
   msisdn: string;
   metadata?: Record<string, string>;
   /** The caller's Idempotency-Key. A retry with it finds and finishes a half-made payment. */
   idempotencyKey?: string;
-};
+} & ({ reference: string; origin?: undefined } | { reference?: undefined; origin: PaymentOrigin });
 
 /**
  * Creates a payment and asks the wallet provider for the PIN prompt.
@@ -39,8 +52,11 @@ export async function createPayment(ctx: ServiceContext, input: CreatePaymentInp
   if (!number.ok) throw new ServiceError("msisdn_invalid", number.message, "customer.msisdn");
 
   // Insert first: the common case costs one statement, and a retry that finds its own row
-  // (unique on the Idempotency-Key) continues with it.
-  const payment = await insertPayment(ctx, input, number.msisdn, number.network);
+  // (unique on the Idempotency-Key) continues with it. Payments through a link or a session pay
+  // for their claim with a transaction; direct ones never do.
+  const payment = input.origin
+    ? await insertClaimedPayment(ctx, input, input.origin, number.msisdn, number.network)
+    : await insertPayment(ctx, input, input.reference, number.msisdn, number.network);
 
   if (payment.promptSentAt || payment.status !== "awaiting_customer") return payment;
   signalJobs({ type: "payment.created", paymentId: payment.id, expiresAt: payment.expiresAt });
@@ -62,31 +78,37 @@ async function findByIdempotencyKey(ctx: ServiceContext, key: string): Promise<P
   return undefined;
 }
 
-async function insertPayment(ctx: ServiceContext, input: CreatePaymentInput, msisdn: string, network: string): Promise<Payment> {
+function paymentValues(ctx: ServiceContext, input: CreatePaymentInput, reference: string, msisdn: string, network: string): InsertablePayment {
   const now = ctx.clock.now();
   const quote = quoteFee(ctx.merchant.feePlan, ctx.merchant.feeBearer, input.amount, input.currency);
+  return {
+    id: newId("payment", now),
+    merchantId: ctx.merchant.id,
+    livemode: ctx.livemode,
+    amount: quote.amount,
+    currency: quote.currency,
+    method: input.method,
+    reference,
+    customerMsisdn: msisdn,
+    network,
+    fee: quote.fee,
+    feeBearer: quote.fee_bearer,
+    chargedAmount: quote.charged_amount,
+    status: "awaiting_customer",
+    provider: ctx.providers.forPayment({ livemode: ctx.livemode, msisdn }).name,
+    metadata: input.metadata ?? {},
+    idempotencyKey: input.idempotencyKey ?? null,
+    paymentLinkId: input.origin?.paymentLinkId ?? null,
+    checkoutSessionId: input.origin?.checkoutSessionId ?? null,
+    expiresAt: new Date(now.getTime() + ctx.merchant.paymentExpirySeconds * 1000),
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+async function insertPayment(ctx: ServiceContext, input: CreatePaymentInput, reference: string, msisdn: string, network: string): Promise<Payment> {
   try {
-    return await insertPaymentRow(ctx.db, {
-      id: newId("payment", now),
-      merchantId: ctx.merchant.id,
-      livemode: ctx.livemode,
-      amount: quote.amount,
-      currency: quote.currency,
-      method: input.method,
-      reference: input.reference,
-      customerMsisdn: msisdn,
-      network,
-      fee: quote.fee,
-      feeBearer: quote.fee_bearer,
-      chargedAmount: quote.charged_amount,
-      status: "awaiting_customer",
-      provider: ctx.providers.forPayment({ livemode: ctx.livemode, msisdn }).name,
-      metadata: input.metadata ?? {},
-      idempotencyKey: input.idempotencyKey ?? null,
-      expiresAt: new Date(now.getTime() + ctx.merchant.paymentExpirySeconds * 1000),
-      createdAt: now,
-      updatedAt: now,
-    });
+    return await insertPaymentRow(ctx.db, paymentValues(ctx, input, reference, msisdn, network));
   } catch (e) {
     const constraint = violatedUniqueConstraint(e);
     // A retry of our own half-made payment collides on both indexes, and PostgreSQL names
@@ -95,15 +117,35 @@ async function insertPayment(ctx: ServiceContext, input: CreatePaymentInput, msi
       const existing = await findByIdempotencyKey(ctx, input.idempotencyKey);
       if (existing) return existing;
       // A day-old payment just gave the key up (see findByIdempotencyKey): this one may take it.
-      if (constraint === "payments_idempotency_key") return insertPayment(ctx, input, msisdn, network);
+      if (constraint === "payments_idempotency_key") return insertPayment(ctx, input, reference, msisdn, network);
     }
-    if (constraint === "payments_reference_key") {
-      throw new ServiceError(
-        "reference_in_use",
-        `A payment with reference '${input.reference}' already exists. Fetch it instead of creating another.`,
-        "reference",
-      );
-    }
+    if (constraint === "payments_reference_key") throw referenceInUse(reference);
+    throw e;
+  }
+}
+
+/**
+ * A payment through a link or a session: the origin's claim and the insert in one transaction.
+ * A retry with the same Idempotency-Key answers with its payment, whether it comes after the first
+ * (found before claiming) or beside it (the claim refuses or the key's index collides, and the
+ * first one's payment is the answer).
+ */
+async function insertClaimedPayment(ctx: ServiceContext, input: CreatePaymentInput, origin: PaymentOrigin, msisdn: string, network: string): Promise<Payment> {
+  const key = input.idempotencyKey;
+  const earlier = key ? await findByIdempotencyKey(ctx, key) : undefined;
+  if (earlier) return earlier;
+  let reference: string | undefined;
+  try {
+    return await ctx.db.transaction(async (tx) => {
+      const draft = paymentValues(ctx, input, "", msisdn, network);
+      ({ reference } = await origin.claim(tx, { id: draft.id, now: draft.createdAt }));
+      const [row] = await tx.insert(payments).values({ ...draft, reference }).returning();
+      return row!;
+    });
+  } catch (e) {
+    const concurrent = key ? await findByIdempotencyKey(ctx, key) : undefined;
+    if (concurrent) return concurrent;
+    if (reference !== undefined && violatedUniqueConstraint(e) === "payments_reference_key") throw referenceInUse(reference);
     throw e;
   }
 }

@@ -26,6 +26,8 @@ const INSERT_COLUMNS = [
   "provider",
   "metadata",
   "idempotencyKey",
+  "paymentLinkId",
+  "checkoutSessionId",
   "expiresAt",
   "createdAt",
   "updatedAt",

@@ -1,9 +1,12 @@
 import { and, asc, eq, inArray } from "drizzle-orm";
-import { payments, type EventRow, type Payment } from "@/db/schema";
+import type { Db } from "@/db/client";
+import { checkoutSessions, payments, type EventRow, type Payment } from "@/db/schema";
+import { checkoutSessionStatus } from "@/server/domain/checkout";
 import { PAYMENT_EVENT } from "@/server/domain/events";
 import { TRANSITIONS, type FailureCode, type PaymentStatus } from "@/server/domain/payment-status";
 import { resourceMissing } from "@/server/domain/errors";
 import type { BaseContext } from "@/server/context";
+import { toCheckoutSessionResource } from "@/server/schemas/checkout-sessions";
 import { toPaymentResource } from "@/server/schemas/payments";
 import { signalJobs } from "@/server/services/job-signals";
 import { recordEvents, type NewEvent } from "../events/record-event";
@@ -40,6 +43,7 @@ const STAMP = {
 export async function transitionPayment(ctx: BaseContext, input: TransitionInput): Promise<TransitionResult> {
   if (input.to === "failed" && !input.failure) throw new Error("a payment fails only with the provider's decline reason");
   const from = TRANSITIONS[input.to] as readonly PaymentStatus[];
+  let alsoRecorded: EventRow[] = [];
   const result = await ctx.db.transaction(async (tx): Promise<TransitionResult> => {
     const [current] = await tx.select().from(payments).where(eq(payments.id, input.paymentId)).for("update");
     if (!current) throw resourceMissing("payment", input.paymentId);
@@ -52,10 +56,15 @@ export async function transitionPayment(ctx: BaseContext, input: TransitionInput
       .where(and(eq(payments.id, input.paymentId), inArray(payments.status, from)))
       .returning();
     if (!updated) return { payment: current, changed: false, event: null };
-    const [event] = await recordEvents(tx, eventsFor([updated], new Map([[updated.id, current.status]]), now));
+    const [event, ...others] = await recordEvents(tx, [
+      ...eventsFor([updated], new Map([[updated.id, current.status]]), now),
+      ...(await completeCheckoutSession(tx, updated, now)),
+    ]);
+    alsoRecorded = others;
     return { payment: updated, changed: true, event: event ?? null };
   });
   signalAfterCommit([result]);
+  if (alsoRecorded.length) signalJobs({ type: "events.recorded", eventIds: alsoRecorded.map((e) => e.id) });
   return result;
 }
 
@@ -91,6 +100,33 @@ export async function transitionPayments(
   });
   signalAfterCommit(results);
   return results;
+}
+
+/**
+ * A succeeded attempt completes its checkout session, in the transaction that moved the payment:
+ * a compare-and-set on `open`, so however many callbacks arrive and in whatever order, the session
+ * completes once and `checkout_session.completed` is recorded once. An open session completes even
+ * past its `expires_at`: the attempt was made while it was open, and the money moved.
+ */
+async function completeCheckoutSession(tx: Db, payment: Payment, now: Date): Promise<NewEvent[]> {
+  if (payment.status !== "succeeded" || !payment.checkoutSessionId) return [];
+  const [session] = await tx
+    .update(checkoutSessions)
+    .set({ status: "complete", paymentId: payment.id, completedAt: now, updatedAt: now })
+    .where(and(eq(checkoutSessions.id, payment.checkoutSessionId), eq(checkoutSessions.status, "open")))
+    .returning();
+  if (!session) return [];
+  return [
+    {
+      merchantId: session.merchantId,
+      livemode: session.livemode,
+      type: "checkout_session.completed",
+      objectId: session.id,
+      object: toCheckoutSessionResource(session, now),
+      previousAttributes: { status: checkoutSessionStatus({ status: "open", expiresAt: session.expiresAt }, now) },
+      at: now,
+    },
+  ];
 }
 
 function changes(input: TransitionInput, now: Date) {

@@ -1,0 +1,19 @@
+import { TERMINAL, type PaymentStatus } from "./payment-status";
+
+/**
+ * Why a link takes no payment now, or null. Deactivated and expired are both `link_expired`, with
+ * messages that say which, since the customer reading it needs a fresh link either way.
+ */
+export function linkClosedReason(link: { active: boolean; expiresAt: Date | null }, now: Date): string | null {
+  if (!link.active) return "This payment link has been deactivated. Ask the merchant for a new one.";
+  if (link.expiresAt && link.expiresAt.getTime() <= now.getTime()) {
+    return `This payment link expired at ${link.expiresAt.toISOString()}. Ask the merchant for a new one.`;
+  }
+  return null;
+}
+
+/**
+ * The payments that use up a single-use link: succeeded, or still able to succeed. A failed or
+ * expired attempt leaves the link usable.
+ */
+export const holdsSingleUseLink = (status: PaymentStatus): boolean => status === "succeeded" || !TERMINAL[status];

@@ -1,0 +1,62 @@
+import { and, eq } from "drizzle-orm";
+import { checkoutSessions, payments, type CheckoutSession } from "@/db/schema";
+import { violatedUniqueConstraint } from "@/db/errors";
+import { SESSION_EXPIRES_IN } from "@/server/domain/checkout";
+import { invalidParam, referenceInUse } from "@/server/domain/errors";
+import { newId } from "@/server/domain/ids";
+import type { Currency } from "@/server/domain/money";
+import type { ServiceContext } from "@/server/context";
+
+export type CreateCheckoutSessionInput = {
+  amount: number;
+  currency: Currency;
+  reference: string;
+  metadata?: Record<string, string>;
+  successUrl: string;
+  cancelUrl?: string;
+  /** Seconds; SESSION_EXPIRES_IN.default when omitted. */
+  expiresIn?: number;
+};
+
+/**
+ * One order's hosted checkout. Its reference follows the payments' rule: taken by another session
+ * (the unique index) or by a payment → reference_in_use. Its attempts' payments are `reference#n`.
+ */
+export async function createCheckoutSession(ctx: ServiceContext, input: CreateCheckoutSessionInput): Promise<CheckoutSession> {
+  // Live customers are sent back over https only; test mode lets a developer use http://localhost.
+  if (ctx.livemode) {
+    for (const [param, url] of [["success_url", input.successUrl], ["cancel_url", input.cancelUrl]] as const) {
+      if (url !== undefined && new URL(url).protocol !== "https:") throw invalidParam(param, `${param} must use https in live mode.`);
+    }
+  }
+  const [payment] = await ctx.db
+    .select({ id: payments.id })
+    .from(payments)
+    .where(and(eq(payments.merchantId, ctx.merchant.id), eq(payments.livemode, ctx.livemode), eq(payments.reference, input.reference)));
+  if (payment) throw referenceInUse(input.reference);
+
+  const now = ctx.clock.now();
+  try {
+    const [row] = await ctx.db
+      .insert(checkoutSessions)
+      .values({
+        id: newId("checkoutSession", now),
+        merchantId: ctx.merchant.id,
+        livemode: ctx.livemode,
+        amount: input.amount,
+        currency: input.currency,
+        reference: input.reference,
+        metadata: input.metadata ?? {},
+        successUrl: input.successUrl,
+        cancelUrl: input.cancelUrl ?? null,
+        expiresAt: new Date(now.getTime() + (input.expiresIn ?? SESSION_EXPIRES_IN.default) * 1000),
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning();
+    return row!;
+  } catch (e) {
+    if (violatedUniqueConstraint(e) === "checkout_sessions_reference_key") throw referenceInUse(input.reference, "checkout session");
+    throw e;
+  }
+}

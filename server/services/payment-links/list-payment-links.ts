@@ -1,0 +1,14 @@
+import { and, eq } from "drizzle-orm";
+import { paymentLinks, type PaymentLink } from "@/db/schema";
+import type { ServiceContext } from "@/server/context";
+import { keyset, type Page, type PageRequest } from "../pagination";
+
+export async function listPaymentLinks(ctx: ServiceContext, filters: { active?: boolean }, page: PageRequest): Promise<Page<PaymentLink>> {
+  const where = and(
+    eq(paymentLinks.merchantId, ctx.merchant.id),
+    eq(paymentLinks.livemode, ctx.livemode),
+    filters.active !== undefined ? eq(paymentLinks.active, filters.active) : undefined,
+  );
+  const q = keyset(paymentLinks.id, page, where, [paymentLinks.merchantId, paymentLinks.livemode]);
+  return q.finish(await ctx.db.select().from(paymentLinks).where(q.where).orderBy(...q.orderBy).limit(q.limit));
+}

@@ -1,0 +1,40 @@
+import { eq } from "drizzle-orm";
+import { paymentLinks, type Payment } from "@/db/schema";
+import { resourceMissing, ServiceError } from "@/server/domain/errors";
+import { isId } from "@/server/domain/ids";
+import { holdsSingleUseLink, linkClosedReason } from "@/server/domain/payment-links";
+import type { BaseContext } from "@/server/context";
+import type { ProviderRegistry } from "@/server/providers/port";
+import { payThroughOrigin, type CustomerAttempt } from "../payments/pay-through-origin";
+import { paymentThrough } from "../payments/payments-through";
+
+/**
+ * A customer pays a link (the `/pay/{id}` page calls this). The claim runs with the link's row
+ * locked, so two customers on one single-use link at once make one payment.
+ */
+export async function payPaymentLink(base: BaseContext & { providers: ProviderRegistry }, input: CustomerAttempt & { linkId: string }): Promise<Payment> {
+  if (!isId("paymentLink", input.linkId)) throw resourceMissing("payment link", input.linkId);
+  const [link] = await base.db.select().from(paymentLinks).where(eq(paymentLinks.id, input.linkId));
+  if (!link) throw resourceMissing("payment link", input.linkId);
+
+  return payThroughOrigin(
+    base,
+    link,
+    input,
+    {
+      paymentLinkId: link.id,
+      checkoutSessionId: null,
+      async claim(tx, payment) {
+        const [locked] = await tx.select().from(paymentLinks).where(eq(paymentLinks.id, link.id)).for("update");
+        const closed = linkClosedReason(locked!, payment.now);
+        if (closed) throw new ServiceError("link_expired", closed);
+        if (locked!.singleUse && (await paymentThrough(tx, { paymentLinkId: link.id }, holdsSingleUseLink))) {
+          throw new ServiceError("link_used", "This payment link has already been used. Ask the merchant for a new one.");
+        }
+        // Traceable to the link, unique per payment: the link id and the payment id's last characters.
+        return { reference: `${link.id}-${payment.id.slice(-8)}` };
+      },
+    },
+    "pay-payment-link",
+  );
+}
