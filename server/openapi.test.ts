@@ -20,6 +20,8 @@ describe("OpenAPI document", () => {
       "/v1/payments",
       "/v1/payments/preview",
       "/v1/payments/{id}",
+      "/v1/refunds",
+      "/v1/refunds/{id}",
       "/v1/test_helpers/payments/{id}/{action}",
       "/v1/webhook_deliveries",
       "/v1/webhook_endpoints",
@@ -37,6 +39,17 @@ describe("OpenAPI document", () => {
     expect(schema.properties.currency.enum).toEqual(["USD", "ZWG"]);
     const idem = create.parameters.find((p: any) => p.name === "Idempotency-Key");
     expect(idem).toMatchObject({ in: "header", required: true });
+  });
+
+  it("describes refunds: only the payment is required, the key too, and the list filters by payment", () => {
+    const create = doc.paths["/v1/refunds"].post;
+    const schema = create.requestBody.content["application/json"].schema;
+    expect(schema.required).toEqual(["payment"]);
+    expect(Object.keys(schema.properties).sort()).toEqual(["amount", "metadata", "payment", "reason"]);
+    expect(create["x-scope"]).toBe("refunds:write");
+    expect(create.parameters.find((p: any) => p.name === "Idempotency-Key")).toMatchObject({ in: "header", required: true });
+    expect(doc.paths["/v1/refunds"].get.parameters.map((p: any) => p.name)).toEqual(["limit", "starting_after", "ending_before", "payment"]);
+    expect(doc.paths["/v1/refunds/{id}"].get["x-scope"]).toBe("refunds:read");
   });
 
   it("lists the query parameters of the payment list and the error envelope", () => {

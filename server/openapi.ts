@@ -4,10 +4,11 @@ import { HTTP_STATUS } from "@/server/http/errors";
 import type { Operation } from "@/server/schemas/common";
 import { eventOperations } from "@/server/schemas/events";
 import { paymentOperations } from "@/server/schemas/payments";
+import { refundOperations } from "@/server/schemas/refunds";
 import { webhookOperations } from "@/server/schemas/webhooks";
 
 /** Every operation the API serves; later resources add their groups here. */
-export const OPERATIONS: Operation[] = [...Object.values(paymentOperations), ...Object.values(eventOperations), ...Object.values(webhookOperations)];
+export const OPERATIONS: Operation[] = [...Object.values(paymentOperations), ...Object.values(eventOperations), ...Object.values(webhookOperations), ...Object.values(refundOperations)];
 
 const errorSchema = z.object({
   error: z.object({
