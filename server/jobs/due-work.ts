@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray, isNull, lte, or, sql } from "drizzle-orm";
 import { rowsOf } from "@/db/rows";
-import { outbox, payments, webhookDeliveries } from "@/db/schema";
+import { outbox, payments, refunds, webhookDeliveries } from "@/db/schema";
 import type { Db } from "@/db/client";
 
 export const LEASE_MS = 30_000;
@@ -39,21 +39,44 @@ export async function claimDue(
 }
 
 /**
- * When the earliest due work falls (one round trip, each part on its partial index): payments and
- * unrelayed events, and webhook deliveries apart, since a runner whose delivery slots are full
- * takes more as attempts finish rather than by waking.
+ * When the earliest due work falls (one round trip, each part on its partial index): payments,
+ * pending refunds and unrelayed events, and webhook deliveries apart, since a runner whose
+ * delivery slots are full takes more as attempts finish rather than by waking.
  */
 export async function nextDueAt(db: Db): Promise<{ work: Date | null; deliveries: Date | null }> {
   const [row] = rowsOf<{ work: Date | string | null; deliveries: Date | string | null }>(
     await db.execute(sql`select least(
       (select min(${payments.expiresAt}) from ${payments} where ${payments.status} = 'awaiting_customer'),
       (select min(${payments.nextCheckAt}) from ${payments} where ${payments.status} in ('unknown', 'unresolved')),
+      (select min(${refunds.nextCheckAt}) from ${refunds} where ${refunds.status} = 'pending'),
       (select min(${outbox.createdAt}) from ${outbox})
     ) as work,
     (select min(${webhookDeliveries.nextAttemptAt}) from ${webhookDeliveries} where ${webhookDeliveries.status} = 'pending') as deliveries`),
   );
   const at = (v: Date | string | null | undefined) => (v ? new Date(v) : null);
   return { work: at(row?.work), deliveries: at(row?.deliveries) };
+}
+
+/**
+ * Claims pending refunds due at `now` for this worker (SKIP LOCKED, leased by pushing
+ * `next_check_at` LEASE_MS ahead, which outlasts a submission's timeout). `overdueMs` leaves
+ * recently due refunds to the Inngest function that scheduled them, as for deliveries.
+ */
+export async function claimDueRefunds(db: Db, now: Date, limit: number, opts: { merchantId?: string; overdueMs?: number } = {}): Promise<string[]> {
+  const due = and(eq(refunds.status, "pending"), lte(refunds.nextCheckAt, new Date(now.getTime() - (opts.overdueMs ?? 0))));
+  const candidates = db
+    .select({ id: refunds.id })
+    .from(refunds)
+    .where(opts.merchantId ? and(due, eq(refunds.merchantId, opts.merchantId)) : due)
+    .orderBy(asc(refunds.nextCheckAt))
+    .limit(limit)
+    .for("update", { skipLocked: true });
+  const claimed = await db
+    .update(refunds)
+    .set({ nextCheckAt: new Date(now.getTime() + LEASE_MS) })
+    .where(inArray(refunds.id, candidates))
+    .returning({ id: refunds.id });
+  return claimed.map((r) => r.id);
 }
 
 /** A delivery attempt may take 10 s; the lease covers it with room to record the result. */

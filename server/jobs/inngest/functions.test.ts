@@ -100,13 +100,14 @@ describe("Inngest functions", () => {
       steps: [
         { id: "expire-overdue", handler: () => 3 },
         { id: "reconcile-overdue", handler: () => 2 },
+        { id: "refunds-overdue", handler: () => 5 },
         { id: "relay-events", handler: () => ["whd_a", "whd_b"] },
         { id: "schedule-deliveries", handler: () => undefined },
         { id: "deliver-overdue", handler: () => 4 },
         { id: "forget-expired-idempotency-keys", handler: () => 7 },
       ],
     });
-    expect(result).toEqual({ expired: 3, reconciled: 2, relayed: 2, redelivered: 4, forgotten: 7 });
+    expect(result).toEqual({ expired: 3, reconciled: 2, refunds: 5, relayed: 2, redelivered: 4, forgotten: 7 });
     expect(ctx.step.run).toHaveBeenCalledWith("expire-overdue", expect.any(Function));
   });
 

@@ -2,6 +2,7 @@ import { deliverWebhookFn, relayEventsFn } from "./deliver-webhook";
 import { expirePaymentFn } from "./expire-payment";
 import { flagUnresolvedFn } from "./flag-unresolved";
 import { reconcileUnknownFn } from "./reconcile-unknown";
+import { advanceRefundFn } from "./advance-refund";
 import { sweepOverdueFn } from "./sweep-overdue";
 
-export const functions = [expirePaymentFn, reconcileUnknownFn, flagUnresolvedFn, sweepOverdueFn, relayEventsFn, deliverWebhookFn];
+export const functions = [expirePaymentFn, reconcileUnknownFn, flagUnresolvedFn, sweepOverdueFn, relayEventsFn, deliverWebhookFn, advanceRefundFn];
