@@ -3,8 +3,8 @@ import { refunds, type Payment, type Refund } from "@/db/schema";
 import { nextRefundCheckAt } from "@/server/domain/refund-schedule";
 import type { BaseContext } from "@/server/context";
 import { env } from "@/server/env";
-import { log } from "@/server/log";
-import { ProviderUnavailableError, type ProviderRegistry, type RefundSubmission } from "@/server/providers/port";
+import type { ProviderRegistry } from "@/server/providers/port";
+import { callProvider } from "../providers/call-provider";
 import { transitionRefund } from "./transition-refund";
 
 export type RefundContext = BaseContext & { providers: ProviderRegistry };
@@ -18,12 +18,10 @@ export type RefundedPayment = Pick<Payment, "id" | "customerMsisdn" | "providerR
  * status check; rejected → failed; unreachable → still unsubmitted, submitted again later.
  */
 export async function submitRefund(ctx: RefundContext, refund: Refund, payment: RefundedPayment): Promise<Refund> {
-  const provider = ctx.providers.byName(refund.provider);
-  let result: RefundSubmission | "unavailable" = "unavailable";
-  if (!provider) log.error("refund names no configured provider", { refund: refund.id, provider: refund.provider });
-  else {
-    try {
-      result = await provider.refund(
+  const result = await callProvider(
+    ctx.providers.byName(refund.provider),
+    (provider, signal) =>
+      provider.refund(
         {
           idempotencyKey: refund.id,
           paymentId: payment.id,
@@ -32,13 +30,10 @@ export async function submitRefund(ctx: RefundContext, refund: Refund, payment: 
           amount: refund.amount,
           currency: refund.currency,
         },
-        AbortSignal.timeout(env().PROVIDER_PUSH_TIMEOUT_MS),
-      );
-    } catch (e) {
-      if (!(e instanceof ProviderUnavailableError)) throw e;
-      log.warn("provider refund unavailable", { refund: refund.id, provider: refund.provider, error: e.message });
-    }
-  }
+        signal,
+      ),
+    { timeoutMs: env().PROVIDER_PUSH_TIMEOUT_MS, what: "refund", about: { refund: refund.id } },
+  );
 
   if (result === "unavailable") return scheduleNextCheck(ctx, refund);
   if (result.outcome === "rejected") {
