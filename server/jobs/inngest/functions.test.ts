@@ -1,6 +1,6 @@
 import { InngestTestEngine } from "@inngest/test";
 import { eq } from "drizzle-orm";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { getDb } from "@/db/client";
 import { events, payments, refunds } from "@/db/schema";
 import { systemClock } from "@/server/clock";
@@ -161,6 +161,13 @@ describe("Inngest functions", () => {
     // …and due only a moment ago: its own advance-refund run is about to take it.
     const recent = new Date(Date.now() - 30_000);
     const onTime = await seedPendingRefund(p, { at: new Date(Date.now() - HOUR), submitted: true, amount: 600, nextCheckAt: recent });
+    // A refund whose settlement throws (its payment is already fully refunded: the check
+    // constraint refuses), claimed first: it must not hold up the others.
+    const full = await seedPayment(m, "succeeded", { msisdn: "263770000001", at: new Date(Date.now() - HOUR) });
+    await db.update(payments).set({ amountRefunded: full.amount }).where(eq(payments.id, full.id));
+    const poisoned = await seedPendingRefund(full, { at: new Date(Date.now() - HOUR), submitted: true, nextCheckAt: new Date("1999-12-31T00:00:00Z") });
+    // It would stay pending for ever on a shared database: gone whatever the outcome.
+    onTestFinished(async () => void (await db.delete(refunds).where(eq(refunds.id, poisoned.id))));
     const t = new InngestTestEngine({ function: sweepOverdueFn });
     const { result } = await t.execute({
       steps: [
@@ -177,6 +184,7 @@ describe("Inngest functions", () => {
     expect(byId.get(lost.id)).toMatchObject({ status: "failed", failureCode: "refund_declined" });
     expect(byId.get(onTime.id)).toMatchObject({ status: "pending", nextCheckAt: recent });
     expect((await db.select().from(events).where(eq(events.objectId, lost.id))).map((e) => e.type)).toEqual(["refund.failed"]);
+    expect((await db.select().from(refunds).where(eq(refunds.id, poisoned.id)))[0]!.status).toBe("pending");
   });
 
   it("deliver-webhook attempts, sleeps until the schedule's next time, and attempts again until delivered", async () => {

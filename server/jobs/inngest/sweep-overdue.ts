@@ -1,4 +1,5 @@
 import { cron } from "inngest";
+import { log } from "@/server/log";
 import { sweepExpiredIdempotencyKeys } from "@/server/services/idempotency/sweep-expired-keys";
 import { expirePayments } from "@/server/services/payments/expire-payment";
 import { reconcilePayment } from "@/server/services/payments/reconcile-payment";
@@ -37,7 +38,10 @@ export const sweepOverdueFn = inngest.createFunction(
     const refunds = await step.run("refunds-overdue", async () => {
       const deps = await jobDeps();
       const ids = await claimDueRefunds(deps.db, deps.clock.now(), BATCH, { overdueMs: GRACE_MS });
-      for (const id of ids) await advanceRefund(deps, id);
+      // One refund's failure must not hold up the others: it is due again when its lease ends.
+      for (const id of ids) {
+        await advanceRefund(deps, id).catch((e: unknown) => log.error("overdue refund failed; due again when its lease ends", { refund: id, error: e }));
+      }
       return ids.length;
     });
     // Events whose relay send was lost, and deliveries whose function should have run minutes ago.
