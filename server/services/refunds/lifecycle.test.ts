@@ -9,6 +9,7 @@ import { REFUND_SUBMIT_LEASE_S } from "@/server/domain/refund-schedule";
 import { providers, sandbox } from "@/server/providers/registry";
 import { sandboxReference } from "@/server/providers/sandbox/client";
 import { toRefundResource } from "@/server/schemas/refunds";
+import { api } from "@/server/testing/api";
 import { setEnv } from "@/server/testing/env";
 import { seedPendingRefund, seedSucceededPayment, seedTestMerchant, type TestMerchant } from "@/server/testing/fixtures";
 import { testPoster } from "@/server/testing/webhooks";
@@ -73,6 +74,7 @@ describe("refund lifecycle with the sandbox", () => {
     const done = await refundRow(created.id);
     expect(done).toMatchObject({ status: "succeeded", nextCheckAt: null, succeededAt: clock.now() });
     expect(await amountRefunded(p.id)).toBe(400);
+    expect((await api("GET", `/v1/payments/${p.id}`, { key: m.keys.test })).body).toMatchObject({ amount: 1_000, amount_refunded: 400 });
 
     clock.advance(60_000);
     expect(await runner.tick()).not.toContain(created.id);
