@@ -33,6 +33,17 @@ describe("OpenAPI document", () => {
     expect(idem).toMatchObject({ in: "header", required: true });
   });
 
+  it("describes refunds: only the payment is required, the key too, and the list filters by payment", () => {
+    const create = doc.paths["/v1/refunds"].post;
+    const schema = create.requestBody.content["application/json"].schema;
+    expect(schema.required).toEqual(["payment"]);
+    expect(Object.keys(schema.properties).sort()).toEqual(["amount", "metadata", "payment", "reason"]);
+    expect(create["x-scope"]).toBe("refunds:write");
+    expect(create.parameters.find((p: any) => p.name === "Idempotency-Key")).toMatchObject({ in: "header", required: true });
+    expect(doc.paths["/v1/refunds"].get.parameters.map((p: any) => p.name)).toEqual(["limit", "starting_after", "ending_before", "payment"]);
+    expect(doc.paths["/v1/refunds/{id}"].get["x-scope"]).toBe("refunds:read");
+  });
+
   it("lists the query parameters of the payment list and the error envelope", () => {
     const names = doc.paths["/v1/payments"].get.parameters.map((p: any) => p.name);
     expect(names).toEqual(expect.arrayContaining(["limit", "starting_after", "ending_before", "status", "search", "created[gte]", "created[lt]"]));

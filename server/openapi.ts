@@ -5,6 +5,7 @@ import type { Operation } from "@/server/schemas/common";
 import { eventOperations } from "@/server/schemas/events";
 import { paymentOperations } from "@/server/schemas/payments";
 import { settlementOperations } from "@/server/schemas/settlements";
+import { refundOperations } from "@/server/schemas/refunds";
 import { webhookOperations } from "@/server/schemas/webhooks";
 import { paymentLinkOperations } from "@/server/schemas/payment-links";
 import { checkoutSessionOperations } from "@/server/schemas/checkout-sessions";
@@ -16,6 +17,7 @@ export const OPERATIONS: Operation[] = [
   ...Object.values(webhookOperations),
   ...Object.values(paymentLinkOperations),
   ...Object.values(checkoutSessionOperations),
+  ...Object.values(refundOperations),
   ...Object.values(settlementOperations),
 ];
 

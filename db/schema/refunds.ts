@@ -27,6 +27,11 @@ export const refunds = pgTable(
     provider: text("provider").notNull(),
     providerReference: text("provider_reference"),
     metadata: jsonb("metadata").$type<Record<string, string>>().notNull().default({}),
+    /**
+     * The Idempotency-Key that created it: a retry that takes over a crashed request finds this
+     * row (under the payment's lock) instead of refunding a second time.
+     */
+    idempotencyKey: text("idempotency_key"),
     /** Null until the provider has taken the refund request; a crash before that resubmits it. */
     submittedAt: tstz("submitted_at"),
     /** When the refund driver next asks the provider (or submits); null once final. */

@@ -1,4 +1,5 @@
 import type { PaymentStatus } from "./payment-status";
+import type { RefundStatus } from "./refunds";
 
 /**
  * Every event type the service emits: spec §6, and `checkout_session.completed` when a hosted
@@ -25,3 +26,10 @@ export const PAYMENT_EVENT = {
   expired: "payment.expired",
   unresolved: "payment.unresolved",
 } as const satisfies Record<PaymentStatus, EventType | null>;
+
+/** The event a refund's arrival in a state fires, if any (none while it waits on the provider). */
+export const REFUND_EVENT = {
+  pending: null,
+  succeeded: "refund.succeeded",
+  failed: "refund.failed",
+} as const satisfies Record<RefundStatus, EventType | null>;

@@ -1,17 +1,38 @@
-import { and, asc, eq, inArray, isNull, lte, or, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull, lte, or, sql, type SQL } from "drizzle-orm";
+import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import { rowsOf } from "@/db/rows";
-import { outbox, payments, settlements, webhookDeliveries } from "@/db/schema";
+import { outbox, payments, refunds, settlements, webhookDeliveries } from "@/db/schema";
 import type { Db } from "@/db/client";
 
 export const LEASE_MS = 30_000;
 
+/** A table whose rows are due work, with its id and merchant columns. */
+type Leased = { table: typeof payments | typeof refunds | typeof webhookDeliveries; id: AnyPgColumn; merchantId: AnyPgColumn };
+
 /**
- * Claims up to `limit` due payments of one kind for this worker: due rows are locked with SKIP
- * LOCKED (another instance's claim is skipped, not waited for) and leased by pushing
- * `next_check_at` forward. A worker that dies mid-way loses nothing: the lease runs out and the
- * work is due again. Used by the local runner and the Inngest sweeper alike. `merchantId`
- * confines a worker to one merchant (tests share one database across merchants).
+ * The one claim of due work: up to `limit` rows matching `due`, in `order`, locked with SKIP
+ * LOCKED (another instance's claim is skipped, not waited for) and leased by `lease`, which pushes
+ * their due time forward. A worker that dies mid-way loses nothing: the lease runs out and the work
+ * is due again. Used by the local runner and the Inngest sweeper alike. `merchantId` confines a
+ * worker to one merchant (tests share one database across merchants).
  */
+async function claimLeased(
+  db: Db,
+  t: Leased,
+  q: { due: SQL | undefined; order: AnyPgColumn; lease: Record<string, Date>; limit: number; merchantId?: string },
+): Promise<string[]> {
+  const candidates = db
+    .select({ id: t.id })
+    .from(t.table)
+    .where(q.merchantId ? and(q.due, eq(t.merchantId, q.merchantId)) : q.due)
+    .orderBy(asc(q.order))
+    .limit(q.limit)
+    .for("update", { skipLocked: true });
+  const claimed = await db.update(t.table).set(q.lease).where(inArray(t.id, candidates)).returning({ id: t.id });
+  return claimed.map((r) => r.id as string);
+}
+
+/** Claims up to `limit` due payments of one kind for this worker, leased by pushing `next_check_at` forward. */
 export async function claimDue(
   db: Db,
   kind: "expiry" | "reconcile",
@@ -23,31 +44,41 @@ export async function claimDue(
     kind === "expiry"
       ? and(eq(payments.status, "awaiting_customer"), lte(payments.expiresAt, now), or(isNull(payments.nextCheckAt), lte(payments.nextCheckAt, now)))
       : and(inArray(payments.status, ["unknown", "unresolved"]), lte(payments.nextCheckAt, now));
-  const candidates = db
-    .select({ id: payments.id })
-    .from(payments)
-    .where(merchantId ? and(due, eq(payments.merchantId, merchantId)) : due)
-    .orderBy(asc(kind === "expiry" ? payments.expiresAt : payments.nextCheckAt))
-    .limit(limit)
-    .for("update", { skipLocked: true });
-  const claimed = await db
-    .update(payments)
-    .set({ nextCheckAt: new Date(now.getTime() + LEASE_MS) })
-    .where(inArray(payments.id, candidates))
-    .returning({ id: payments.id });
-  return claimed.map((r) => r.id);
+  return claimLeased(db, { table: payments, id: payments.id, merchantId: payments.merchantId }, {
+    due,
+    order: kind === "expiry" ? payments.expiresAt : payments.nextCheckAt,
+    lease: { nextCheckAt: new Date(now.getTime() + LEASE_MS) },
+    limit,
+    merchantId,
+  });
+}
+
+/**
+ * Claims pending refunds due at `now` for this worker, leased by pushing `next_check_at` LEASE_MS
+ * ahead (which outlasts a submission's timeout). `overdueMs` leaves recently due refunds to the
+ * Inngest function that scheduled them, as for deliveries.
+ */
+export async function claimDueRefunds(db: Db, now: Date, limit: number, opts: { merchantId?: string; overdueMs?: number } = {}): Promise<string[]> {
+  return claimLeased(db, { table: refunds, id: refunds.id, merchantId: refunds.merchantId }, {
+    due: and(eq(refunds.status, "pending"), lte(refunds.nextCheckAt, new Date(now.getTime() - (opts.overdueMs ?? 0)))),
+    order: refunds.nextCheckAt,
+    lease: { nextCheckAt: new Date(now.getTime() + LEASE_MS) },
+    limit,
+    merchantId: opts.merchantId,
+  });
 }
 
 /**
  * When the earliest due work falls (one round trip, each part on its partial index): payments,
- * unrelayed events and test payouts, and webhook deliveries apart, since a runner whose delivery slots are full
- * takes more as attempts finish rather than by waking.
+ * pending refunds, unrelayed events and test payouts, and webhook deliveries apart, since a runner whose
+ * delivery slots are full takes more as attempts finish rather than by waking.
  */
 export async function nextDueAt(db: Db): Promise<{ work: Date | null; deliveries: Date | null }> {
   const [row] = rowsOf<{ work: Date | string | null; deliveries: Date | string | null }>(
     await db.execute(sql`select least(
       (select min(${payments.expiresAt}) from ${payments} where ${payments.status} = 'awaiting_customer'),
       (select min(${payments.nextCheckAt}) from ${payments} where ${payments.status} in ('unknown', 'unresolved')),
+      (select min(${refunds.nextCheckAt}) from ${refunds} where ${refunds.status} = 'pending'),
       (select min(${outbox.createdAt}) from ${outbox}),
       (select min(${settlements.payAfter}) from ${settlements} where ${settlements.status} = 'pending')
     ) as work,
@@ -72,20 +103,13 @@ export async function claimDueDeliveries(
   opts: { merchantId?: string; overdueMs?: number } = {},
 ): Promise<string[]> {
   const dueBy = new Date(now.getTime() - (opts.overdueMs ?? 0));
-  const due = and(eq(webhookDeliveries.status, "pending"), lte(webhookDeliveries.nextAttemptAt, dueBy));
-  const candidates = db
-    .select({ id: webhookDeliveries.id })
-    .from(webhookDeliveries)
-    .where(opts.merchantId ? and(due, eq(webhookDeliveries.merchantId, opts.merchantId)) : due)
-    .orderBy(asc(webhookDeliveries.nextAttemptAt))
-    .limit(limit)
-    .for("update", { skipLocked: true });
-  const claimed = await db
-    .update(webhookDeliveries)
-    .set({ nextAttemptAt: new Date(now.getTime() + DELIVERY_LEASE_MS) })
-    .where(inArray(webhookDeliveries.id, candidates))
-    .returning({ id: webhookDeliveries.id });
-  return claimed.map((r) => r.id);
+  return claimLeased(db, { table: webhookDeliveries, id: webhookDeliveries.id, merchantId: webhookDeliveries.merchantId }, {
+    due: and(eq(webhookDeliveries.status, "pending"), lte(webhookDeliveries.nextAttemptAt, dueBy)),
+    order: webhookDeliveries.nextAttemptAt,
+    lease: { nextAttemptAt: new Date(now.getTime() + DELIVERY_LEASE_MS) },
+    limit,
+    merchantId: opts.merchantId,
+  });
 }
 
 /** Claims one delivery if it is due (the Inngest function's step); false when not due or leased. */

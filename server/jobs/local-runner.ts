@@ -5,13 +5,14 @@ import type { ProviderRegistry } from "@/server/providers/port";
 import { expirePayments } from "@/server/services/payments/expire-payment";
 import { sweepExpiredIdempotencyKeys } from "@/server/services/idempotency/sweep-expired-keys";
 import { reconcilePayment } from "@/server/services/payments/reconcile-payment";
+import { advanceRefund } from "@/server/services/refunds/advance-refund";
 import { loadDeliveries, recordAttempts, sendDelivery, type AttemptResult, type Loaded, type WebhookSender } from "@/server/services/webhooks/attempt-delivery";
 import { fanOutEvents } from "@/server/services/webhooks/fan-out-events";
 import { dailyCutoff } from "@/server/domain/settlements";
 import { payDueSettlements } from "@/server/services/settlements/pay-settlement";
 import { runSettlements } from "@/server/services/settlements/run-settlements";
 import { Batcher } from "./batcher";
-import { claimDue, claimDueDeliveries, nextDueAt } from "./due-work";
+import { claimDue, claimDueDeliveries, claimDueRefunds, nextDueAt } from "./due-work";
 
 type Deps = { db: Db; clock: Clock; providers: ProviderRegistry; webhooks: WebhookSender; merchantId?: string };
 
@@ -68,7 +69,7 @@ export class LocalRunner {
   }
 
   /**
-   * One pass over all due work; returns the payment ids it handled. Webhook attempts it starts
+   * One pass over all due work; returns the payment and refund ids it handled. Webhook attempts it starts
    * run on in the background (a slow receiver must not hold up an expiry); `settled()` waits.
    */
   async tick(): Promise<string[]> {
@@ -93,6 +94,14 @@ export class LocalRunner {
         handled.push(...ids);
         if (ids.length < BATCH) break;
       }
+    }
+    for (;;) {
+      const ids = await claimDueRefunds(this.deps.db, this.deps.clock.now(), BATCH, { merchantId: this.deps.merchantId });
+      await mapLimit(ids, CONCURRENCY, (id) =>
+        advanceRefund(this.deps, id).catch((e: unknown) => log.error("refund work failed; it will be due again when its lease ends", { refund: id, error: e })),
+      );
+      handled.push(...ids);
+      if (ids.length < BATCH) break;
     }
     await this.settle();
     await this.startDeliveries();

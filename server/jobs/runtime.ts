@@ -45,6 +45,8 @@ function dueAt(signal: JobSignal): Date | null {
       return signal.expiresAt;
     case "payment.unknown":
       return new Date(signal.unknownSince.getTime() + UNKNOWN_CHECK_DELAYS_S[0] * 1000);
+    case "refund.created":
+      return signal.dueAt;
     case "events.recorded":
     case "webhooks.queued":
       return new Date(0);
@@ -57,7 +59,7 @@ function dueAt(signal: JobSignal): Date | null {
 
 /** Event ids dedupe on Inngest's side, so a signal sent twice starts one run. */
 async function sendToInngest(signal: JobSignal): Promise<void> {
-  const { inngest, paymentCreated, paymentUnknown, eventsRecorded, deliveryScheduled, settlementCreated } = await import("./inngest/client");
+  const { inngest, paymentCreated, paymentUnknown, eventsRecorded, deliveryScheduled, refundCreated, settlementCreated } = await import("./inngest/client");
   const events = (() => {
     switch (signal.type) {
       case "payment.created":
@@ -69,6 +71,8 @@ async function sendToInngest(signal: JobSignal): Promise<void> {
             { id: `${signal.paymentId}:unknown:${signal.unknownSince.getTime()}` },
           ),
         ];
+      case "refund.created":
+        return [refundCreated.create({ refund_id: signal.refundId, due_at: signal.dueAt.toISOString() }, { id: signal.refundId })];
       case "events.recorded":
         return [eventsRecorded.create({ event_ids: signal.eventIds }, { id: signal.eventIds[0]! })];
       case "webhooks.queued":

@@ -1,5 +1,6 @@
 import type { FailureCode } from "@/server/domain/payment-status";
 import type { Currency } from "@/server/domain/money";
+import type { RefundFailureCode } from "@/server/domain/refunds";
 
 /** What we ask a wallet provider to do: put a PIN prompt on the customer's phone. */
 export type PushRequest = {
@@ -59,11 +60,37 @@ export type ParsedCallback = {
   outcome: ProviderOutcome;
 };
 
+/** What we ask a wallet provider to send back to the customer's wallet. */
+export type RefundRequest = {
+  /** Our refund id: the provider dedupes on it, so a resubmitted refund never moves money twice. */
+  idempotencyKey: string;
+  /** Our payment id (the push's idempotency key) and the provider's reference for it. */
+  paymentId: string;
+  paymentProviderReference: string | null;
+  msisdn: string;
+  amount: number;
+  currency: Currency;
+};
+
+/** A refund submission either reached the provider and got an answer, or it throws. */
+export type RefundSubmission =
+  | { outcome: "accepted"; providerReference: string }
+  | { outcome: "rejected"; failureCode: RefundFailureCode; message: string };
+
+export type RefundQuery = { idempotencyKey: string; providerReference: string | null; msisdn: string };
+
+/** What a provider says about a refund it took, in our terms (see sandbox/transformers.ts). */
+export type RefundOutcome = { kind: "pending" } | { kind: "succeeded" } | { kind: "failed"; failureCode: RefundFailureCode; message: string };
+
 export interface WalletProvider {
   readonly name: string;
   push(request: PushRequest, signal: AbortSignal): Promise<PushResult>;
   /** Asks where a payment stands; throws ProviderUnavailableError when it cannot answer. */
   queryStatus(query: StatusQuery, signal: AbortSignal): Promise<ProviderOutcome>;
+  /** Submits a refund; throws ProviderUnavailableError when the provider cannot be reached. */
+  refund(request: RefundRequest, signal: AbortSignal): Promise<RefundSubmission>;
+  /** Asks where a submitted refund stands; throws ProviderUnavailableError when it cannot answer. */
+  queryRefund(query: RefundQuery, signal: AbortSignal): Promise<RefundOutcome>;
   /** True when the callback carries the provider's valid, fresh signature. */
   verifyCallback(headers: Headers, rawBody: string, now: Date): boolean;
   /** Reads a verified callback; null when it is not one we understand. */

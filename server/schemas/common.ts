@@ -13,6 +13,9 @@ export const metadataSchema = z
 
 export const timestamp = z.iso.datetime().describe("RFC 3339 UTC timestamp.");
 
+/** A nullable time column as a resource shows it. */
+export const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
 /** `created[gte]`/`created[lt]`: an RFC 3339 timestamp or Unix seconds. */
 export const timeBound = z
   .union([z.iso.datetime({ offset: true }), z.string().regex(/^\d{1,12}$/, "must be Unix seconds or an RFC 3339 timestamp")])

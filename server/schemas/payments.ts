@@ -4,7 +4,7 @@ import { maskMsisdn } from "@/server/domain/msisdn";
 import { CURRENCIES, MAX_AMOUNT, METHODS } from "@/server/domain/money";
 import { FAILURE_CODES, PAYMENT_STATUSES } from "@/server/domain/payment-status";
 import { FEE_BEARERS } from "@/server/domain/fees";
-import { defineOperation, idParam, limitParam, listEnvelope, metadataSchema, oneCursor, timeBound, timestamp } from "./common";
+import { defineOperation, idParam, iso, limitParam, listEnvelope, metadataSchema, oneCursor, timeBound, timestamp } from "./common";
 
 export const amount = z
   .number({ error: "amount must be an integer number of cents" })
@@ -78,8 +78,6 @@ export const paymentResource = z.object({
   }),
 });
 export type PaymentResource = z.infer<typeof paymentResource>;
-
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 export function toPaymentResource(p: Payment): PaymentResource {
   return {

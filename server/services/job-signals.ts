@@ -7,6 +7,8 @@
 export type JobSignal =
   | { type: "payment.created"; paymentId: string; expiresAt: Date }
   | { type: "payment.unknown"; paymentId: string; unknownSince: Date }
+  /** A pending refund: its next submission or status check falls due at `dueAt`. */
+  | { type: "refund.created"; refundId: string; dueAt: Date }
   /** Events committed: their outbox rows wait to be fanned out into webhook deliveries. */
   | { type: "events.recorded"; eventIds: string[] }
   /** Deliveries due now (a fan-out or a replay queued them). */

@@ -12,6 +12,8 @@ import * as endpoints from "@/app/v1/webhook_endpoints/route";
 import * as endpoint from "@/app/v1/webhook_endpoints/[id]/route";
 import * as rollSecret from "@/app/v1/webhook_endpoints/[id]/roll_secret/route";
 import * as deliveries from "@/app/v1/webhook_deliveries/route";
+import * as refunds from "@/app/v1/refunds/route";
+import * as refund from "@/app/v1/refunds/[id]/route";
 import * as settlementList from "@/app/v1/settlements/route";
 import * as settlement from "@/app/v1/settlements/[id]/route";
 import * as settlementLines from "@/app/v1/settlements/[id]/lines/route";
@@ -39,6 +41,8 @@ const ROUTES: [RegExp, RouteModule][] = [
   [/^\/v1\/webhook_endpoints\/(?<id>[^/]+)$/, endpoint],
   [/^\/v1\/webhook_endpoints\/(?<id>[^/]+)\/roll_secret$/, rollSecret],
   [/^\/v1\/webhook_deliveries$/, deliveries],
+  [/^\/v1\/refunds$/, refunds],
+  [/^\/v1\/refunds\/(?<id>[^/]+)$/, refund],
   [/^\/v1\/settlements$/, settlementList],
   [/^\/v1\/settlements\/(?<id>[^/]+)$/, settlement],
   [/^\/v1\/settlements\/(?<id>[^/]+)\/lines$/, settlementLines],

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { getDb } from "@/db/client";
-import { merchants, payments, type Merchant, type Payment } from "@/db/schema";
+import { getDb, type Db } from "@/db/client";
+import { merchants, payments, refunds, type Merchant, type Payment, type Refund } from "@/db/schema";
 import type { PaymentStatus } from "@/server/domain/payment-status";
 import type { Scope } from "@/server/domain/api-keys";
 import { STANDARD_FEE_PLAN, type FeeBearer } from "@/server/domain/fees";
@@ -117,3 +117,35 @@ export async function seedPayment(
 export const seedAwaitingPayment = (m: TestMerchant, opts?: Parameters<typeof seedPayment>[2]) => seedPayment(m, "awaiting_customer", opts);
 export const seedUnknownPayment = (m: TestMerchant, opts?: Parameters<typeof seedPayment>[2]) => seedPayment(m, "unknown", opts);
 export const seedSucceededPayment = (m: TestMerchant, opts?: Parameters<typeof seedPayment>[2]) => seedPayment(m, "succeeded", opts);
+
+/**
+ * A pending refund row of a payment, written directly: `submitted` as if the provider took it at
+ * `at`, and due for its next check at `nextCheckAt` (default `at`); `db` may be a transaction.
+ */
+export async function seedPendingRefund(
+  payment: Payment,
+  opts: { amount?: number; at?: Date; submitted?: boolean; nextCheckAt?: Date; db?: Db } = {},
+): Promise<Refund> {
+  const db = opts.db ?? (await getDb());
+  const at = opts.at ?? new Date();
+  const id = newId("refund", at);
+  const [row] = await db
+    .insert(refunds)
+    .values({
+      id,
+      merchantId: payment.merchantId,
+      livemode: payment.livemode,
+      paymentId: payment.id,
+      amount: opts.amount ?? payment.amount,
+      currency: payment.currency,
+      status: "pending",
+      provider: payment.provider,
+      submittedAt: opts.submitted ? at : null,
+      providerReference: opts.submitted ? `SBX-${id}` : null,
+      nextCheckAt: opts.nextCheckAt ?? at,
+      createdAt: at,
+      updatedAt: at,
+    })
+    .returning();
+  return row!;
+}

@@ -21,6 +21,11 @@ export const paymentUnknown = eventType("payment/unknown", {
   schema: z.object({ payment_id: z.string(), unknown_since: z.string() }),
 });
 
+/** A refund is pending: submit it or ask the provider about it from `due_at` until it settles. */
+export const refundCreated = eventType("refund/created", {
+  schema: z.object({ refund_id: z.string(), due_at: z.string() }),
+});
+
 /** Events committed: fan their outbox rows out into webhook deliveries. */
 export const eventsRecorded = eventType("webhook/events.recorded", {
   schema: z.object({ event_ids: z.array(z.string()) }),

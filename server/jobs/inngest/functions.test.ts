@@ -1,11 +1,12 @@
 import { InngestTestEngine } from "@inngest/test";
 import { eq } from "drizzle-orm";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { getDb } from "@/db/client";
-import { events, payments } from "@/db/schema";
+import { events, payments, refunds } from "@/db/schema";
 import { systemClock } from "@/server/clock";
 import { sandbox } from "@/server/providers/registry";
-import { seedPayment, seedTestMerchant, type TestMerchant } from "@/server/testing/fixtures";
+import { seedPayment, seedPendingRefund, seedTestMerchant, type TestMerchant } from "@/server/testing/fixtures";
+import { ADVANCE_REFUND_STEPS, advanceRefundFn } from "./advance-refund";
 import { expirePaymentFn } from "./expire-payment";
 import { flagUnresolvedFn } from "./flag-unresolved";
 import { reconcileUnknownFn } from "./reconcile-unknown";
@@ -100,6 +101,7 @@ describe("Inngest functions", () => {
       steps: [
         { id: "expire-overdue", handler: () => 3 },
         { id: "reconcile-overdue", handler: () => 2 },
+        { id: "refunds-overdue", handler: () => 5 },
         { id: "relay-events", handler: () => ["whd_a", "whd_b"] },
         { id: "schedule-deliveries", handler: () => undefined },
         { id: "deliver-overdue", handler: () => 4 },
@@ -107,8 +109,83 @@ describe("Inngest functions", () => {
         { id: "forget-expired-idempotency-keys", handler: () => 7 },
       ],
     });
-    expect(result).toEqual({ expired: 3, reconciled: 2, relayed: 2, redelivered: 4, paidOut: 1, forgotten: 7 });
+    expect(result).toEqual({ expired: 3, reconciled: 2, refunds: 5, relayed: 2, redelivered: 4, paidOut: 1, forgotten: 7 });
     expect(ctx.step.run).toHaveBeenCalledWith("expire-overdue", expect.any(Function));
+  });
+
+  it("advance-refund sleeps until each due time, submits, asks, and stops when the refund succeeds", async () => {
+    const p = await seedPayment(m, "succeeded", { msisdn: "263770000001", at: new Date(Date.now() - HOUR) });
+    // A refund whose request died before submitting it, made long enough ago that the sandbox has settled it.
+    const r = await seedPendingRefund(p, { at: new Date(Date.now() - HOUR), amount: 600 });
+    const dueAt = r.nextCheckAt!.toISOString();
+    const t = new InngestTestEngine({ function: advanceRefundFn });
+    const { result, ctx } = await t.execute({
+      events: [{ name: "refund/created", data: { refund_id: r.id, due_at: dueAt } }],
+      steps: sleeps(...Array.from({ length: ADVANCE_REFUND_STEPS }, (_, i) => `wait-${i}`)),
+    });
+    expect(result).toEqual({ status: "succeeded", steps: 2 });
+    expect(ctx.step.sleepUntil).toHaveBeenCalledWith("wait-0", dueAt);
+    // The second wait is the first status check the submission scheduled.
+    expect(ctx.step.sleepUntil).toHaveBeenCalledWith("wait-1", expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/));
+    expect(sandbox.refundCalls(r.id)).toBe(1);
+    const db = await getDb();
+    expect((await db.select({ status: refunds.status }).from(refunds).where(eq(refunds.id, r.id)))[0]!.status).toBe("succeeded");
+    expect((await db.select().from(events).where(eq(events.objectId, r.id))).map((e) => e.type)).toEqual(["refund.succeeded"]);
+    expect((await db.select({ a: payments.amountRefunded }).from(payments).where(eq(payments.id, p.id)))[0]!.a).toBe(600);
+  });
+
+  it("advance-refund keeps asking while the provider cannot answer, and gives the rest to the sweeper", async () => {
+    const p = await seedPayment(m, "succeeded", { msisdn: "263770000007", at: new Date(Date.now() - HOUR) });
+    const r = await seedPendingRefund(p, { at: new Date(Date.now() - HOUR), submitted: true });
+    sandbox.faults.refund = "error";
+    try {
+      const t = new InngestTestEngine({ function: advanceRefundFn });
+      const { result } = await t.execute({
+        events: [{ name: "refund/created", data: { refund_id: r.id, due_at: r.nextCheckAt!.toISOString() } }],
+        steps: sleeps(...Array.from({ length: ADVANCE_REFUND_STEPS }, (_, i) => `wait-${i}`)),
+      });
+      expect(result).toEqual({ status: "pending", steps: ADVANCE_REFUND_STEPS });
+      const db = await getDb();
+      const [row] = await db.select().from(refunds).where(eq(refunds.id, r.id));
+      expect(row).toMatchObject({ status: "pending", checkAttempts: ADVANCE_REFUND_STEPS });
+      expect(row!.nextCheckAt).not.toBeNull();
+    } finally {
+      sandbox.resetFaults();
+    }
+  });
+
+  it("sweep-overdue's refund step settles refunds whose function was lost, and leaves recently due ones to theirs", async () => {
+    const db = await getDb();
+    const p = await seedPayment(m, "succeeded", { msisdn: "263770000007", at: new Date(Date.now() - HOUR) });
+    // Long overdue (ordered first, so a busy shared database cannot crowd it out of the claim)…
+    const lost = await seedPendingRefund(p, { at: new Date(Date.now() - HOUR), submitted: true, amount: 400, nextCheckAt: new Date("2000-01-01T00:00:00Z") });
+    // …and due only a moment ago: its own advance-refund run is about to take it.
+    const recent = new Date(Date.now() - 30_000);
+    const onTime = await seedPendingRefund(p, { at: new Date(Date.now() - HOUR), submitted: true, amount: 600, nextCheckAt: recent });
+    // A refund whose settlement throws (its payment is already fully refunded: the check
+    // constraint refuses), claimed first: it must not hold up the others.
+    const full = await seedPayment(m, "succeeded", { msisdn: "263770000001", at: new Date(Date.now() - HOUR) });
+    await db.update(payments).set({ amountRefunded: full.amount }).where(eq(payments.id, full.id));
+    const poisoned = await seedPendingRefund(full, { at: new Date(Date.now() - HOUR), submitted: true, nextCheckAt: new Date("1999-12-31T00:00:00Z") });
+    // It would stay pending for ever on a shared database: gone whatever the outcome.
+    onTestFinished(async () => void (await db.delete(refunds).where(eq(refunds.id, poisoned.id))));
+    const t = new InngestTestEngine({ function: sweepOverdueFn });
+    const { result } = await t.execute({
+      steps: [
+        { id: "expire-overdue", handler: () => 0 },
+        { id: "reconcile-overdue", handler: () => 0 },
+        { id: "relay-events", handler: () => [] },
+        { id: "deliver-overdue", handler: () => 0 },
+        { id: "forget-expired-idempotency-keys", handler: () => 0 },
+      ],
+    });
+    expect((result as { refunds: number }).refunds).toBeGreaterThanOrEqual(1);
+    const rows = await db.select().from(refunds).where(eq(refunds.paymentId, p.id));
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    expect(byId.get(lost.id)).toMatchObject({ status: "failed", failureCode: "refund_declined" });
+    expect(byId.get(onTime.id)).toMatchObject({ status: "pending", nextCheckAt: recent });
+    expect((await db.select().from(events).where(eq(events.objectId, lost.id))).map((e) => e.type)).toEqual(["refund.failed"]);
+    expect((await db.select().from(refunds).where(eq(refunds.id, poisoned.id)))[0]!.status).toBe("pending");
   });
 
   it("deliver-webhook attempts, sleeps until the schedule's next time, and attempts again until delivered", async () => {

@@ -1,17 +1,19 @@
 import { cron } from "inngest";
+import { log } from "@/server/log";
 import { sweepExpiredIdempotencyKeys } from "@/server/services/idempotency/sweep-expired-keys";
 import { expirePayments } from "@/server/services/payments/expire-payment";
 import { reconcilePayment } from "@/server/services/payments/reconcile-payment";
+import { advanceRefund } from "@/server/services/refunds/advance-refund";
 import { attemptDelivery } from "@/server/services/webhooks/attempt-delivery";
 import { fanOutEvents } from "@/server/services/webhooks/fan-out-events";
 import { payDueSettlements } from "@/server/services/settlements/pay-settlement";
-import { claimDue, claimDueDeliveries } from "../due-work";
+import { claimDue, claimDueDeliveries, claimDueRefunds } from "../due-work";
 import { deliveryScheduled, inngest } from "./client";
 import { jobDeps } from "./deps";
 
 const BATCH = 200;
-/** A delivery this late past its time lost its function (a send or a run that never came). */
-const DELIVERY_GRACE_MS = 2 * 60_000;
+/** A delivery or refund this late past its time lost its function (a send or a run that never came). */
+const GRACE_MS = 2 * 60_000;
 
 /**
  * Every minute: whatever is overdue because a send was lost, a function failed for good or the
@@ -33,6 +35,16 @@ export const sweepOverdueFn = inngest.createFunction(
       for (const id of ids) await reconcilePayment(deps, id);
       return ids.length;
     });
+    // Pending refunds whose advance-refund run was lost, failed for good or ran out of steps.
+    const refunds = await step.run("refunds-overdue", async () => {
+      const deps = await jobDeps();
+      const ids = await claimDueRefunds(deps.db, deps.clock.now(), BATCH, { overdueMs: GRACE_MS });
+      // One refund's failure must not hold up the others: it is due again when its lease ends.
+      for (const id of ids) {
+        await advanceRefund(deps, id).catch((e: unknown) => log.error("overdue refund failed; due again when its lease ends", { refund: id, error: e }));
+      }
+      return ids.length;
+    });
     // Events whose relay send was lost, and deliveries whose function should have run minutes ago.
     const relayedIds = await step.run("relay-events", async () => (await fanOutEvents(await jobDeps(), { limit: 500 })).deliveryIds);
     if (relayedIds.length) {
@@ -40,13 +52,13 @@ export const sweepOverdueFn = inngest.createFunction(
     }
     const redelivered = await step.run("deliver-overdue", async () => {
       const deps = await jobDeps();
-      const ids = await claimDueDeliveries(deps.db, deps.clock.now(), BATCH, { overdueMs: DELIVERY_GRACE_MS });
+      const ids = await claimDueDeliveries(deps.db, deps.clock.now(), BATCH, { overdueMs: GRACE_MS });
       await Promise.all(ids.map((id) => attemptDelivery(deps, id)));
       return ids.length;
     });
     // Test payouts whose own function never ran (a lost send): paid at most a minute late.
     const paidOut = await step.run("pay-due-test-settlements", async () => (await payDueSettlements(await jobDeps(), { limit: BATCH })).length);
     const forgotten = await step.run("forget-expired-idempotency-keys", async () => sweepExpiredIdempotencyKeys(await jobDeps(), 5_000));
-    return { expired, reconciled, relayed: relayedIds.length, redelivered, paidOut, forgotten };
+    return { expired, reconciled, refunds, relayed: relayedIds.length, redelivered, paidOut, forgotten };
   },
 );

@@ -8,11 +8,15 @@ import {
   type ProviderOutcome,
   type PushRequest,
   type PushResult,
+  type RefundOutcome,
+  type RefundQuery,
+  type RefundRequest,
+  type RefundSubmission,
   type StatusQuery,
   type WalletProvider,
 } from "../port";
 import { sandboxBehaviour, type SandboxBehaviour } from "./behaviour";
-import { isSandboxStatus, toOutcome, type SandboxStatus } from "./transformers";
+import { isSandboxStatus, toOutcome, toRefundOutcome, type SandboxRefundStatus, type SandboxStatus } from "./transformers";
 
 /** Misbehaviour a test can switch on, as a real provider's outages would. */
 export type SandboxFaults = {
@@ -24,9 +28,14 @@ export type SandboxFaults = {
   statusQuery: "none" | "error";
   /** How the final callback is delivered: once, three times, with a stale one after it, or never. */
   callbacks: "normal" | "duplicate" | "out_of_order" | "lost";
+  /**
+   * The refund API. `error`: submissions and queries fail to connect; `timeout`: a submission is
+   * taken but its answer never arrives (the caller times out); `rejected`: submissions are refused.
+   */
+  refund: "none" | "error" | "timeout" | "rejected";
 };
 
-const NO_FAULTS: SandboxFaults = { push: "none", pushLatencyMs: 0, statusQuery: "none", callbacks: "normal" };
+const NO_FAULTS: SandboxFaults = { push: "none", pushLatencyMs: 0, statusQuery: "none", callbacks: "normal", refund: "none" };
 
 /** Where the sandbox's callbacks go: the same handler real providers' callbacks reach. */
 export type CallbackSink = (headers: Headers, rawBody: string) => Promise<unknown>;
@@ -53,6 +62,9 @@ function answerAfter(behaviour: SandboxBehaviour): { status: SandboxStatus; seco
   }
 }
 
+/** Seconds from a refund's creation (its id carries the time) until the sandbox has settled it. */
+const REFUND_SECONDS = 2;
+
 /**
  * A wallet provider that behaves like one: it dedupes pushes on our idempotency key, answers
  * later through the signed callback path, and answers status queries. Its answers derive from
@@ -69,9 +81,21 @@ export class SandboxProvider implements WalletProvider {
   private sink: CallbackSink | undefined;
   /** Push calls received per idempotency key: the provider's own log, read by tests. */
   private readonly calls = new Map<string, number>();
+  /** Refund submissions received per refund id, and the refunds taken (once each) per payment. */
+  private readonly refundCallLog = new Map<string, number>();
+  private readonly refundsByPayment = new Map<string, Set<string>>();
 
   pushCalls(idempotencyKey: string): number {
     return this.calls.get(idempotencyKey) ?? 0;
+  }
+
+  refundCalls(refundId: string): number {
+    return this.refundCallLog.get(refundId) ?? 0;
+  }
+
+  /** The distinct refunds the sandbox took for a payment: a resubmission adds nothing here. */
+  refundsTaken(paymentId: string): string[] {
+    return [...(this.refundsByPayment.get(paymentId) ?? [])];
   }
 
   resetFaults(): void {
@@ -84,7 +108,7 @@ export class SandboxProvider implements WalletProvider {
   }
 
   async push(request: PushRequest, signal: AbortSignal): Promise<PushResult> {
-    this.record(request.idempotencyKey);
+    record(this.calls, request.idempotencyKey);
     if (this.faults.pushLatencyMs > 0) await delay(this.faults.pushLatencyMs, signal);
     const behaviour = sandboxBehaviour(request.msisdn);
     // …04 takes the prompt but answers too late: the caller times out.
@@ -110,6 +134,26 @@ export class SandboxProvider implements WalletProvider {
   async queryStatus(query: StatusQuery, signal: AbortSignal): Promise<ProviderOutcome> {
     if (signal.aborted || this.faults.statusQuery === "error") throw new ProviderUnavailableError("sandbox: status API unavailable");
     return toOutcome(this.statusAt(query.idempotencyKey, query.msisdn));
+  }
+
+  async refund(request: RefundRequest, signal: AbortSignal): Promise<RefundSubmission> {
+    if (this.faults.refund === "error") throw new ProviderUnavailableError("sandbox: refund API unavailable");
+    record(this.refundCallLog, request.idempotencyKey);
+    if (this.faults.refund === "rejected") {
+      return { outcome: "rejected", failureCode: "refund_rejected", message: "The wallet provider refused the refund request." };
+    }
+    // Deduped on our refund id: however often it is submitted, it is one refund.
+    const taken = this.refundsByPayment.get(request.paymentId) ?? new Set<string>();
+    taken.add(request.idempotencyKey);
+    this.refundsByPayment.set(request.paymentId, taken);
+    trim(this.refundsByPayment);
+    if (this.faults.refund === "timeout") await delay(Number.POSITIVE_INFINITY, signal, "refund");
+    return { outcome: "accepted", providerReference: sandboxReference(request.idempotencyKey) };
+  }
+
+  async queryRefund(query: RefundQuery, signal: AbortSignal): Promise<RefundOutcome> {
+    if (signal.aborted || this.faults.refund === "error") throw new ProviderUnavailableError("sandbox: refund API unavailable");
+    return toRefundOutcome(this.refundStatusAt(query.idempotencyKey, query.msisdn));
   }
 
   verifyCallback(headers: Headers, rawBody: string, now: Date): boolean {
@@ -156,6 +200,13 @@ export class SandboxProvider implements WalletProvider {
     return elapsed >= answer.seconds * this.delayScale ? answer.status : "PENDING";
   }
 
+  /** The provider's view of a refund: settled REFUND_SECONDS after it was created, as its payment's number decides. */
+  private refundStatusAt(refundId: string, msisdn: string): SandboxRefundStatus {
+    const elapsed = (this.clock.now().getTime() - idTime(refundId).getTime()) / 1000;
+    if (elapsed < REFUND_SECONDS * this.delayScale) return "PROCESSING";
+    return sandboxBehaviour(msisdn) === "refunds_fail" ? "REFUND_FAILED" : "REFUNDED";
+  }
+
   private scheduleCallbacks(request: PushRequest): void {
     const answer = answerAfter(sandboxBehaviour(request.msisdn));
     if (!answer || !this.sink || this.faults.callbacks === "lost") return;
@@ -184,13 +235,18 @@ export class SandboxProvider implements WalletProvider {
     }, answer.seconds * 1000 * this.delayScale);
     timer.unref();
   }
+}
 
-  private record(key: string): void {
-    this.calls.set(key, (this.calls.get(key) ?? 0) + 1);
-    if (this.calls.size > MAX_TRACKED) {
-      const oldest = this.calls.keys().next().value;
-      if (oldest !== undefined) this.calls.delete(oldest);
-    }
+function record(log: Map<string, number>, key: string): void {
+  log.set(key, (log.get(key) ?? 0) + 1);
+  trim(log);
+}
+
+/** The logs are for tests and bounded: the oldest entry goes first. */
+function trim(log: Map<string, unknown>): void {
+  if (log.size > MAX_TRACKED) {
+    const oldest = log.keys().next().value;
+    if (oldest !== undefined) log.delete(oldest);
   }
 }
 
@@ -198,15 +254,15 @@ export function sandboxReference(idempotencyKey: string): string {
   return `SBX${createHash("sha256").update(idempotencyKey).digest("hex").slice(0, 20).toUpperCase()}`;
 }
 
-function delay(ms: number, signal: AbortSignal): Promise<void> {
+function delay(ms: number, signal: AbortSignal, what = "push"): Promise<void> {
   return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(new ProviderUnavailableError("sandbox: push timed out"));
+    if (signal.aborted) return reject(new ProviderUnavailableError(`sandbox: ${what} timed out`));
     const timer = Number.isFinite(ms) ? setTimeout(resolve, ms) : undefined;
     signal.addEventListener(
       "abort",
       () => {
         clearTimeout(timer);
-        reject(new ProviderUnavailableError("sandbox: push timed out"));
+        reject(new ProviderUnavailableError(`sandbox: ${what} timed out`));
       },
       { once: true },
     );

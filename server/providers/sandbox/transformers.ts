@@ -1,4 +1,4 @@
-import type { ProviderOutcome } from "../port";
+import type { ProviderOutcome, RefundOutcome } from "../port";
 
 /** The sandbox wallet's own status words, as a real provider's API would send them. */
 export const SANDBOX_STATUSES = ["PENDING", "SUCCESS", "INSUFFICIENT_FUNDS", "DECLINED", "CANCELLED", "EXPIRED", "NOT_FOUND", "UNKNOWN"] as const;
@@ -23,4 +23,22 @@ export function toOutcome(status: SandboxStatus): ProviderOutcome {
 
 export function isSandboxStatus(value: unknown): value is SandboxStatus {
   return typeof value === "string" && (SANDBOX_STATUSES as readonly string[]).includes(value);
+}
+
+/** The sandbox's refund status words. */
+export const SANDBOX_REFUND_STATUSES = ["PROCESSING", "REFUNDED", "REFUND_FAILED"] as const;
+export type SandboxRefundStatus = (typeof SANDBOX_REFUND_STATUSES)[number];
+
+const REFUND_OUTCOMES = {
+  PROCESSING: { kind: "pending" },
+  REFUNDED: { kind: "succeeded" },
+  REFUND_FAILED: {
+    kind: "failed",
+    failureCode: "refund_declined",
+    message: "The wallet provider could not credit the customer's wallet: it no longer accepts incoming transfers.",
+  },
+} as const satisfies Record<SandboxRefundStatus, RefundOutcome>;
+
+export function toRefundOutcome(status: SandboxRefundStatus): RefundOutcome {
+  return REFUND_OUTCOMES[status];
 }

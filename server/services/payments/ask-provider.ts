@@ -1,24 +1,13 @@
 import type { Payment } from "@/db/schema";
-import { log } from "@/server/log";
-import { ProviderUnavailableError, type ProviderOutcome, type ProviderRegistry } from "@/server/providers/port";
-
-const STATUS_QUERY_TIMEOUT_MS = 5_000;
+import type { ProviderOutcome, ProviderRegistry } from "@/server/providers/port";
+import { callProvider, STATUS_QUERY_TIMEOUT_MS } from "../providers/call-provider";
 
 /** A provider status query that never throws for the provider's own failures: those are `unknown`. */
 export async function askProvider(providers: ProviderRegistry, payment: Payment): Promise<ProviderOutcome> {
-  const provider = providers.byName(payment.provider);
-  if (!provider) {
-    log.error("payment names no configured provider", { payment: payment.id, provider: payment.provider });
-    return { kind: "unknown" };
-  }
-  try {
-    return await provider.queryStatus(
-      { idempotencyKey: payment.id, providerReference: payment.providerReference, msisdn: payment.customerMsisdn },
-      AbortSignal.timeout(STATUS_QUERY_TIMEOUT_MS),
-    );
-  } catch (e) {
-    if (!(e instanceof ProviderUnavailableError)) throw e;
-    log.warn("provider status query failed", { payment: payment.id, error: e.message });
-    return { kind: "unknown" };
-  }
+  const outcome = await callProvider(
+    providers.byName(payment.provider),
+    (provider, signal) => provider.queryStatus({ idempotencyKey: payment.id, providerReference: payment.providerReference, msisdn: payment.customerMsisdn }, signal),
+    { timeoutMs: STATUS_QUERY_TIMEOUT_MS, what: "status query", about: { payment: payment.id } },
+  );
+  return outcome === "unavailable" ? { kind: "unknown" } : outcome;
 }

@@ -10,9 +10,8 @@ import { normaliseMsisdn } from "@/server/domain/msisdn";
 import type { ServiceContext } from "@/server/context";
 import { env } from "@/server/env";
 import { IDEMPOTENCY_TTL_MS } from "@/server/domain/idempotency";
-import { log } from "@/server/log";
-import { ProviderUnavailableError, type PushResult } from "@/server/providers/port";
 import { signalJobs } from "@/server/services/job-signals";
+import { callProvider } from "../providers/call-provider";
 import { insertPaymentRow, recordPromptSent, type InsertablePayment } from "./prepared";
 import { transitionPayment } from "./transition-payment";
 
@@ -151,25 +150,22 @@ async function insertClaimedPayment(ctx: ServiceContext, input: CreatePaymentInp
 }
 
 async function pushPrompt(ctx: ServiceContext, payment: Payment): Promise<Payment> {
-  const provider = ctx.providers.forPayment({ livemode: payment.livemode, msisdn: payment.customerMsisdn });
-  let result: PushResult | "unavailable";
-  try {
-    result = await provider.push(
-      {
-        idempotencyKey: payment.id,
-        msisdn: payment.customerMsisdn,
-        amount: payment.chargedAmount,
-        currency: payment.currency,
-        reference: payment.reference,
-        expiresAt: payment.expiresAt,
-      },
-      AbortSignal.timeout(env().PROVIDER_PUSH_TIMEOUT_MS),
-    );
-  } catch (e) {
-    if (!(e instanceof ProviderUnavailableError)) throw e;
-    log.warn("provider push unavailable", { payment: payment.id, provider: provider.name, error: e.message });
-    result = "unavailable";
-  }
+  const result = await callProvider(
+    ctx.providers.forPayment({ livemode: payment.livemode, msisdn: payment.customerMsisdn }),
+    (provider, signal) =>
+      provider.push(
+        {
+          idempotencyKey: payment.id,
+          msisdn: payment.customerMsisdn,
+          amount: payment.chargedAmount,
+          currency: payment.currency,
+          reference: payment.reference,
+          expiresAt: payment.expiresAt,
+        },
+        signal,
+      ),
+    { timeoutMs: env().PROVIDER_PUSH_TIMEOUT_MS, what: "push", about: { payment: payment.id } },
+  );
 
   const now = ctx.clock.now();
   if (result === "unavailable") {

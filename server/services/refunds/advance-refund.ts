@@ -1,0 +1,36 @@
+import { eq } from "drizzle-orm";
+import { payments, refunds, type Refund } from "@/db/schema";
+import { callProvider, STATUS_QUERY_TIMEOUT_MS } from "../providers/call-provider";
+import { scheduleNextCheck, submitRefund, type RefundContext } from "./submit-refund";
+import { transitionRefund } from "./transition-refund";
+
+/**
+ * The due work of a pending refund, safe to run twice at once or late: submit it if it never
+ * reached the provider, otherwise ask the provider and settle it on a definitive answer (the
+ * compare-and-set in transitionRefund makes the event happen once), or ask again later.
+ */
+export async function advanceRefund(ctx: RefundContext, refundId: string): Promise<Refund | null> {
+  const [row] = await ctx.db
+    .select({ refund: refunds, payment: { id: payments.id, customerMsisdn: payments.customerMsisdn, providerReference: payments.providerReference } })
+    .from(refunds)
+    .innerJoin(payments, eq(payments.id, refunds.paymentId))
+    .where(eq(refunds.id, refundId));
+  if (!row || row.refund.status !== "pending") return row?.refund ?? null;
+  const { refund, payment } = row;
+  if (!refund.submittedAt) return submitRefund(ctx, refund, payment);
+
+  const outcome = await callProvider(
+    ctx.providers.byName(refund.provider),
+    (provider, signal) => provider.queryRefund({ idempotencyKey: refund.id, providerReference: refund.providerReference, msisdn: payment.customerMsisdn }, signal),
+    { timeoutMs: STATUS_QUERY_TIMEOUT_MS, what: "refund query", about: { refund: refund.id } },
+  );
+  if (outcome === "unavailable") return scheduleNextCheck(ctx, refund);
+  switch (outcome.kind) {
+    case "succeeded":
+      return (await transitionRefund(ctx, { refundId, to: "succeeded" })).refund;
+    case "failed":
+      return (await transitionRefund(ctx, { refundId, to: "failed", failure: { code: outcome.failureCode, message: outcome.message } })).refund;
+    case "pending":
+      return scheduleNextCheck(ctx, refund);
+  }
+}

@@ -1,0 +1,17 @@
+import { and, eq } from "drizzle-orm";
+import { refunds, type Refund } from "@/db/schema";
+import type { ServiceContext } from "@/server/context";
+import { keyset, type Page, type PageRequest } from "../pagination";
+
+/** Newest first; `paymentId` narrows to one payment (another merchant's payment lists nothing). */
+export async function listRefunds(ctx: ServiceContext, filters: { paymentId?: string }, page: PageRequest): Promise<Page<Refund>> {
+  const where = and(
+    eq(refunds.merchantId, ctx.merchant.id),
+    eq(refunds.livemode, ctx.livemode),
+    filters.paymentId ? eq(refunds.paymentId, filters.paymentId) : undefined,
+  );
+  // With a payment, its index (payment_id, id) serves the order; otherwise the list index.
+  const scope = filters.paymentId ? [refunds.paymentId] : [refunds.merchantId, refunds.livemode];
+  const q = keyset(refunds.id, page, where, scope);
+  return q.finish(await ctx.db.select().from(refunds).where(q.where).orderBy(...q.orderBy).limit(q.limit));
+}

@@ -1,0 +1,67 @@
+import { and, eq, isNull } from "drizzle-orm";
+import { refunds, type Payment, type Refund } from "@/db/schema";
+import { nextRefundCheckAt } from "@/server/domain/refund-schedule";
+import type { BaseContext } from "@/server/context";
+import { env } from "@/server/env";
+import type { ProviderRegistry } from "@/server/providers/port";
+import { callProvider } from "../providers/call-provider";
+import { transitionRefund } from "./transition-refund";
+
+export type RefundContext = BaseContext & { providers: ProviderRegistry };
+/** What a submission needs of the refunded payment. */
+export type RefundedPayment = Pick<Payment, "id" | "customerMsisdn" | "providerReference">;
+
+/**
+ * Hands a pending refund to the provider, with our refund id as its idempotency key: a second
+ * submission (a retried request, the due-work verb after a crash or an outage) is the same refund
+ * to the provider, never a second one. Accepted → `submitted_at`, the reference and the first
+ * status check; rejected → failed; unreachable → still unsubmitted, submitted again later.
+ */
+export async function submitRefund(ctx: RefundContext, refund: Refund, payment: RefundedPayment): Promise<Refund> {
+  const result = await callProvider(
+    ctx.providers.byName(refund.provider),
+    (provider, signal) =>
+      provider.refund(
+        {
+          idempotencyKey: refund.id,
+          paymentId: payment.id,
+          paymentProviderReference: payment.providerReference,
+          msisdn: payment.customerMsisdn,
+          amount: refund.amount,
+          currency: refund.currency,
+        },
+        signal,
+      ),
+    { timeoutMs: env().PROVIDER_PUSH_TIMEOUT_MS, what: "refund", about: { refund: refund.id } },
+  );
+
+  if (result === "unavailable") return scheduleNextCheck(ctx, refund);
+  if (result.outcome === "rejected") {
+    return (await transitionRefund(ctx, { refundId: refund.id, to: "failed", failure: { code: result.failureCode, message: result.message } })).refund;
+  }
+  const now = ctx.clock.now();
+  // Only the first accepted submission records itself; another one racing it finds the row done.
+  const [submitted] = await ctx.db
+    .update(refunds)
+    .set({ submittedAt: now, providerReference: result.providerReference, checkAttempts: 0, nextCheckAt: nextRefundCheckAt(0, now), updatedAt: now })
+    .where(and(eq(refunds.id, refund.id), eq(refunds.status, "pending"), isNull(refunds.submittedAt)))
+    .returning();
+  return submitted ?? current(ctx, refund.id);
+}
+
+/** The provider gave no definitive answer: ask (or submit) again on the backoff schedule. */
+export async function scheduleNextCheck(ctx: BaseContext, refund: Refund): Promise<Refund> {
+  const now = ctx.clock.now();
+  const attempts = refund.checkAttempts + 1;
+  const [updated] = await ctx.db
+    .update(refunds)
+    .set({ checkAttempts: attempts, nextCheckAt: nextRefundCheckAt(attempts, now), updatedAt: now })
+    .where(and(eq(refunds.id, refund.id), eq(refunds.status, "pending")))
+    .returning();
+  return updated ?? current(ctx, refund.id);
+}
+
+async function current(ctx: BaseContext, refundId: string): Promise<Refund> {
+  const [row] = await ctx.db.select().from(refunds).where(eq(refunds.id, refundId));
+  return row!;
+}
