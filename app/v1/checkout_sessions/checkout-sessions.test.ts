@@ -111,6 +111,16 @@ describe("POST /v1/checkout_sessions", () => {
     expect((await api("POST", "/v1/payments", { key: m.keys.test, body: paymentBody({ reference: paid }), idempotencyKey: paid })).status).toBe(201);
     expectError(await create(m.keys.test, sessionBody({ reference: paid })), 400, "invalid_request", "reference_in_use", "reference");
 
+    // And the other way: a direct payment cannot take a session's reference.
+    const err = expectError(
+      await api("POST", "/v1/payments", { key: m.keys.test, body: paymentBody({ reference }), idempotencyKey: uniqueRef("k") }),
+      400,
+      "invalid_request",
+      "reference_in_use",
+      "reference",
+    );
+    expect(err.message).toContain("checkout session");
+
     // The rule holds per environment, as it does for payments.
     expect((await create(m.keys.live, sessionBody({ reference }))).status).toBe(201);
     expect((await create(m.keys.live, sessionBody({ reference: paid }))).status).toBe(201);

@@ -1,5 +1,4 @@
-import { and, eq } from "drizzle-orm";
-import { checkoutSessions, payments, type CheckoutSession } from "@/db/schema";
+import { checkoutSessions, type CheckoutSession } from "@/db/schema";
 import { violatedUniqueConstraint } from "@/db/errors";
 import { SESSION_EXPIRES_IN } from "@/server/domain/checkout";
 import { invalidParam, referenceInUse } from "@/server/domain/errors";
@@ -20,7 +19,7 @@ export type CreateCheckoutSessionInput = {
 
 /**
  * One order's hosted checkout. Its reference follows the payments' rule: taken by another session
- * (the unique index) or by a payment → reference_in_use. Its attempts' payments are `reference#n`.
+ * (the unique index) or by a payment (a trigger, migration 0009) → reference_in_use. Its attempts' payments are `reference#n`.
  */
 export async function createCheckoutSession(ctx: ServiceContext, input: CreateCheckoutSessionInput): Promise<CheckoutSession> {
   // Live customers are sent back over https only; test mode lets a developer use http://localhost.
@@ -29,12 +28,6 @@ export async function createCheckoutSession(ctx: ServiceContext, input: CreateCh
       if (url !== undefined && new URL(url).protocol !== "https:") throw invalidParam(param, `${param} must use https in live mode.`);
     }
   }
-  const [payment] = await ctx.db
-    .select({ id: payments.id })
-    .from(payments)
-    .where(and(eq(payments.merchantId, ctx.merchant.id), eq(payments.livemode, ctx.livemode), eq(payments.reference, input.reference)));
-  if (payment) throw referenceInUse(input.reference);
-
   const now = ctx.clock.now();
   try {
     const [row] = await ctx.db
@@ -56,7 +49,10 @@ export async function createCheckoutSession(ctx: ServiceContext, input: CreateCh
       .returning();
     return row!;
   } catch (e) {
-    if (violatedUniqueConstraint(e) === "checkout_sessions_reference_key") throw referenceInUse(input.reference, "checkout session");
+    // Another session holds the reference (the unique index), or a payment does (migration 0009's trigger).
+    const constraint = violatedUniqueConstraint(e);
+    if (constraint === "checkout_sessions_reference_key") throw referenceInUse(input.reference, "checkout session");
+    if (constraint === "payments_reference_key") throw referenceInUse(input.reference);
     throw e;
   }
 }

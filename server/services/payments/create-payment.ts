@@ -119,6 +119,8 @@ async function insertPayment(ctx: ServiceContext, input: CreatePaymentInput, ref
       if (constraint === "payments_idempotency_key") return insertPayment(ctx, input, reference, msisdn, network);
     }
     if (constraint === "payments_reference_key") throw referenceInUse(reference);
+    // A checkout session holds it (migration 0009's trigger): one reference, one order.
+    if (constraint === "checkout_sessions_reference_key") throw referenceInUse(reference, "checkout session");
     throw e;
   }
 }
