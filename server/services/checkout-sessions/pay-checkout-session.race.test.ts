@@ -1,9 +1,11 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/db/client";
+import { rowsOf } from "@/db/rows";
 import { checkoutSessions, payments } from "@/db/schema";
 import { systemClock } from "@/server/clock";
 import { providers } from "@/server/providers/registry";
+import { newId } from "@/server/domain/ids";
 import { seedTestMerchant, uniqueRef } from "@/server/testing/fixtures";
 import { createCheckoutSession } from "./create-checkout-session";
 import { payCheckoutSession } from "./pay-checkout-session";
@@ -57,5 +59,45 @@ describe("a session and direct payments created at once with one reference", () 
       ...(await db.select({ id: checkoutSessions.id }).from(checkoutSessions).where(and(eq(checkoutSessions.merchantId, m.merchant.id), eq(checkoutSessions.reference, reference)))),
     ];
     expect(held).toHaveLength(1);
+  });
+});
+
+describe("the reference rule's trigger", () => {
+  it("lets one transaction insert 10,000 payments (a bulk import) holding at most 1,024 of its locks", async () => {
+    const m = await seedTestMerchant();
+    const db = await getDb();
+    const at = new Date();
+    const rows = Array.from({ length: 10_000 }, (_, i) => ({
+      id: newId("payment", at),
+      merchantId: m.merchant.id,
+      livemode: false,
+      amount: 100 + i,
+      currency: "USD" as const,
+      method: "wallet" as const,
+      reference: `bulk-${i}`,
+      customerMsisdn: "263771234567",
+      network: "ecocash",
+      fee: 1,
+      feeBearer: "merchant" as const,
+      chargedAmount: 100 + i,
+      status: "expired" as const,
+      provider: "sandbox",
+      expiresAt: at,
+      expiredAt: at,
+      createdAt: at,
+      updatedAt: at,
+    }));
+    const held = await db.transaction(async (tx) => {
+      for (let i = 0; i < rows.length; i += 2_000) await tx.insert(payments).values(rows.slice(i, i + 2_000));
+      // A lock per reference would be 10,000 here, and a million-row import would exhaust the lock table.
+      const [locks] = rowsOf<{ n: number }>(
+        await tx.execute(sql`select count(*)::int as n from pg_locks where locktype = 'advisory' and pid = pg_backend_pid()`),
+      );
+      return locks!.n;
+    });
+    expect(held).toBeGreaterThan(0);
+    expect(held).toBeLessThanOrEqual(1_024);
+    const [count] = await db.select({ n: sql<number>`count(*)`.mapWith(Number) }).from(payments).where(eq(payments.merchantId, m.merchant.id));
+    expect(count!.n).toBe(10_000);
   });
 });
