@@ -6,7 +6,7 @@ import type { BaseContext, ServiceContext } from "@/server/context";
 import { resourceMissing } from "@/server/domain/errors";
 import { newId } from "@/server/domain/ids";
 import type { Currency } from "@/server/domain/money";
-import { itemNet, settlementTotals, TEST_PAYOUT_DELAY_MS, type SettlementItem } from "@/server/domain/settlements";
+import { TEST_PAYOUT_DELAY_MS } from "@/server/domain/settlements";
 import { signalJobs } from "@/server/services/job-signals";
 
 export type SettlementRun = {
@@ -18,9 +18,6 @@ export type SettlementRun = {
 };
 
 type Group = { merchantId: string; livemode: boolean; currency: Currency };
-
-/** Lines are written in chunks: 7 parameters a row stays far below PostgreSQL's 65,535. */
-const LINE_CHUNK = 2_000;
 
 /**
  * Makes one settlement batch per merchant + environment + currency that has succeeded payments or
@@ -63,6 +60,14 @@ async function unsettledGroups(db: Db, run: SettlementRun): Promise<Group[]> {
 /** Nothing to pay this time: the claims roll back and the items wait for the next run. */
 class NothingToPay extends Error {}
 
+type Totals = { payments: number; refunds: number; gross: number; fees: number; refunded: number; first: Date | string | null };
+
+/**
+ * One group's batch in one transaction: the batch row, then one statement that claims the items
+ * (compare-and-set on an empty `settlement_id`), writes their lines and sums them, all inside
+ * PostgreSQL, so a merchant with a million payments a day costs one round trip and no memory
+ * here; then the totals on the batch row. A batch that would pay nothing rolls back.
+ */
 async function settleGroup(ctx: BaseContext, group: Group, cutoff: Date): Promise<Settlement | null> {
   try {
     return await ctx.db.transaction(async (tx) => {
@@ -70,64 +75,72 @@ async function settleGroup(ctx: BaseContext, group: Group, cutoff: Date): Promis
       await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`settle:${group.merchantId}:${group.livemode}:${group.currency}`}, 0))`);
       const now = ctx.clock.now();
       const id = newId("settlement", now);
+      await tx.insert(settlements).values({
+        id,
+        merchantId: group.merchantId,
+        livemode: group.livemode,
+        currency: group.currency,
+        status: "pending",
+        amount: 0,
+        grossAmount: 0,
+        feeTotal: 0,
+        refundTotal: 0,
+        paymentCount: 0,
+        refundCount: 0,
+        periodStart: cutoff,
+        periodEnd: cutoff,
+        // Test mode pays itself out shortly; live batches wait for an operator's confirmation.
+        payAfter: group.livemode ? null : new Date(now.getTime() + TEST_PAYOUT_DELAY_MS),
+        createdAt: now,
+        updatedAt: now,
+      });
       const inGroup = (t: typeof payments | typeof refunds) =>
-        and(
-          eq(t.merchantId, group.merchantId),
-          eq(t.livemode, group.livemode),
-          eq(t.currency, group.currency),
-          eq(t.status, "succeeded"),
-          isNull(t.settlementId),
-          lt(t.succeededAt, cutoff),
-        );
-      const paid = await tx
-        .update(payments)
-        .set({ settlementId: id })
-        .where(inGroup(payments))
-        .returning({ id: payments.id, amount: payments.amount, fee: payments.fee, feeBearer: payments.feeBearer, at: payments.succeededAt });
-      const refunded = await tx
-        .update(refunds)
-        .set({ settlementId: id })
-        .where(inGroup(refunds))
-        .returning({ id: refunds.id, amount: refunds.amount, at: refunds.succeededAt });
-
-      const lines = [
-        ...paid.map((p) => ({ objectId: p.id, at: p.at!, item: { kind: "payment", amount: p.amount, merchantFee: p.feeBearer === "merchant" ? p.fee : 0 } as SettlementItem })),
-        ...refunded.map((r) => ({ objectId: r.id, at: r.at!, item: { kind: "refund", amount: r.amount } as SettlementItem })),
-      ];
-      const totals = settlementTotals(lines.map((l) => l.item));
+        sql`${t.merchantId} = ${group.merchantId} and ${t.livemode} = ${group.livemode} and ${t.currency} = ${group.currency}
+          and ${t.status} = 'succeeded' and ${t.settlementId} is null and ${t.succeededAt} < ${cutoff.toISOString()}::timestamptz`;
+      // A payment adds its amount less the fee the merchant bore (a customer-borne fee was paid on
+      // top); a refund takes its amount away.
+      const [t] = rowsOf<Totals>(
+        await tx.execute(sql`
+          with paid as (
+            update ${payments} set settlement_id = ${id} where ${inGroup(payments)}
+            returning ${payments.id} as id, ${payments.amount} as amount,
+              case when ${payments.feeBearer} = 'merchant' then ${payments.fee} else 0 end as fee, ${payments.succeededAt} as at
+          ), refunded as (
+            update ${refunds} set settlement_id = ${id} where ${inGroup(refunds)}
+            returning ${refunds.id} as id, ${refunds.amount} as amount, ${refunds.succeededAt} as at
+          ), lines as (
+            insert into ${settlementLines} (settlement_id, object_id, kind, amount, fee, net, occurred_at)
+            select ${id}, id, 'payment', amount, fee, amount - fee, at from paid
+            union all
+            select ${id}, id, 'refund', amount, 0, -amount, at from refunded
+            returning kind, amount, fee, occurred_at
+          )
+          select count(*) filter (where kind = 'payment')::int as payments,
+                 count(*) filter (where kind = 'refund')::int as refunds,
+                 coalesce(sum(amount) filter (where kind = 'payment'), 0)::bigint as gross,
+                 coalesce(sum(fee), 0)::bigint as fees,
+                 coalesce(sum(amount) filter (where kind = 'refund'), 0)::bigint as refunded,
+                 min(occurred_at) as first
+            from lines`),
+      );
+      const gross = Number(t!.gross);
+      const fees = Number(t!.fees);
+      const refunded = Number(t!.refunded);
       // A batch pays money out; when refunds outweigh payments its items wait for more payments.
-      if (lines.length === 0 || totals.amount <= 0) throw new NothingToPay();
-
+      if (t!.payments + t!.refunds === 0 || gross - fees - refunded <= 0) throw new NothingToPay();
       const [settlement] = await tx
-        .insert(settlements)
-        .values({
-          id,
-          merchantId: group.merchantId,
-          livemode: group.livemode,
-          currency: group.currency,
-          status: "pending",
-          ...totals,
-          periodStart: new Date(Math.min(...lines.map((l) => l.at.getTime()))),
-          periodEnd: cutoff,
-          // Test mode pays itself out shortly; live batches wait for an operator's confirmation.
-          payAfter: group.livemode ? null : new Date(now.getTime() + TEST_PAYOUT_DELAY_MS),
-          createdAt: now,
-          updatedAt: now,
+        .update(settlements)
+        .set({
+          amount: gross - fees - refunded,
+          grossAmount: gross,
+          feeTotal: fees,
+          refundTotal: refunded,
+          paymentCount: t!.payments,
+          refundCount: t!.refunds,
+          periodStart: new Date(t!.first!),
         })
+        .where(eq(settlements.id, id))
         .returning();
-      for (let i = 0; i < lines.length; i += LINE_CHUNK) {
-        await tx.insert(settlementLines).values(
-          lines.slice(i, i + LINE_CHUNK).map((l) => ({
-            settlementId: id,
-            objectId: l.objectId,
-            kind: l.item.kind,
-            amount: l.item.amount,
-            fee: l.item.kind === "payment" ? l.item.merchantFee : 0,
-            net: itemNet(l.item),
-            occurredAt: l.at,
-          })),
-        );
-      }
       return settlement!;
     });
   } catch (e) {
