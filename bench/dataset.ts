@@ -51,7 +51,7 @@ export async function ensureDataset(sql: Sql, merchantId: string, rows: number, 
         id, merchant_id, livemode, amount, currency, method, reference, customer_msisdn, network,
         fee, fee_bearer, charged_amount, status, failure_code, failure_message, provider,
         provider_reference, metadata, idempotency_key, prompt_sent_at, expires_at,
-        succeeded_at, failed_at, expired_at, created_at, updated_at)
+        succeeded_at, failed_at, expired_at, created_at, updated_at, settlement_id)
       select
         'pay_' || ${encodeTimeSql("g.ms")} || substr(md5(g.i::text), 1, 16),
         $1, false, g.amount, case when g.i % 5 = 0 then 'ZWG' else 'USD' end, 'wallet',
@@ -67,7 +67,10 @@ export async function ensureDataset(sql: Sql, merchantId: string, rows: number, 
         case when g.status = 'succeeded' then g.at + interval '20 seconds' end,
         case when g.status = 'failed' then g.at + interval '15 seconds' end,
         case when g.status = 'expired' then g.at + interval '180 seconds' end,
-        g.at, g.at + interval '20 seconds'
+        g.at, g.at + interval '20 seconds',
+        -- History: paid out long ago, so the server's daily settlement run has nothing to take
+        -- while phases are measured.
+        case when g.status = 'succeeded' then 'stl_bench_dataset' end
       from (
         select i, ms, timestamptz 'epoch' + ms * interval '1 millisecond' as at, (100 + (i::bigint * 7919) % 100000)::int as amount,
           case when i % 20 < 14 then 'succeeded' when i % 20 < 17 then 'failed' else 'expired' end as status
