@@ -68,24 +68,34 @@ export async function claimDueRefunds(db: Db, now: Date, limit: number, opts: { 
   });
 }
 
+export type DueTimes = {
+  /** The earliest of the kinds below: when a runner must next look. */
+  work: Date | null;
+  /** Webhook deliveries, apart: a runner whose delivery slots are full takes more as attempts finish rather than by waking. */
+  deliveries: Date | null;
+  kinds: { expiry: Date | null; reconcile: Date | null; refunds: Date | null; outbox: Date | null; payouts: Date | null };
+};
+
 /**
- * When the earliest due work falls (one round trip, each part on its partial index): payments,
- * pending refunds, unrelayed events and test payouts, and webhook deliveries apart, since a runner whose
- * delivery slots are full takes more as attempts finish rather than by waking.
+ * When each kind of due work next falls, in one round trip, each part on its partial index:
+ * payments to expire or reconcile, pending refunds, unrelayed events, test payouts and webhook
+ * deliveries. A runner skips the claims of kinds with nothing due, so an idle pass costs this one read.
  */
-export async function nextDueAt(db: Db): Promise<{ work: Date | null; deliveries: Date | null }> {
-  const [row] = rowsOf<{ work: Date | string | null; deliveries: Date | string | null }>(
-    await db.execute(sql`select least(
-      (select min(${payments.expiresAt}) from ${payments} where ${payments.status} = 'awaiting_customer'),
-      (select min(${payments.nextCheckAt}) from ${payments} where ${payments.status} in ('unknown', 'unresolved')),
-      (select min(${refunds.nextCheckAt}) from ${refunds} where ${refunds.status} = 'pending'),
-      (select min(${outbox.createdAt}) from ${outbox}),
-      (select min(${settlements.payAfter}) from ${settlements} where ${settlements.status} = 'pending')
-    ) as work,
-    (select min(${webhookDeliveries.nextAttemptAt}) from ${webhookDeliveries} where ${webhookDeliveries.status} = 'pending') as deliveries`),
+export async function nextDueAt(db: Db): Promise<DueTimes> {
+  type Row = Record<"expiry" | "reconcile" | "refunds" | "outbox" | "payouts" | "deliveries", Date | string | null>;
+  const [row] = rowsOf<Row>(
+    await db.execute(sql`select
+      (select min(${payments.expiresAt}) from ${payments} where ${payments.status} = 'awaiting_customer') as expiry,
+      (select min(${payments.nextCheckAt}) from ${payments} where ${payments.status} in ('unknown', 'unresolved')) as reconcile,
+      (select min(${refunds.nextCheckAt}) from ${refunds} where ${refunds.status} = 'pending') as refunds,
+      (select min(${outbox.createdAt}) from ${outbox}) as outbox,
+      (select min(${settlements.payAfter}) from ${settlements} where ${settlements.status} = 'pending') as payouts,
+      (select min(${webhookDeliveries.nextAttemptAt}) from ${webhookDeliveries} where ${webhookDeliveries.status} = 'pending') as deliveries`),
   );
   const at = (v: Date | string | null | undefined) => (v ? new Date(v) : null);
-  return { work: at(row?.work), deliveries: at(row?.deliveries) };
+  const kinds = { expiry: at(row?.expiry), reconcile: at(row?.reconcile), refunds: at(row?.refunds), outbox: at(row?.outbox), payouts: at(row?.payouts) };
+  const times = Object.values(kinds).filter((d) => d !== null).map((d) => d.getTime());
+  return { work: times.length ? new Date(Math.min(...times)) : null, deliveries: at(row?.deliveries), kinds };
 }
 
 /** A delivery attempt may take 10 s; the lease covers it with room to record the result. */

@@ -74,9 +74,15 @@ export class LocalRunner {
    */
   async tick(): Promise<string[]> {
     await this.housekeeping();
-    await this.relayEvents();
+    // One read says which kinds have anything due; the others cost nothing this pass.
+    const due = await nextDueAt(this.deps.db);
+    const now = this.deps.clock.now();
+    const isDue = (at: Date | null) => at !== null && at.getTime() <= now.getTime();
+    // Outbox rows are due the moment they exist, whatever their clock said.
+    const relayed = due.kinds.outbox ? await this.relayEvents() : 0;
     const handled: string[] = [];
     for (const kind of ["expiry", "reconcile"] as const) {
+      if (!isDue(due.kinds[kind])) continue;
       for (;;) {
         const ids = await claimDue(this.deps.db, kind, this.deps.clock.now(), BATCH, this.deps.merchantId);
         if (kind === "expiry") {
@@ -95,7 +101,7 @@ export class LocalRunner {
         if (ids.length < BATCH) break;
       }
     }
-    for (;;) {
+    while (isDue(due.kinds.refunds)) {
       const ids = await claimDueRefunds(this.deps.db, this.deps.clock.now(), BATCH, { merchantId: this.deps.merchantId });
       await mapLimit(ids, CONCURRENCY, (id) =>
         advanceRefund(this.deps, id).catch((e: unknown) => log.error("refund work failed; it will be due again when its lease ends", { refund: id, error: e })),
@@ -103,8 +109,8 @@ export class LocalRunner {
       handled.push(...ids);
       if (ids.length < BATCH) break;
     }
-    await this.settle();
-    await this.startDeliveries();
+    await this.settle(isDue(due.kinds.payouts));
+    if (relayed > 0 || this.ready.length > 0 || isDue(due.deliveries)) await this.startDeliveries();
     return handled;
   }
 
@@ -113,16 +119,16 @@ export class LocalRunner {
 
   /**
    * The daily settlement run once each Harare midnight has passed (and once at start: running it
-   * again batches nothing twice), then test-mode payouts that are due.
+   * again batches nothing twice), then test-mode payouts when any are due.
    */
-  private async settle(): Promise<void> {
+  private async settle(payoutsDue: boolean): Promise<void> {
     const now = this.deps.clock.now();
     const cutoff = dailyCutoff(now);
     if (cutoff.getTime() > this.lastCutoff) {
       await runSettlements(this.deps, { cutoff, merchantId: this.deps.merchantId });
       this.lastCutoff = cutoff.getTime();
     }
-    while ((await payDueSettlements(this.deps, { limit: BATCH, merchantId: this.deps.merchantId })).length === BATCH);
+    while (payoutsDue && (await payDueSettlements(this.deps, { limit: BATCH, merchantId: this.deps.merchantId })).length === BATCH);
   }
 
   /** Resolves when the webhook attempts started so far (and those they chained) have finished. */
@@ -142,9 +148,14 @@ export class LocalRunner {
   /** Attempts are recorded together: one statement for up to 64, at most 5 ms after the first. */
   private readonly recorder = new Batcher<AttemptResult>(async (results) => void (await recordAttempts(this.deps, results)), DELIVERY_CONCURRENCY, 5);
 
-  /** Committed events become deliveries (one per subscribed endpoint). */
-  private async relayEvents(): Promise<void> {
-    while ((await fanOutEvents(this.deps, { limit: RELAY_BATCH, merchantId: this.deps.merchantId })).events === RELAY_BATCH);
+  /** Committed events become deliveries (one per subscribed endpoint); returns how many deliveries it made. */
+  private async relayEvents(): Promise<number> {
+    let made = 0;
+    for (;;) {
+      const { events, deliveryIds } = await fanOutEvents(this.deps, { limit: RELAY_BATCH, merchantId: this.deps.merchantId });
+      made += deliveryIds.length;
+      if (events < RELAY_BATCH) return made;
+    }
   }
 
   /**
