@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Settlement, SettlementLine } from "@/db/schema";
 import { CURRENCIES } from "@/server/domain/money";
 import { SETTLEMENT_LINE_KINDS, SETTLEMENT_STATUSES } from "@/server/domain/settlements";
-import { defineOperation, idParam, limitParam, listEnvelope, oneCursor, timestamp } from "./common";
+import { defineOperation, idParam, limitParam, listEnvelope, oneCursor, timestamp, iso } from "./common";
 
 export const settlementResource = z.object({
   id: z.string().describe("Starts with stl_."),
@@ -37,8 +37,6 @@ export const settlementLineResource = z.object({
 export const settlementWithLines = settlementResource.extend({
   lines: listEnvelope(settlementLineResource).describe("The first page of line items; more from its url."),
 });
-
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 export function toSettlementResource(s: Settlement): z.infer<typeof settlementResource> {
   return {

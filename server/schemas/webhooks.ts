@@ -2,7 +2,7 @@ import { z } from "zod";
 import { DELIVERY_STATUSES, type WebhookAttempt, type WebhookDelivery, type WebhookEndpoint } from "@/db/schema";
 import { EVENT_TYPES } from "@/server/domain/events";
 import { ALL_EVENTS, DEGRADED_AFTER_FAILURES } from "@/server/domain/webhooks";
-import { defineOperation, idParam, limitParam, listEnvelope, metadataSchema, oneCursor, timestamp } from "./common";
+import { defineOperation, idParam, limitParam, listEnvelope, metadataSchema, oneCursor, timestamp, iso } from "./common";
 
 const url = z
   .string({ error: "url must be a string" })
@@ -53,8 +53,6 @@ export const webhookEndpointResource = z.object({
   previous_secret_expires_at: timestamp.nullable().describe("While set, deliveries are signed with the rolled secret too."),
 });
 export type WebhookEndpointResource = z.infer<typeof webhookEndpointResource>;
-
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 export function toEndpointResource(e: WebhookEndpoint, opts: { withSecret?: boolean; now?: Date } = {}): WebhookEndpointResource {
   const overlapping = e.previousSecretExpiresAt && (!opts.now || e.previousSecretExpiresAt > opts.now) ? e.previousSecretExpiresAt : null;

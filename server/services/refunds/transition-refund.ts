@@ -21,11 +21,8 @@ export type RefundTransitionResult = { refund: Refund; changed: boolean; event: 
  */
 export async function transitionRefund(ctx: BaseContext, input: RefundTransition): Promise<RefundTransitionResult> {
   const result = await ctx.db.transaction(async (tx): Promise<RefundTransitionResult> => {
-    const [current] = await tx.select().from(refunds).where(eq(refunds.id, input.refundId)).for("update");
-    if (!current) throw resourceMissing("refund", input.refundId);
-    if (current.status !== "pending") return { refund: current, changed: false, event: null };
-
     const now = ctx.clock.now();
+    // The compare-and-set is the lock: a second worker's UPDATE waits on the row, then finds it settled.
     const [updated] = await tx
       .update(refunds)
       .set({
@@ -38,7 +35,11 @@ export async function transitionRefund(ctx: BaseContext, input: RefundTransition
       })
       .where(and(eq(refunds.id, input.refundId), eq(refunds.status, "pending")))
       .returning();
-    if (!updated) return { refund: current, changed: false, event: null };
+    if (!updated) {
+      const [current] = await tx.select().from(refunds).where(eq(refunds.id, input.refundId));
+      if (!current) throw resourceMissing("refund", input.refundId);
+      return { refund: current, changed: false, event: null };
+    }
     if (updated.status === "succeeded") {
       // The check constraint (0..amount) backs the sum taken under the payment's lock at creation.
       await tx
