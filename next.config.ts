@@ -1,4 +1,5 @@
 import type { NextConfig } from "next";
+import { SECURITY_HEADERS } from "./server/http/security-headers";
 
 const config: NextConfig = {
   // PGlite ships a wasm PostgreSQL and postgres-js opens raw sockets: both must stay
@@ -7,6 +8,12 @@ const config: NextConfig = {
   poweredByHeader: false,
   reactStrictMode: true,
   typedRoutes: false,
+  // `next dev` serves its scripts to localhost only; 127.0.0.1 is the same machine.
+  allowedDevOrigins: ["127.0.0.1"],
+  // Every response; the pages' Content Security Policy (with a nonce) comes from proxy.ts.
+  async headers() {
+    return [{ source: "/:path*", headers: [...SECURITY_HEADERS] }];
+  },
 };
 
 export default config;

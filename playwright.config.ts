@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { defineConfig } from "@playwright/test";
+import { defineConfig, devices } from "@playwright/test";
 
 /**
  * End-to-end tests against the PRODUCTION build (`next start`) on port 3100.
@@ -50,8 +50,16 @@ export default defineConfig({
   projects: [
     // HTTP only (the `request` fixture): no browser is launched.
     { name: "api", testMatch: "api/**/*.spec.ts" },
-    // Later: { name: "checkout", testMatch: "checkout/**/*.spec.ts", use: { ...devices["Pixel 7"] } (import devices) },
-    //        { name: "dashboard", testMatch: "dashboard/**/*.spec.ts", use: { ...devices["Desktop Chrome"] } },
+    // The hosted pages, in a phone-sized Chromium (Debian's, see launchOptions).
+    { name: "checkout", testMatch: "checkout/**/*.spec.ts", use: { ...devices["Pixel 7"] } },
+    // The dashboard: one sign-in (the setup project), its session reused by every test.
+    { name: "dashboard-sign-in", testMatch: "dashboard/sign-in.setup.ts", use: { ...devices["Desktop Chrome"] } },
+    {
+      name: "dashboard",
+      testMatch: "dashboard/**/*.spec.ts",
+      dependencies: ["dashboard-sign-in"],
+      use: { ...devices["Desktop Chrome"], storageState: "e2e/.auth/staff.json" },
+    },
   ],
   webServer: {
     command: "node e2e/support/start-server.mjs",

@@ -4,7 +4,9 @@
  * Reads, 10 connections, on a merchant with 1,000,000 payments: the first page, the page after
  * payment #500,000 (keyset cursor) and a reference search. Writes, 50 connections: the framework
  * floor (a Next route doing one INSERT), payment create, and idempotent replay, which must write
- * nothing (checked with table statistics and the WAL). Prints one table; BENCHMARKS.md explains it.
+ * nothing (checked with table statistics and the WAL). Then timers, webhooks, and the hosted pages'
+ * speed budget (bench/pages.ts: LCP and first-load JS of /pay/{id}, and /checkout/{id} shown, in
+ * Chromium with Slow 4G and a 4× CPU slowdown). Prints one table; BENCHMARKS.md explains it.
  *
  * The machine is shared and small, so phases that are compared are interleaved (A, B, A, B, …) and
  * every phase reports how much CPU went to processes outside the benchmark.
@@ -17,18 +19,20 @@
  *   BENCH_POOL_MAX  DATABASE_POOL_MAX for the server under test (default: the app's own default)
  *   BENCH_QUIET_WAIT  longest wait, in seconds, for other work on the machine to calm down before a phase (default 120)
  *   BENCH_BUILD=1   rebuild even when the build looks current
+ *   BENCH_PAGE_RUNS cold loads per hosted page (default 5)
+ *   BENCH_PORT      port for next start (default 3200)
+ *   CHROMIUM_PATH   the browser for the page budget (default /usr/bin/chromium when present, else Playwright's own)
  */
-import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, realpathSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import type { RequestSpec } from "autocannon";
 import type { Sql } from "postgres";
 import { FLOOR_TABLE_DDL } from "@/server/bench/floor";
 import { bareClient, commitBurst, deliveriesPerSecond, DELIVERY_CONCURRENCY, driveTransitions, eventLag, seedAwaiting, startReceiver, waitFor, type Receiver } from "./webhooks";
 import { hashKey } from "@/server/domain/api-keys";
+import { ensureBuild, npm, ROOT, seed } from "./build";
 import { cpuWindow, descendants, mergeCpu, waitForQuiet, type CpuUse } from "./cpu";
 import { ensureDataset } from "./dataset";
 import { expiryLateness, seedExpiries } from "./timers";
@@ -36,9 +40,9 @@ import { connect, resolveDatabaseUrl, tableDeltas, walBytes, walRecords, writeSn
 import { load, paced, summarize, type PacedRequest, type Samples } from "./load";
 import { cpuLines, table, type Measured, type Row } from "./report";
 import { startServer, type Server } from "./server";
+import { CPU_SLOWDOWN, createHostedPages, JS_RATIO_BUDGET, kB, LCP_BUDGET_MS, measurePages, pageNotes } from "./pages";
 
-const ROOT = path.resolve(fileURLToPath(new URL("..", import.meta.url)));
-const PORT = 3200;
+const PORT = Number(process.env.BENCH_PORT ?? 3200);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 12);
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 4);
@@ -54,6 +58,8 @@ const WEBHOOK_RATE = 200;
 /** Between rounds, so that requests cut off at the end of one cannot load the next. */
 const ROUND_GAP_MS = 1_500;
 const QUIET_WAIT_S = Number(process.env.BENCH_QUIET_WAIT ?? 120);
+const PAGE_RUNS = Number(process.env.BENCH_PAGE_RUNS ?? 5);
+const PAGES_BASELINE = "/bench/empty";
 /** PostgreSQL backends flush table statistics at most every 10 s when idle (PGSTAT_IDLE_INTERVAL). */
 const STATS_SETTLE_MS = 11_000;
 /** A substring of ten references (INV-00421370 … INV-00421379). */
@@ -64,61 +70,29 @@ const SEARCH_PREFIXED = "INV-0042137";
 const say = (s: string) => process.stderr.write(`[bench] ${s}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-type Seed = { merchant_id: string; slug: string; keys: { test: string; live: string } };
 type Ctx = { server: Server; sql: Sql };
 /** A load phase: how to run it for some seconds. */
 type Phase = { name: string; connections: number; run: (seconds: number) => Promise<Samples> };
 
-function npm(args: string[], env: NodeJS.ProcessEnv): string {
-  const run = spawnSync("npm", ["run", "--silent", ...args], { cwd: ROOT, env, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
-  if (run.status !== 0) throw new Error(`npm run ${args.join(" ")} failed (${run.status}):\n${run.stdout}\n${run.stderr}`);
-  return run.stdout;
-}
-
-function seed(slug: string, env: NodeJS.ProcessEnv): Seed {
-  const line = npm(["seed", "--", "--json", "--merchant", slug], env)
-    .split("\n")
-    .find((l) => l.startsWith("{"));
-  if (!line) throw new Error(`seed printed no JSON for ${slug}`);
-  return JSON.parse(line) as Seed;
-}
-
-/** Newest modification time of the sources that go into the build. */
-function newestSource(): number {
-  let newest = 0;
-  const walk = (p: string) => {
-    if (!existsSync(p)) return;
-    const st = statSync(p);
-    if (st.isDirectory()) {
-      for (const e of readdirSync(p)) if (e !== "node_modules" && !e.startsWith(".")) walk(path.join(p, e));
-    } else if (!/\.test\.tsx?$/.test(p)) newest = Math.max(newest, st.mtimeMs);
-  };
-  for (const p of ["app", "server", "db", "components", "lib", "next.config.ts", "instrumentation.ts", "proxy.ts", "package.json"]) walk(path.join(ROOT, p));
-  return newest;
-}
-
-/** Builds when .next/BUILD_ID is missing or older than the sources (a stale build measures old code). */
-function ensureBuild(env: NodeJS.ProcessEnv): void {
-  const buildId = path.join(ROOT, ".next", "BUILD_ID");
-  const stale = !existsSync(buildId) || statSync(buildId).mtimeMs < newestSource() || process.env.BENCH_BUILD === "1";
-  if (!stale) {
-    say("production build is current");
-    return;
+/**
+ * CPU of this process's children that have exited and been reaped (Chromium, once closed), in ms:
+ * /proc/self/stat cutime + cstime. The CPU windows sample live processes only, so without this the
+ * browser's work would count as "other". A lower bound: on Chromium 156 not all of a renderer's
+ * time reaches it (a busy page showed about 70 %), so part of the browser still shows as "other".
+ */
+function reapedChildrenCpuMs(): number {
+  try {
+    const stat = readFileSync("/proc/self/stat", "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[13]) + Number(fields[14])) * 10; // USER_HZ is 100 on Linux
+  } catch {
+    return 0;
   }
-  say("building (npm run build)…");
-  const started = Date.now();
-  const buildEnv: NodeJS.ProcessEnv = { ...env, NODE_ENV: "production" };
-  // A git worktree whose node_modules is a symlink into another checkout: Turbopack resolves only
-  // inside its root, so widen the root to the common ancestor (Next's own override; build only).
-  const modules = realpathSync(path.join(ROOT, "node_modules"));
-  const inside = (dir: string) => modules.startsWith(dir.endsWith(path.sep) ? dir : dir + path.sep);
-  if (!inside(ROOT) && !buildEnv.NEXT_PRIVATE_OUTPUT_TRACE_ROOT) {
-    let common = ROOT;
-    while (!inside(common)) common = path.dirname(common);
-    buildEnv.NEXT_PRIVATE_OUTPUT_TRACE_ROOT = common;
-  }
-  npm(["build"], buildEnv);
-  say(`built in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+}
+
+function withBrowser(use: CpuUse, browserMs: number): CpuUse {
+  const coresOurs = use.coresOurs + browserMs / 1000 / use.seconds;
+  return { ...use, coresOurs, coresOther: Math.max(0, use.coresBusy - coresOurs) };
 }
 
 /** PostgreSQL backends serving this database: the server's pool (and our own connection). */
@@ -185,7 +159,7 @@ async function main(): Promise<void> {
 
   say(`database ${shownUrl}`);
   npm(["db:migrate"], baseEnv);
-  ensureBuild(baseEnv);
+  ensureBuild(baseEnv, say);
   const creator = seed("bench", baseEnv);
   const lister = seed("bench-list", baseEnv);
   const timers = seed("bench-timers", baseEnv);
@@ -411,6 +385,27 @@ async function main(): Promise<void> {
     await receiver.close();
     holder.receiver = undefined;
 
+    // ---- hosted pages: LCP and first-load JS on a slow phone (bench/pages.ts) -------------------
+    await waitForQuiet(say, 0.25, QUIET_WAIT_S);
+    const hosted = await createHostedPages(server.url, creator.keys.test);
+    const pagesPg = await ourBackends(sql);
+    const pagesCpu = cpuWindow(() => [...descendants(server.pid), ...pagesPg]);
+    const browserCpu0 = reapedChildrenCpuMs();
+    const pages = await measurePages({
+      baseUrl: server.url,
+      pages: [
+        { name: "pay", path: `/pay/${hosted.linkId}` },
+        { name: "checkout", path: `/checkout/${hosted.sessionId}` },
+      ],
+      baselinePath: PAGES_BASELINE,
+      runs: PAGE_RUNS,
+      log: (s) => say(`pages: ${s}`),
+    });
+    const pagesCpuUse = withBrowser(
+      pagesCpu.end(() => [...descendants(server.pid), ...pagesPg]),
+      reapedChildrenCpuMs() - browserCpu0,
+    );
+
     const noWrites = replayTuples === 0 && ("unavailable" in wal || wal.userRelations === 0) && notReplayed === 0;
 
     // ---- the table ------------------------------------------------------------------------------
@@ -519,6 +514,53 @@ async function main(): Promise<void> {
       },
     ];
 
+    // The page budgets: only the pay page is judged; the checkout page is shown against the same budgets.
+    const pageRows = pages.pages.flatMap((p): Row[] => {
+      const judged = p.name === "pay";
+      const loads = p.runs.length;
+      const statuses: Record<string, number> = {};
+      for (const l of p.runs) statuses[l.status] = (statuses[l.status] ?? 0) + 1;
+      if (loads === 0) statuses[p.checked] = 1;
+      const ok = p.runs.filter((l) => l.status === 200).length;
+      const base: Measured = {
+        connections: 1,
+        seconds: pagesCpuUse.seconds,
+        ok,
+        // Cold loads per second of the whole page phase: a count, not a throughput target.
+        rps: ok / pagesCpuUse.seconds,
+        p50: Number.NaN,
+        p99: Number.NaN,
+        max: Number.NaN,
+        failures: loads === 0 ? 1 : loads - ok,
+        statuses,
+        cpu: pagesCpuUse,
+      };
+      const note = judged ? "" : " (shown, not judged)";
+      const label = `${p.name} page ${p.name === "pay" ? "/pay/{id}" : "/checkout/{id}"}`;
+      const js = p.unavailable ? `unavailable, ${p.unavailable}` : `${kB(p.js.transferred)} in ${p.js.scripts} scripts, empty page ${kB(pages.baseline.js.transferred)}`;
+      const lcp = p.unavailable ? `unavailable, ${p.unavailable}` : `Slow 4G, ${CPU_SLOWDOWN}× CPU, p99 = max of ${loads} cold loads`;
+      return [
+        {
+          phase: `${label}: first-load JS (${js})`,
+          connections: 1,
+          r: base,
+          ratio: p.ratio ? `${x(p.ratio.transferred)} empty (decoded ${x(p.ratio.decoded)})` : "–",
+          target: `≤ ${JS_RATIO_BUDGET.toFixed(2)}× empty, transferred${note}`,
+          pass: judged ? p.meets.js : null,
+        },
+        {
+          phase: `${label}: LCP (${lcp})`,
+          connections: 1,
+          // The same loads as the row above, whose failures already list them.
+          r: { ...base, p50: p.lcpMedian ?? Number.NaN, p99: p.lcpMax ?? Number.NaN, max: p.lcpMax ?? Number.NaN, failures: 0 },
+          ratio: "–",
+          target: `median ≤ ${(LCP_BUDGET_MS / 1000).toFixed(1)} s${note}`,
+          pass: judged ? p.meets.lcp : null,
+        },
+      ];
+    });
+    rows.push(...pageRows);
+
     const cpus = os.cpus();
     const machine = [
       `date        ${new Date().toISOString()}`,
@@ -527,6 +569,7 @@ async function main(): Promise<void> {
       `postgresql  ${pg!.version} (shared_buffers ${pg!.shared_buffers}, synchronous_commit ${pg!.sync}, fsync ${pg!.fsync}, autovacuum ${pg!.autovacuum})`,
       `phases      ${WARMUP} s warm-up, then ${SECONDS} s measured in ${ROUNDS} interleaved rounds; list dataset ${ROWS.toLocaleString("en")} payments for one merchant ` +
         (dataset.built ? `(built in ${dataset.seconds.toFixed(0)} s)` : "(reused)"),
+      `pages       ${pages.browser}; ${pages.conditions}`,
     ];
     const walLine =
       "unavailable" in wal
@@ -539,7 +582,7 @@ async function main(): Promise<void> {
         `answers with Idempotent-Replayed: true ${replayed.toLocaleString("en")}, without ${notReplayed}`,
     ];
     const failures = rows.filter((r) => r.r.failures > 0).map((r) => `FAILED REQUESTS in ${r.phase}: ${JSON.stringify(r.r.statuses)}`);
-    const output = [...machine, "", table(rows), "", ...writeCheck, ...cpuLines(rows, cpus.length), ...failures];
+    const output = [...machine, "", table(rows), "", ...writeCheck, ...pageNotes(pages), ...cpuLines(rows, cpus.length), ...failures];
     const passed = rows.filter((r) => r.pass === true).length;
     const judged = rows.filter((r) => r.pass !== null).length;
     output.push("", `${passed}/${judged} targets met`);
@@ -555,6 +598,7 @@ async function main(): Promise<void> {
       created: created.length,
       timers: lateness,
       webhooks: { lag, pipelineRate, bareRate, burstMissing, failedTransitions: driven.failed },
+      pages,
     };
     writeFileSync(path.join(dir, `${stamp}.json`), `${JSON.stringify(details, null, 2)}\n`);
     writeFileSync(path.join(dir, `${stamp}.md`), `${output.join("\n")}\n`);

@@ -1,9 +1,11 @@
 /**
- * npm run seed -- --json [--merchant SLUG] [--restricted SCOPE,SCOPE]
+ * npm run seed -- --json [--merchant SLUG] [--restricted SCOPE,SCOPE] [--fee-bearer merchant|customer]
  * Creates the merchant if missing and fresh keys; prints exactly one JSON object on stdout.
+ * `--fee-bearer` applies to a merchant this run creates (default merchant).
  */
 import { parseArgs } from "node:util";
 import { SCOPES, type Scope } from "@/server/domain/api-keys";
+import { FEE_BEARERS, type FeeBearer } from "@/server/domain/fees";
 import { systemClock } from "@/server/clock";
 import { seedMerchant } from "@/server/services/merchants/seed-merchant";
 import { closeDb, getDb } from "./client";
@@ -14,6 +16,7 @@ async function main(): Promise<void> {
       json: { type: "boolean", default: false },
       merchant: { type: "string", default: "demo" },
       restricted: { type: "string" },
+      "fee-bearer": { type: "string" },
     },
     strict: true,
   });
@@ -21,8 +24,11 @@ async function main(): Promise<void> {
   const unknown = scopes?.filter((s) => !(SCOPES as readonly string[]).includes(s)) ?? [];
   if (unknown.length > 0) throw new Error(`Unknown scope(s): ${unknown.join(", ")}. Known: ${SCOPES.join(", ")}`);
 
+  const feeBearer = values["fee-bearer"];
+  if (feeBearer !== undefined && !(FEE_BEARERS as readonly string[]).includes(feeBearer)) throw new Error(`--fee-bearer must be one of: ${FEE_BEARERS.join(", ")}`);
+
   const db = await getDb();
-  const { created, ...result } = await seedMerchant({ db, clock: systemClock }, { slug: values.merchant, restrictedScopes: scopes as Scope[] | undefined });
+  const { created, ...result } = await seedMerchant({ db, clock: systemClock }, { slug: values.merchant, restrictedScopes: scopes as Scope[] | undefined, feeBearer: feeBearer as FeeBearer | undefined });
   if (values.json) {
     process.stdout.write(`${JSON.stringify(result)}\n`);
   } else {

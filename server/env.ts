@@ -48,6 +48,17 @@ const schema = z.object({
   INNGEST_BASE_URL: z.string().url().optional(),
   INNGEST_DEV: bool(false),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+  /**
+   * Signs the dashboard's session cookies (next-auth). Required with DATABASE_URL, where every
+   * instance must share it; on the embedded default one is made once and kept in `.data/auth-secret`.
+   */
+  NEXTAUTH_SECRET: z.string().min(32, "NEXTAUTH_SECRET must be at least 32 characters").optional(),
+  /** The dashboard's public origin + /api/auth, for next-auth behind a proxy (next-auth reads it too). */
+  NEXTAUTH_URL: z.string().url().optional(),
+  /** How long a dashboard sign-in lasts. */
+  SESSION_MAX_AGE_HOURS: positiveInt(8),
+  /** Sign-in attempts allowed per e-mail address in 15 minutes (a success clears them); per client address, ten times this. */
+  SIGN_IN_ATTEMPTS_PER_15_MIN: positiveInt(10),
 });
 
 export type Env = z.infer<typeof schema> & { embedded: boolean; jobDriver: "inngest" | "local" };

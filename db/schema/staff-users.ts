@@ -3,8 +3,9 @@ import { pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { createdAt, idColumn } from "./columns";
 import { merchants } from "./merchants";
 
-export const STAFF_ROLES = ["admin", "developer", "viewer"] as const;
-export type StaffRole = (typeof STAFF_ROLES)[number];
+import { STAFF_ROLES } from "@/server/domain/staff";
+
+export { STAFF_ROLES, type StaffRole } from "@/server/domain/staff";
 
 export const staffUsers = pgTable(
   "staff_users",

@@ -1,8 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { expect, test } from "@playwright/test";
 import { verifySignatureHeader } from "../../server/domain/signatures";
+import { receiver } from "../support/receiver";
 import { bearer, seed } from "../support/seed";
 
 /**
@@ -10,23 +9,6 @@ import { bearer, seed } from "../support/seed";
  * the sandbox's outcome arriving as a signed POST, the delivery log, a replay, and a failing
  * receiver scheduled for its first retry a minute later.
  */
-type Got = { body: string; signature: string };
-
-async function receiver(status: number) {
-  const got: Got[] = [];
-  const server: Server = createServer((req, res) => {
-    let body = "";
-    req.setEncoding("utf8");
-    req.on("data", (c: string) => (body += c));
-    req.on("end", () => {
-      got.push({ body, signature: String(req.headers["service-signature"] ?? "") });
-      res.writeHead(status).end(status < 300 ? "thanks" : "down for maintenance");
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`, got, close: () => server.close() };
-}
-
 test("a payment's outcome arrives signed; the log shows it; a replay sends it again; a failing receiver is retried", async ({ request }) => {
   const key = seed().keys.test;
   const ok = await receiver(200);

@@ -7,6 +7,8 @@ export type Seed = {
   slug: string;
   staff: { email: string; password?: string };
   keys: { test: string; live: string; restricted?: string };
+  /** A second merchant whose customers bear the fee. */
+  customer_fee: { merchant_id: string; slug: string; keys: { test: string; live: string } };
   base_url: string;
 };
 

@@ -35,7 +35,10 @@ export const ERROR_CODES = {
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 
+const SERVICE_ERROR = Symbol.for("mari.ServiceError");
+
 export class ServiceError extends Error {
+  readonly [SERVICE_ERROR] = true;
   readonly code: ErrorCode;
   readonly param: string | undefined;
 
@@ -48,6 +51,11 @@ export class ServiceError extends Error {
 
   get type(): ErrorType {
     return ERROR_CODES[this.code];
+  }
+
+  /** By brand, as ProviderUnavailableError: one error, whichever copy of this module threw it. */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[SERVICE_ERROR] === true;
   }
 }
 

@@ -2,8 +2,9 @@ import type { PaymentStatus } from "./payment-status";
 import type { RefundStatus } from "./refunds";
 
 /**
- * Every event type the service emits: spec §6, and `checkout_session.completed` when a hosted
- * checkout's payment succeeds. There is no event for `unknown`.
+ * Every event type the service emits: spec §6, `checkout_session.completed` when a hosted
+ * checkout's payment succeeds, and `webhook_endpoint.test`, the ping a merchant sends to one
+ * endpoint from the dashboard. There is no event for `unknown`.
  */
 export const EVENT_TYPES = [
   "payment.succeeded",
@@ -14,8 +15,18 @@ export const EVENT_TYPES = [
   "refund.failed",
   "settlement.paid",
   "checkout_session.completed",
+  "webhook_endpoint.test",
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
+
+/**
+ * A test ping goes to the one endpoint it was sent to, never through the fan-out: no endpoint
+ * subscribes to it, and `*` does not include it.
+ */
+export const TEST_EVENT_TYPE = "webhook_endpoint.test" satisfies EventType;
+
+/** The types an endpoint can subscribe to: every real one. */
+export const SUBSCRIBABLE_EVENT_TYPES = EVENT_TYPES.filter((t): t is Exclude<EventType, typeof TEST_EVENT_TYPE> => t !== TEST_EVENT_TYPE);
 
 /** The event a payment's arrival in a state fires, if any. */
 export const PAYMENT_EVENT = {

@@ -1,12 +1,16 @@
+import fc from "fast-check";
+import maxMetadata from "libphonenumber-js/metadata.max.json";
 import { describe, it, expect } from "vitest";
 import {
   NETWORK_NAMES,
   formatMsisdnLocal,
   maskMsisdn,
+  networkHint,
   networkOf,
   normaliseMsisdn,
   type WalletNetwork,
 } from "./msisdn";
+import { normaliseMsisdnZw, ZW_METADATA } from "./msisdn-zw";
 
 // Spelled out here rather than imported so a change to customer-facing copy is
 // a deliberate, reviewed edit to both files.
@@ -230,5 +234,56 @@ describe("networkOf", () => {
 describe("NETWORK_NAMES", () => {
   it("names every network", () => {
     expect(NETWORK_NAMES).toEqual({ ecocash: "EcoCash", onemoney: "OneMoney", telecash: "Telecash" });
+  });
+});
+
+describe("the hosted pages' rules (core + Zimbabwe's metadata)", () => {
+  it("carry Zimbabwe's entry of the installed max metadata unchanged", () => {
+    const max = maxMetadata as unknown as { version: number; country_calling_codes: Record<string, string[]>; countries: Record<string, unknown> };
+    expect(ZW_METADATA).toEqual({ version: max.version, country_calling_codes: { "263": max.country_calling_codes["263"] }, countries: { ZW: max.countries.ZW } });
+  });
+
+  it.each([...VALID.map(([input]) => input), ...INVALID.map(([, input]) => input)])("answer %j as the server does", (input) => {
+    expect(normaliseMsisdnZw(input)).toEqual(normaliseMsisdn(input));
+  });
+
+  it("answer every generated number as the server does", () => {
+    // What people type: a way to start (local, bare, international, foreign), then digits with
+    // the separators they use, sometimes cut short or too long.
+    const start = fc.constantFrom("", "0", "+", "+263", "263", "00263", "00", "+27", "0027", "+44", "+1", "+2630");
+    const body = fc.array(fc.oneof(fc.constantFrom(..."0123456789"), fc.constantFrom(" ", "-", ".", "(", ")")), { maxLength: 16 });
+    const mobileish = fc.tuple(fc.constantFrom("71", "73", "77", "78", "72", "75", "79", "24", "29", "86"), fc.array(fc.constantFrom(..."0123456789"), { minLength: 5, maxLength: 9 }));
+    const typed = fc.oneof(
+      fc.tuple(start, body).map(([s, b]) => s + b.join("")),
+      fc.tuple(start, mobileish).map(([s, [p, rest]]) => s + p + rest.join("")),
+    );
+    fc.assert(
+      fc.property(typed, (input) => {
+        expect(normaliseMsisdnZw(input)).toEqual(normaliseMsisdn(input));
+      }),
+      { numRuns: 3_000 },
+    );
+  });
+});
+
+describe("networkHint", () => {
+  it.each([
+    ["07", undefined],
+    ["077", "ecocash"],
+    ["078 1", "ecocash"],
+    ["+263 71", "onemoney"],
+    ["2637", undefined],
+    ["26373", "telecash"],
+    ["0026377", "ecocash"],
+    ["77", "ecocash"],
+    ["072", undefined],
+    ["+27 77", undefined],
+    ["abc", undefined],
+  ] as const)("names the wallet of %j as %s", (input, network) => {
+    expect(networkHint(input)).toBe(network);
+  });
+
+  it("agrees with the full rules once a number is complete", () => {
+    for (const [input, , network] of VALID) expect(networkHint(input)).toBe(network);
   });
 });

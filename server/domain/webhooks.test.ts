@@ -31,6 +31,11 @@ describe("webhook rules", () => {
     expect(endpointWants(["payment.succeeded", "payment.failed"], "payment.failed")).toBe(true);
   });
 
+  it("a test ping is wanted by no subscription, not even \"*\" (it goes to one endpoint by name)", () => {
+    expect(endpointWants(["*"], "webhook_endpoint.test")).toBe(false);
+    expect(endpointWants(["webhook_endpoint.test"], "webhook_endpoint.test")).toBe(false);
+  });
+
   it("signs with the rolled secret too until its overlap ends", () => {
     const e = { secret: "whsec_new", previousSecret: "whsec_old", previousSecretExpiresAt: at(100) };
     expect(signingSecrets(e, at(99))).toEqual(["whsec_new", "whsec_old"]);

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { EventType } from "./events";
+import { TEST_EVENT_TYPE, type EventType } from "./events";
 
 /** Spec §6: retries after 1 min, 5 min, 30 min, 2 h, 6 h and 12 h. The schedule is data. */
 export const RETRY_DELAYS_S = [60, 300, 1_800, 7_200, 21_600, 43_200] as const;
@@ -32,7 +32,9 @@ export function nextAttemptAt(firstAttemptAt: Date, attemptsMade: number, lastAt
   return at.getTime() - firstAttemptAt.getTime() > GIVE_UP_AFTER_MS ? null : at;
 }
 
+/** Whether a subscription takes an event type; a test ping is wanted by none (it goes to one endpoint by name). */
 export function endpointWants(enabledEvents: readonly string[], type: EventType): boolean {
+  if (type === TEST_EVENT_TYPE) return false;
   return enabledEvents.includes(ALL_EVENTS) || enabledEvents.includes(type);
 }
 

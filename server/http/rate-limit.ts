@@ -2,35 +2,66 @@ import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAb
 import { env } from "@/server/env";
 import { log } from "@/server/log";
 
-type Limiters = { test: RateLimiterAbstract; live: RateLimiterAbstract };
+type Limiters = { test: RateLimiterAbstract; live: RateLimiterAbstract; signIn: RateLimiterAbstract; signInByAddress: RateLimiterAbstract };
 
 const holder = globalThis as unknown as { __mariLimiters?: Promise<Limiters> };
 
+/** Counters in memory, or in Redis when REDIS_URL is set (shared by every instance). */
 async function build(): Promise<Limiters> {
-  const { REDIS_URL, RATE_LIMIT_TEST_PER_SECOND, RATE_LIMIT_LIVE_PER_SECOND } = env();
-  const memory = (points: number) => new RateLimiterMemory({ points, duration: 1, keyPrefix: "mari:rl" });
-  if (!REDIS_URL) return { test: memory(RATE_LIMIT_TEST_PER_SECOND), live: memory(RATE_LIMIT_LIVE_PER_SECOND) };
-
-  const { Redis } = await import("ioredis");
-  // Fail fast rather than queue: when Redis is away, the in-memory insurance limiter answers.
-  const client = new Redis(REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false });
-  client.on("error", (e: Error) => log.warn("rate-limit redis error", { error: e.message }));
-  const redis = (points: number) =>
-    new RateLimiterRedis({ storeClient: client, points, duration: 1, keyPrefix: "mari:rl", insuranceLimiter: memory(points) });
-  return { test: redis(RATE_LIMIT_TEST_PER_SECOND), live: redis(RATE_LIMIT_LIVE_PER_SECOND) };
+  const { REDIS_URL, RATE_LIMIT_TEST_PER_SECOND, RATE_LIMIT_LIVE_PER_SECOND, SIGN_IN_ATTEMPTS_PER_15_MIN } = env();
+  const memory = (keyPrefix: string, points: number, duration: number) => new RateLimiterMemory({ points, duration, keyPrefix });
+  let make: (keyPrefix: string, points: number, duration: number) => RateLimiterAbstract = memory;
+  if (REDIS_URL) {
+    const { Redis } = await import("ioredis");
+    // Fail fast rather than queue: when Redis is away, the in-memory insurance limiter answers.
+    const client = new Redis(REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false });
+    client.on("error", (e: Error) => log.warn("rate-limit redis error", { error: e.message }));
+    make = (keyPrefix, points, duration) =>
+      new RateLimiterRedis({ storeClient: client, points, duration, keyPrefix, insuranceLimiter: memory(keyPrefix, points, duration) });
+  }
+  return {
+    test: make("mari:rl", RATE_LIMIT_TEST_PER_SECOND, 1),
+    live: make("mari:rl", RATE_LIMIT_LIVE_PER_SECOND, 1),
+    signIn: make("mari:signin", SIGN_IN_ATTEMPTS_PER_15_MIN, 15 * 60),
+    // An office or a mobile network puts many people behind one address.
+    signInByAddress: make("mari:signin-ip", SIGN_IN_ATTEMPTS_PER_15_MIN * 10, 15 * 60),
+  };
 }
 
-/** Takes one request from a key's per-second budget; returns seconds to wait when it is spent. */
-export async function consumeRateLimit(keyId: string, livemode: boolean): Promise<{ ok: true } | { ok: false; retryAfterSeconds: number }> {
+type Verdict = { ok: true } | { ok: false; retryAfterSeconds: number };
+
+async function consume(pick: (l: Limiters) => RateLimiterAbstract, key: string): Promise<Verdict> {
   holder.__mariLimiters ??= build();
   const limiters = await holder.__mariLimiters;
   try {
-    await (livemode ? limiters.live : limiters.test).consume(keyId);
+    await pick(limiters).consume(key);
     return { ok: true };
   } catch (e) {
     if (e instanceof RateLimiterRes) return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil(e.msBeforeNext / 1000)) };
     throw e;
   }
+}
+
+/** Takes one request from a key's per-second budget; returns seconds to wait when it is spent. */
+export const consumeRateLimit = (keyId: string, livemode: boolean): Promise<Verdict> => consume((l) => (livemode ? l.live : l.test), keyId);
+
+const emailKey = (email: string) => email.trim().toLowerCase();
+
+/**
+ * One dashboard sign-in attempt, counted against the e-mail address (guessing one account) and
+ * the client's address (trying many from one place, with ten times the budget): refused when
+ * either is spent. A successful sign-in clears the address's count (forgetSignInFailures).
+ */
+export async function consumeSignInAttempt(email: string, clientAddress: string | null): Promise<Verdict> {
+  const byEmail = await consume((l) => l.signIn, emailKey(email));
+  if (!byEmail.ok || !clientAddress) return byEmail;
+  return consume((l) => l.signInByAddress, clientAddress);
+}
+
+/** After a successful sign-in: earlier failures on this e-mail address no longer count. */
+export async function forgetSignInFailures(email: string): Promise<void> {
+  holder.__mariLimiters ??= build();
+  await (await holder.__mariLimiters).signIn.delete(emailKey(email));
 }
 
 /** Tests: rebuild limiters after changing the configured budget. */

@@ -23,10 +23,23 @@ export type PushResult =
  * The provider could not be reached or did not answer in time. The prompt may or may not have
  * gone out, so the payment becomes `unknown`, never `failed`.
  */
+const UNAVAILABLE = Symbol.for("mari.ProviderUnavailableError");
+
 export class ProviderUnavailableError extends Error {
+  readonly [UNAVAILABLE] = true;
+
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = "ProviderUnavailableError";
+  }
+
+  /**
+   * By brand, not by constructor: a production build can hold two copies of this module (the
+   * server actions' layer and the route handlers'), and the sandbox, kept on globalThis, throws
+   * the copy of whichever layer made it.
+   */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[UNAVAILABLE] === true;
   }
 }
 

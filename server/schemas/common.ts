@@ -16,10 +16,20 @@ export const timestamp = z.iso.datetime().describe("RFC 3339 UTC timestamp.");
 /** A nullable time column as a resource shows it. */
 export const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
-/** `created[gte]`/`created[lt]`: an RFC 3339 timestamp or Unix seconds. */
+/**
+ * A point in time: an RFC 3339 timestamp or Unix seconds, as a string (queries) or, in a JSON
+ * body, as a whole number too.
+ */
 export const timeBound = z
-  .union([z.iso.datetime({ offset: true }), z.string().regex(/^\d{1,12}$/, "must be Unix seconds or an RFC 3339 timestamp")])
-  .transform((v) => (/^\d+$/.test(v) ? new Date(Number(v) * 1000) : new Date(v)));
+  .union(
+    [
+      z.iso.datetime({ offset: true }),
+      z.string().regex(/^\d{1,12}$/),
+      z.number().int().min(0).max(999_999_999_999),
+    ],
+    { error: "must be Unix seconds or an RFC 3339 timestamp" },
+  )
+  .transform((v) => (typeof v === "number" ? new Date(v * 1000) : /^\d+$/.test(v) ? new Date(Number(v) * 1000) : new Date(v)));
 
 export const limitParam = z
   .string()

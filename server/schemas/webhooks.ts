@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { DELIVERY_STATUSES, type WebhookAttempt, type WebhookDelivery, type WebhookEndpoint } from "@/db/schema";
-import { EVENT_TYPES } from "@/server/domain/events";
+import { EVENT_TYPES, SUBSCRIBABLE_EVENT_TYPES } from "@/server/domain/events";
 import { ALL_EVENTS, DEGRADED_AFTER_FAILURES } from "@/server/domain/webhooks";
 import { defineOperation, idParam, limitParam, listEnvelope, metadataSchema, oneCursor, timestamp, iso } from "./common";
 
@@ -11,11 +11,11 @@ const url = z
   .describe("Where events are POSTed. https in live mode; http is allowed in test mode.");
 
 const enabledEvents = z
-  .array(z.enum([ALL_EVENTS, ...EVENT_TYPES], { error: `enabled_events entries must be "*" or one of ${EVENT_TYPES.join(", ")}` }), {
+  .array(z.enum([ALL_EVENTS, ...SUBSCRIBABLE_EVENT_TYPES], { error: `enabled_events entries must be "*" or one of ${SUBSCRIBABLE_EVENT_TYPES.join(", ")}` }), {
     error: 'enabled_events must be a list of event types, or ["*"]',
   })
   .min(1, "enabled_events must name at least one event type, or be [\"*\"]")
-  .max(EVENT_TYPES.length + 1)
+  .max(SUBSCRIBABLE_EVENT_TYPES.length + 1)
   .transform((list) => (list.includes(ALL_EVENTS) ? [ALL_EVENTS] : [...new Set(list)]))
   .describe(`Event types to receive, or ["*"] for all.`);
 

@@ -64,11 +64,17 @@ describe("POST /v1/payment_links", () => {
     expect(res.body).toMatchObject({ livemode: true, currency: "ZWG", single_use: false, expires_at: null, metadata: {}, active: true });
   });
 
-  it("accepts expires_at as Unix seconds", async () => {
+  it.each([["a string", String], ["a JSON number", Number]] as const)("accepts expires_at as Unix seconds in %s", async (_as, shape) => {
     const seconds = Math.floor(Date.now() / 1000) + 3_600;
-    const res = await create(m.keys.test, linkBody({ expires_at: String(seconds) }));
+    const res = await create(m.keys.test, linkBody({ expires_at: shape(seconds) }));
     expect(res.status).toBe(201);
     expect(res.body.expires_at).toBe(new Date(seconds * 1000).toISOString());
+  });
+
+  it("says what expires_at takes when it is neither", async () => {
+    const res = await create(m.keys.test, linkBody({ expires_at: "next week" }));
+    expect(res.body.error.message).toMatch(/Unix seconds or an RFC 3339 timestamp/);
+    expectError(await create(m.keys.test, linkBody({ expires_at: 1.5 })), 400, "invalid_request", "parameter_invalid", "expires_at");
   });
 
   it.each([

@@ -4,13 +4,17 @@ import { resourceMissing } from "@/server/domain/errors";
 import type { BaseContext } from "@/server/context";
 import { forgetApiKey } from "./authenticate-api-key";
 
-/** Revocation is immediate and permanent; revoking twice is harmless. */
-export async function revokeApiKey(ctx: BaseContext & { merchant: { id: string } }, keyId: string): Promise<ApiKey> {
+/**
+ * Revocation is immediate and permanent; revoking twice is harmless. With `livemode` (the
+ * dashboard's switch) a key of the other environment is as missing as one that never existed.
+ */
+export async function revokeApiKey(ctx: BaseContext & { merchant: { id: string }; livemode?: boolean }, keyId: string): Promise<ApiKey> {
   const now = ctx.clock.now();
+  const inScope = and(eq(apiKeys.merchantId, ctx.merchant.id), ctx.livemode === undefined ? undefined : eq(apiKeys.livemode, ctx.livemode));
   const [revoked] = await ctx.db
     .update(apiKeys)
     .set({ revokedAt: now })
-    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.merchantId, ctx.merchant.id), isNull(apiKeys.revokedAt)))
+    .where(and(eq(apiKeys.id, keyId), inScope, isNull(apiKeys.revokedAt)))
     .returning();
   if (revoked) {
     forgetApiKey(revoked.hash);
@@ -19,7 +23,7 @@ export async function revokeApiKey(ctx: BaseContext & { merchant: { id: string }
   const [existing] = await ctx.db
     .select()
     .from(apiKeys)
-    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.merchantId, ctx.merchant.id)));
+    .where(and(eq(apiKeys.id, keyId), inScope));
   if (!existing) throw resourceMissing("API key", keyId);
   return existing;
 }

@@ -19,9 +19,12 @@ export function eventWindow(ctx: ServiceContext, f: EventFilters): SQL {
   )!;
 }
 
-export async function listEvents(ctx: ServiceContext, filters: EventFilters, page: PageRequest): Promise<Page<EventRow>> {
+/** `objectIds` narrows to the events about those objects (a payment's timeline: it and its refunds). */
+export async function listEvents(ctx: ServiceContext, filters: EventFilters & { objectIds?: string[] }, page: PageRequest): Promise<Page<EventRow>> {
+  if (filters.objectIds?.length === 0) return { data: [], hasMore: false };
   // One type rides events_type_list_idx, which then serves the order too.
   const scope = filters.types?.length === 1 ? [events.merchantId, events.livemode, events.type] : [events.merchantId, events.livemode];
-  const q = keyset(events.id, page, eventWindow(ctx, filters), scope);
+  const where = filters.objectIds ? and(eventWindow(ctx, filters), inArray(events.objectId, filters.objectIds)) : eventWindow(ctx, filters);
+  const q = keyset(events.id, page, where, scope);
   return q.finish(await ctx.db.select().from(events).where(q.where).orderBy(...q.orderBy).limit(q.limit));
 }

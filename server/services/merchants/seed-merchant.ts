@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
 import { merchants, staffUsers, type Merchant } from "@/db/schema";
 import type { Scope } from "@/server/domain/api-keys";
-import { STANDARD_FEE_PLAN } from "@/server/domain/fees";
+import { STANDARD_FEE_PLAN, type FeeBearer } from "@/server/domain/fees";
 import { newId } from "@/server/domain/ids";
 import { hashPassword } from "@/server/domain/passwords";
 import type { BaseContext } from "@/server/context";
@@ -15,7 +15,12 @@ export type SeedResult = {
   keys: { test: string; live: string; restricted?: string };
 };
 
-export type SeedInput = { slug: string; restrictedScopes?: readonly Scope[] };
+export type SeedInput = {
+  slug: string;
+  restrictedScopes?: readonly Scope[];
+  /** Who bears the fee of a merchant created by this seed (an existing merchant keeps its own). */
+  feeBearer?: FeeBearer;
+};
 
 const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$/;
 
@@ -31,7 +36,7 @@ export async function seedMerchant(ctx: BaseContext, input: SeedInput): Promise<
 
   const [inserted] = await ctx.db
     .insert(merchants)
-    .values({ id: newId("merchant", now), name, slug: input.slug, feePlan: STANDARD_FEE_PLAN, createdAt: now })
+    .values({ id: newId("merchant", now), name, slug: input.slug, feePlan: STANDARD_FEE_PLAN, feeBearer: input.feeBearer ?? "merchant", createdAt: now })
     .onConflictDoNothing({ target: merchants.slug })
     .returning();
   const merchant: Merchant = inserted ?? (await ctx.db.select().from(merchants).where(eq(merchants.slug, input.slug)))[0]!;

@@ -15,6 +15,9 @@ export type DeliveryContext = BaseContext & { webhooks: WebhookSender };
 
 export const SIGNATURE_HEADER = "Service-Signature";
 
+/** How an attempt that sent nothing (disabled or deleted endpoint) begins its error: not a receiver's failure. */
+export const NOT_SENT = "not sent:";
+
 export type AttemptOutcome = { status: DeliveryStatus; nextAttemptAt: Date | null };
 
 /** What an attempt needs of a delivery, its endpoint and its event: no more is read. */
@@ -71,7 +74,7 @@ export async function sendDelivery(ctx: DeliveryContext, { delivery, endpoint, e
   let post: WebhookPostResult;
   let counts = true;
   if (endpoint.status !== "enabled" || endpoint.deletedAt) {
-    post = { ok: false, statusCode: null, latencyMs: 0, error: `not sent: the endpoint is ${endpoint.deletedAt ? "deleted" : "disabled"}`, responseBody: "" };
+    post = { ok: false, statusCode: null, latencyMs: 0, error: `${NOT_SENT} the endpoint is ${endpoint.deletedAt ? "deleted" : "disabled"}`, responseBody: "" };
     counts = false;
   } else {
     const body = JSON.stringify(toEventResource(event));

@@ -4,14 +4,17 @@ import type { ServiceContext } from "@/server/context";
 import type { DeliveryWithAttempts } from "@/server/schemas/webhooks";
 import { keyset, type Page, type PageRequest } from "../pagination";
 
-export type DeliveryFilters = { eventId?: string; endpointId?: string; status?: DeliveryStatus };
+/** `eventIds`: the deliveries of several events in one query (a payment's timeline). */
+export type DeliveryFilters = { eventId?: string; eventIds?: string[]; endpointId?: string; status?: DeliveryStatus };
 
 /** Deliveries newest first, each with its attempts: two queries per page, whatever its size. */
 export async function listDeliveries(ctx: ServiceContext, filters: DeliveryFilters, page: PageRequest): Promise<Page<DeliveryWithAttempts>> {
+  if (filters.eventIds?.length === 0) return { data: [], hasMore: false };
   const where = and(
     eq(webhookDeliveries.merchantId, ctx.merchant.id),
     eq(webhookDeliveries.livemode, ctx.livemode),
     filters.eventId ? eq(webhookDeliveries.eventId, filters.eventId) : undefined,
+    filters.eventIds ? inArray(webhookDeliveries.eventId, filters.eventIds) : undefined,
     filters.endpointId ? eq(webhookDeliveries.endpointId, filters.endpointId) : undefined,
     filters.status ? eq(webhookDeliveries.status, filters.status) : undefined,
   );

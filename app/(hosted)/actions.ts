@@ -1,0 +1,53 @@
+"use server";
+
+import { redirect } from "next/navigation";
+import { isServiceError } from "@/server/domain/errors";
+import { log } from "@/server/log";
+import { payCheckoutSession } from "@/server/services/checkout-sessions/pay-checkout-session";
+import { payPaymentLink } from "@/server/services/payment-links/pay-payment-link";
+import { systemContext } from "@/server/system-context";
+import type { PayFormState } from "@/components/checkout/pay-form-state";
+
+/** Answers that mean the page itself has changed (used, expired, an attempt in flight): show it again. */
+const RELOAD_PAGE = new Set(["link_used", "link_expired", "checkout_session_closed", "payment_in_progress", "resource_missing"]);
+
+const UNAVAILABLE =
+  "We could not start the payment just now. Try again in a moment: the same attempt is reused, so you will not be charged twice.";
+
+/**
+ * The pay button on both hosted pages. With JavaScript it runs as an action; without, the form
+ * posts here and the page renders again with the answer. Success redirects (303) to the page
+ * that follows the attempt, so a reload never posts twice; the attempt key in the form makes a
+ * double tap the same payment.
+ */
+async function attempt(form: FormData, pay: (msisdn: string, idempotencyKey: string) => Promise<{ id: string }>, pagePath: string, next: (paymentId: string) => string): Promise<PayFormState> {
+  const msisdn = String(form.get("msisdn") ?? "");
+  const idempotencyKey = String(form.get("attempt_key") ?? "");
+  let paymentId: string;
+  try {
+    paymentId = (await pay(msisdn, idempotencyKey)).id;
+  } catch (e) {
+    if (!isServiceError(e)) {
+      log.error("hosted payment attempt failed", { page: pagePath, error: e instanceof Error ? e.message : String(e) });
+      return { msisdn, error: { code: "api_error", message: UNAVAILABLE, param: null } };
+    }
+    if (RELOAD_PAGE.has(e.code)) redirect(pagePath);
+    return { msisdn, error: { code: e.code, message: e.message, param: e.param ?? null } };
+  }
+  redirect(next(paymentId));
+}
+
+export async function payLinkAction(linkId: string, _previous: PayFormState, form: FormData): Promise<PayFormState> {
+  const path = `/pay/${linkId}`;
+  return attempt(
+    form,
+    async (msisdn, idempotencyKey) => payPaymentLink(await systemContext(), { linkId, msisdn, idempotencyKey }),
+    path,
+    (paymentId) => `${path}?payment=${paymentId}`,
+  );
+}
+
+export async function payCheckoutAction(sessionId: string, _previous: PayFormState, form: FormData): Promise<PayFormState> {
+  const path = `/checkout/${sessionId}`;
+  return attempt(form, async (msisdn, idempotencyKey) => payCheckoutSession(await systemContext(), { sessionId, msisdn, idempotencyKey }), path, () => path);
+}

@@ -1,0 +1,31 @@
+import { randomUUID } from "node:crypto";
+import type { Metadata } from "next";
+import { notFound } from "next/navigation";
+import { connection } from "next/server";
+import { cache } from "react";
+import { HostedCheckout } from "@/components/checkout/hosted-checkout";
+import { viewCheckoutPage } from "@/server/services/hosted/view-checkout-page";
+import { systemContext } from "@/server/system-context";
+import { payCheckoutAction } from "../../actions";
+
+type Props = { params: Promise<{ id: string }> };
+
+const view = cache(async (sessionId: string) => viewCheckoutPage(await systemContext(), sessionId));
+
+async function load({ params }: Props) {
+  await connection();
+  const { id } = await params;
+  return { id, page: await view(id) };
+}
+
+export async function generateMetadata(props: Props): Promise<Metadata> {
+  const { page } = await load(props);
+  return { title: page ? `Pay ${page.merchant_name}` : "Checkout not found", robots: { index: false } };
+}
+
+// /checkout/{cs_id} – a checkout session's page
+export default async function CheckoutSessionPage(props: Props) {
+  const { id, page } = await load(props);
+  if (!page) notFound();
+  return <HostedCheckout page={page} action={payCheckoutAction.bind(null, id)} attemptKey={randomUUID()} />;
+}

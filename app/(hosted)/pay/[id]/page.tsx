@@ -1,0 +1,31 @@
+import { randomUUID } from "node:crypto";
+import type { Metadata } from "next";
+import { notFound } from "next/navigation";
+import { connection } from "next/server";
+import { cache } from "react";
+import { HostedCheckout } from "@/components/checkout/hosted-checkout";
+import { viewPaymentLinkPage } from "@/server/services/hosted/view-payment-link-page";
+import { systemContext } from "@/server/system-context";
+import { payLinkAction } from "../../actions";
+
+type Props = { params: Promise<{ id: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> };
+
+const view = cache(async (linkId: string, paymentId: string | undefined) => viewPaymentLinkPage(await systemContext(), { linkId, paymentId }));
+
+async function load({ params, searchParams }: Props) {
+  await connection();
+  const [{ id }, query] = await Promise.all([params, searchParams]);
+  return { id, page: await view(id, typeof query.payment === "string" ? query.payment : undefined) };
+}
+
+export async function generateMetadata(props: Props): Promise<Metadata> {
+  const { page } = await load(props);
+  return { title: page ? `Pay ${page.merchant_name}` : "Payment link not found", robots: { index: false } };
+}
+
+// /pay/{plink_id} – a payment link's page; `?payment=` follows the attempt made on it
+export default async function PaymentLinkPage(props: Props) {
+  const { id, page } = await load(props);
+  if (!page) notFound();
+  return <HostedCheckout page={page} action={payLinkAction.bind(null, id)} attemptKey={randomUUID()} />;
+}

@@ -1,0 +1,82 @@
+import { NextRequest } from "next/server";
+import { beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { getDb } from "@/db/client";
+import { staffUsers } from "@/db/schema";
+import { newId } from "@/server/domain/ids";
+import { seedPayment, seedSucceededPayment, seedTestMerchant, type TestMerchant } from "@/server/testing/fixtures";
+
+// The session the route sees: next-auth reads it from the request's cookie inside Next; here the
+// test says who (if anyone) is signed in.
+const session = vi.hoisted(() => ({ current: null as { staffId?: string } | null }));
+vi.mock("next-auth", () => ({ getServerSession: async () => session.current }));
+// And the request's cookies (the test/live switch), which Next gives through next/headers.
+const jar = vi.hoisted(() => ({ current: new Map<string, string>() }));
+vi.mock("next/headers", () => ({ cookies: async () => ({ get: (name: string) => (jar.current.has(name) ? { name, value: jar.current.get(name)! } : undefined) }) }));
+
+const { GET } = await import("./route");
+
+async function staffOf(m: TestMerchant): Promise<string> {
+  const id = newId("staffUser");
+  await (await getDb()).insert(staffUsers).values({ id, merchantId: m.merchant.id, email: `viewer-${id}@test.mari.test`, passwordHash: "scrypt$1$1$1$x$y", role: "viewer", createdAt: new Date() });
+  return id;
+}
+
+const get = (query = "", cookie?: string) => {
+  jar.current = new Map((cookie ?? "").split(";").filter(Boolean).map((c) => c.trim().split("=") as [string, string]));
+  return GET(new NextRequest(`http://127.0.0.1/dashboard/payments/export${query}`, { headers: cookie ? { cookie } : {} }));
+};
+
+const idsOf = (csv: string) =>
+  csv
+    .trim()
+    .split("\r\n")
+    .slice(1)
+    .map((line) => line.split(",")[0]);
+
+let a: TestMerchant;
+let b: TestMerchant;
+beforeAll(async () => {
+  a = await seedTestMerchant();
+  b = await seedTestMerchant();
+});
+beforeEach(() => {
+  session.current = null;
+});
+
+describe("GET /dashboard/payments/export", () => {
+  it("answers 401 without a session, or for a staff member who no longer exists", async () => {
+    const none = await get();
+    expect(none.status).toBe(401);
+    expect(await none.text()).not.toContain("id,created_at");
+    session.current = { staffId: newId("staffUser") };
+    expect((await get()).status).toBe(401);
+  });
+
+  it("streams the signed-in merchant's filtered payments as an attachment, in the mode the cookie chose", async () => {
+    const unknown = await seedPayment(a, "unknown");
+    const done = await seedSucceededPayment(a);
+    const live = await seedSucceededPayment(a, { livemode: true });
+    const theirs = await seedSucceededPayment(b);
+    session.current = { staffId: await staffOf(a) };
+
+    const all = await get();
+    expect(all.status).toBe(200);
+    expect(all.headers.get("content-type")).toBe("text/csv; charset=utf-8");
+    expect(all.headers.get("content-disposition")).toMatch(/^attachment; filename="payments-test-[\d-]+\.csv"$/);
+    expect(all.body).toBeInstanceOf(ReadableStream);
+    expect(idsOf(await all.text())).toEqual([done.id, unknown.id]);
+
+    expect(idsOf(await (await get("?status=unknown")).text())).toEqual([unknown.id]);
+    expect(idsOf(await (await get(`?search=${encodeURIComponent(done.reference)}`)).text())).toEqual([done.id]);
+    const liveCsv = await get("", "mari_mode=live");
+    expect(liveCsv.headers.get("content-disposition")).toContain("payments-live-");
+    expect(idsOf(await liveCsv.text())).toEqual([live.id]);
+    expect(idsOf(await (await get(`?search=${encodeURIComponent(theirs.reference)}`)).text())).toEqual([]);
+  });
+
+  it("refuses filters it does not know", async () => {
+    session.current = { staffId: await staffOf(a) };
+    expect((await get("?status=lost")).status).toBe(400);
+    expect((await get("?merchant=someone-else")).status).toBe(400);
+  });
+});

@@ -1,0 +1,21 @@
+import { SignInForm } from "@/components/dashboard/sign-in-form";
+import { SIGN_IN_ERRORS } from "@/server/auth/options";
+import { authSecret } from "@/server/auth/secret";
+import "@/components/dashboard/dashboard.css";
+
+export const metadata = { title: "Sign in · Mari dashboard", robots: { index: false } };
+
+type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
+
+// /dashboard/sign-in – staff sign-in
+export default async function SignInPage({ searchParams }: Props) {
+  const query = await searchParams;
+  const callbackUrl = typeof query.callbackUrl === "string" && query.callbackUrl.startsWith("/dashboard") ? query.callbackUrl : "/dashboard";
+  const configured = authSecret() !== null;
+  return (
+    <main className="sign-in">
+      <h1>Sign in to Mari</h1>
+      {configured ? <SignInForm callbackUrl={callbackUrl} messages={SIGN_IN_ERRORS} /> : <p role="alert">{SIGN_IN_ERRORS.not_configured}</p>}
+    </main>
+  );
+}

@@ -1,0 +1,202 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState, type FormEvent } from "react";
+import { Badge } from "@/components/ui/status-badge";
+import { Pager, type Cursor } from "@/components/ui/pager";
+import { Empty, Failed, Loading } from "@/components/ui/states";
+import type { KeyKind, Scope } from "@/server/domain/api-keys";
+import { ConfirmAction, CopyButton, RoleNote, formatWhen, useRole } from "../kit";
+import { errorMessage, useTRPC } from "../trpc";
+import "../overview/admin.css";
+
+export function ApiKeys() {
+  const { role, allowed } = useRole("developer");
+  const [created, setCreated] = useState<{ secret: string; prefix: string } | null>(null);
+  return (
+    <>
+      {created ? <SecretOnce secret={created.secret} onDone={() => setCreated(null)} /> : null}
+      <section className="panel">
+        <h2 style={{ marginTop: 0 }}>Create a key</h2>
+        {allowed ? <CreateKey onCreated={(secret, prefix) => setCreated({ secret, prefix })} /> : <RoleNote needed="developer" role={role} />}
+      </section>
+      <KeyList canRevoke={allowed} role={role} />
+    </>
+  );
+}
+
+function SecretOnce({ secret, onDone }: { secret: string; onDone: () => void }) {
+  return (
+    <section className="panel secret-once notice" aria-labelledby="secret-h">
+      <h2 id="secret-h" style={{ margin: 0 }}>
+        Your new key
+      </h2>
+      <p className="warning" style={{ margin: 0 }}>
+        Copy it now and keep it somewhere safe: it is shown only this once. If it is lost, revoke it and create another.
+      </p>
+      <div className="row">
+        <code className="secret" data-testid="new-secret">
+          {secret}
+        </code>
+        <CopyButton text={secret} label="Copy key" />
+      </div>
+      <div>
+        <button type="button" onClick={onDone}>
+          I have stored it
+        </button>
+      </div>
+    </section>
+  );
+}
+
+function CreateKey({ onCreated }: { onCreated: (secret: string, prefix: string) => void }) {
+  const trpc = useTRPC();
+  const qc = useQueryClient();
+  const [kind, setKind] = useState<KeyKind>("secret");
+  const [scopes, setScopes] = useState<Scope[]>([]);
+  const [name, setName] = useState("");
+  const [problem, setProblem] = useState<string | null>(null);
+  const available = useQuery(trpc.apiKeys.scopes.queryOptions(undefined, { staleTime: Infinity }));
+  const create = useMutation(
+    trpc.apiKeys.create.mutationOptions({
+      onSuccess: (r) => {
+        onCreated(r.secret, r.key.display_prefix);
+        setName("");
+        setScopes([]);
+        void qc.invalidateQueries({ queryKey: trpc.apiKeys.pathKey() });
+      },
+    }),
+  );
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    if (kind === "restricted" && scopes.length === 0) {
+      setProblem("Choose at least one scope for a restricted key.");
+      return;
+    }
+    setProblem(null);
+    create.mutate({ kind, scopes: kind === "restricted" ? scopes : [], name: name.trim() || undefined });
+  };
+  const toggle = (s: Scope, on: boolean) => setScopes((cur) => (on ? [...cur, s] : cur.filter((x) => x !== s)));
+  return (
+    <form className="form-grid" onSubmit={submit} noValidate>
+      <fieldset className="radio-row">
+        <legend>Kind</legend>
+        <label>
+          <input type="radio" name="kind" value="secret" checked={kind === "secret"} onChange={() => setKind("secret")} /> Full secret key (every scope)
+        </label>
+        <label>
+          <input type="radio" name="kind" value="restricted" checked={kind === "restricted"} onChange={() => setKind("restricted")} /> Restricted key
+        </label>
+      </fieldset>
+      {kind === "restricted" ? (
+        <fieldset className="scopes">
+          <legend>Scopes</legend>
+          {available.isPending ? <Loading what="scopes" /> : null}
+          {available.isError ? <Failed message={errorMessage(available.error)} retry={() => void available.refetch()} /> : null}
+          {(available.data ?? []).map((s) => (
+            <label key={s}>
+              <input type="checkbox" checked={scopes.includes(s)} onChange={(e) => toggle(s, e.target.checked)} /> <code>{s}</code>
+            </label>
+          ))}
+        </fieldset>
+      ) : null}
+      <label>
+        Name (optional)
+        <input value={name} onChange={(e) => setName(e.target.value)} maxLength={100} placeholder="e.g. till server" />
+      </label>
+      {problem ? (
+        <p className="error" role="alert">
+          {problem}
+        </p>
+      ) : null}
+      {create.isError ? (
+        <p className="error" role="alert">
+          {errorMessage(create.error)}
+        </p>
+      ) : null}
+      <div>
+        <button type="submit" className="primary" disabled={create.isPending}>
+          {create.isPending ? "Creating…" : "Create key"}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function KeyList({ canRevoke, role }: { canRevoke: boolean; role: string | null }) {
+  const trpc = useTRPC();
+  const qc = useQueryClient();
+  const [cursor, setCursor] = useState<Cursor>({});
+  const q = useQuery(trpc.apiKeys.list.queryOptions({ limit: 25, ...cursor }));
+  const revoke = useMutation(trpc.apiKeys.revoke.mutationOptions({ onSuccess: () => void qc.invalidateQueries({ queryKey: trpc.apiKeys.pathKey() }) }));
+
+  let body;
+  if (q.isPending) body = <Loading what="API keys" />;
+  else if (q.isError) body = <Failed message={errorMessage(q.error)} retry={() => void q.refetch()} />;
+  else if (q.data.data.length === 0) body = <Empty>No keys in this environment yet.</Empty>;
+  else
+    body = (
+      <>
+        <div className="table-wrap">
+          <table className="data">
+            <thead>
+              <tr>
+                <th>Key</th>
+                <th>Kind</th>
+                <th>Scopes</th>
+                <th>Created</th>
+                <th>Last used</th>
+                <th>State</th>
+                <th>
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {q.data.data.map((k) => (
+                <tr key={k.id}>
+                  <td>
+                    <code>{k.display_prefix}</code>
+                    {k.name ? <div className="hint">{k.name}</div> : null}
+                  </td>
+                  <td>{k.kind === "secret" ? "Full" : "Restricted"}</td>
+                  <td className="wrap">{k.kind === "secret" ? <span className="muted">All</span> : k.scopes.join(", ")}</td>
+                  <td>{formatWhen(k.created_at)}</td>
+                  <td>{formatWhen(k.last_used_at, "Never")}</td>
+                  <td>{k.revoked_at ? <Badge tone="neutral">{`Revoked ${formatWhen(k.revoked_at)}`}</Badge> : <Badge tone="good">Active</Badge>}</td>
+                  <td>
+                    {k.revoked_at ? null : canRevoke ? (
+                      <ConfirmAction
+                        label="Revoke"
+                        question={`Revoke ${k.display_prefix}? Requests using it are refused within seconds; this cannot be undone.`}
+                        confirmLabel="Revoke key"
+                        pending={revoke.isPending && revoke.variables?.id === k.id}
+                        onConfirm={() => revoke.mutate({ id: k.id })}
+                      />
+                    ) : (
+                      <button type="button" disabled title={`Revoking keys needs the developer role; you are ${role ?? "…"}`}>
+                        Revoke
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+        <Pager ids={q.data.data.map((k) => k.id)} hasMore={q.data.hasMore} cursor={cursor} onChange={setCursor} />
+      </>
+    );
+
+  return (
+    <section aria-labelledby="keys-h">
+      <h2 id="keys-h">Keys</h2>
+      {revoke.isError ? (
+        <p className="error" role="alert">
+          Could not revoke: {errorMessage(revoke.error)}
+        </p>
+      ) : null}
+      {body}
+    </section>
+  );
+}

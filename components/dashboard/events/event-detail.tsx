@@ -1,0 +1,171 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { useState } from "react";
+import { Empty, Failed, Loading } from "@/components/ui/states";
+import { TEST_EVENT_TYPE } from "@/server/domain/events";
+import { errorMessage, useTRPC } from "../trpc";
+import { DeliveriesTable, useCanDevelop, when, type Outputs } from "../webhooks/common";
+import "../webhooks/webhooks.css";
+import "./events.css";
+
+type Detail = Outputs["events"]["get"];
+
+/** /dashboard/events/[id]: the payload as sent, its deliveries with their attempts, and replay. */
+export function EventDetail({ id }: { id: string }) {
+  const trpc = useTRPC();
+  const detail = useQuery({
+    ...trpc.events.get.queryOptions({ id }),
+    // While a delivery is on its way, watch it land.
+    refetchInterval: (q) => (q.state.data?.deliveries.some((d) => d.status === "pending") ? 2_000 : false),
+  });
+  return (
+    <>
+      <p>
+        <Link href="/dashboard/events">← Events</Link>
+      </p>
+      {detail.isPending ? (
+        <Loading what="the event" />
+      ) : detail.isError ? (
+        <Failed
+          message={detail.error.data?.code === "NOT_FOUND" ? `No event ${id} in this environment. It may belong to the other mode.` : errorMessage(detail.error)}
+          retry={detail.error.data?.code === "NOT_FOUND" ? undefined : () => void detail.refetch()}
+        />
+      ) : (
+        <Loaded d={detail.data} />
+      )}
+    </>
+  );
+}
+
+function Loaded({ d }: { d: Detail }) {
+  const { event, deliveries } = d;
+  const trpc = useTRPC();
+  const endpoints = useQuery(trpc.webhooks.list.queryOptions({ limit: 100 }));
+  const urls = new Map(endpoints.data?.data.map((e) => [e.id, e.url]));
+  const object = event.data.object;
+  const objectId = typeof object.id === "string" ? object.id : null;
+  return (
+    <>
+      <div className="page-head">
+        <h1>
+          <code>{event.type}</code>
+        </h1>
+      </div>
+      <section className="panel">
+        <dl className="fields">
+          <dt>Id</dt>
+          <dd>
+            <code>{event.id}</code>
+          </dd>
+          <dt>Created</dt>
+          <dd>{when(event.created_at)}</dd>
+          <dt>Mode</dt>
+          <dd>{event.livemode ? "Live" : "Test"}</dd>
+          <dt>Object</dt>
+          <dd>
+            {objectId?.startsWith("pay_") ? (
+              <Link href={`/dashboard/payments/${objectId}`}>{objectId}</Link>
+            ) : objectId?.startsWith("we_") ? (
+              <Link href={`/dashboard/webhooks/${objectId}`}>{objectId}</Link>
+            ) : (
+              <code>{objectId ?? "—"}</code>
+            )}
+          </dd>
+        </dl>
+      </section>
+
+      <Replay eventId={event.id} isTest={event.type === TEST_EVENT_TYPE} testEndpoint={event.type === TEST_EVENT_TYPE ? objectId : null} endpoints={endpoints.data?.data ?? []} />
+
+      <h2>Deliveries</h2>
+      {deliveries.length === 0 ? (
+        <Empty>No deliveries: no enabled endpoint was subscribed to {event.type} when it happened. Replay it to send it now.</Empty>
+      ) : (
+        <>
+          <DeliveriesTable deliveries={deliveries} show="endpoint" endpointUrl={(id) => urls.get(id)} />
+          {d.moreDeliveries ? <p className="muted">Showing the newest {deliveries.length} deliveries.</p> : null}
+        </>
+      )}
+
+      <h2>Payload</h2>
+      <p className="muted">The body every delivery of this event POSTs, signed in the Service-Signature header.</p>
+      <pre className="payload" tabIndex={0} aria-label="Event payload as JSON">
+        {JSON.stringify(event, null, 2)}
+      </pre>
+    </>
+  );
+}
+
+function Replay({
+  eventId,
+  isTest,
+  testEndpoint,
+  endpoints,
+}: {
+  eventId: string;
+  isTest: boolean;
+  testEndpoint: string | null;
+  endpoints: Outputs["webhooks"]["list"]["data"];
+}) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const dev = useCanDevelop();
+  // A test ping goes only to the endpoint named: "all" would queue nothing.
+  const [target, setTarget] = useState(isTest && testEndpoint ? testEndpoint : "");
+  const [queued, setQueued] = useState<number | null>(null);
+  const replay = useMutation(
+    trpc.events.replay.mutationOptions({
+      onSuccess: (r) => {
+        setQueued(r.deliveries.length);
+        void queryClient.invalidateQueries({ queryKey: trpc.events.get.queryKey({ id: eventId }) });
+        void queryClient.invalidateQueries({ queryKey: trpc.webhooks.pathKey() });
+      },
+    }),
+  );
+  const enabled = endpoints.filter((e) => e.status === "enabled");
+  return (
+    <section className="panel" aria-labelledby="replay-title">
+      <h2 id="replay-title">Replay</h2>
+      {dev.reason ? (
+        <p className="muted">{dev.reason}</p>
+      ) : (
+        <form
+          className="toolbar"
+          onSubmit={(e) => {
+            e.preventDefault();
+            setQueued(null);
+            replay.mutate({ id: eventId, endpointId: target || undefined });
+          }}
+        >
+          <label>
+            Send to
+            <select value={target} onChange={(e) => setTarget(e.target.value)}>
+              {isTest ? null : <option value="">Every enabled endpoint subscribed to it</option>}
+              {enabled.map((e) => (
+                <option key={e.id} value={e.id}>
+                  {e.url}
+                </option>
+              ))}
+            </select>
+          </label>
+          <button type="submit" className="primary" disabled={!dev.can || replay.isPending || (isTest && !target)}>
+            {replay.isPending ? "Queueing…" : "Replay event"}
+          </button>
+        </form>
+      )}
+      {replay.error ? (
+        <p className="warning" role="alert">
+          {errorMessage(replay.error)}
+        </p>
+      ) : null}
+      {queued !== null ? (
+        <p className="notice" role="status">
+          {queued === 0
+            ? "Nothing queued: no enabled endpoint is subscribed to this event type. Choose one endpoint to send it anyway."
+            : `Queued ${queued} ${queued === 1 ? "delivery" : "deliveries"}; ${queued === 1 ? "it shows" : "they show"} below as ${queued === 1 ? "it goes" : "they go"} out.`}
+        </p>
+      ) : null}
+    </section>
+  );
+}

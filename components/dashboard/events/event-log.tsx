@@ -1,0 +1,172 @@
+"use client";
+
+import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { usePathname, useRouter, useSearchParams } from "next/navigation";
+import { useState } from "react";
+import { Pager, type Cursor } from "@/components/ui/pager";
+import { Empty, Failed, Loading } from "@/components/ui/states";
+import { EVENT_TYPES, type EventType } from "@/server/domain/events";
+import { errorMessage, useTRPC } from "../trpc";
+import { useCanDevelop, when } from "../webhooks/common";
+import { ReplayWindow } from "./replay-window";
+import { EventTypeSelect } from "./event-type-select";
+import { localToIso } from "./time";
+import "../webhooks/webhooks.css";
+import "./events.css";
+
+const PAGE = 25;
+
+const isType = (t: string): t is EventType => (EVENT_TYPES as readonly string[]).includes(t);
+
+/** What the object of an event is, as a link where the dashboard has a page for it. */
+function objectLink(data: Record<string, unknown>) {
+  const id = typeof data.id === "string" ? data.id : null;
+  if (!id) return <span className="muted">—</span>;
+  if (id.startsWith("pay_")) return <Link href={`/dashboard/payments/${id}`}>{id}</Link>;
+  if (id.startsWith("we_")) return <Link href={`/dashboard/webhooks/${id}`}>{id}</Link>;
+  return <code>{id}</code>;
+}
+
+/**
+ * /dashboard/events: the event log, newest first. Filters and the page cursor live in the query
+ * string (`type`, `from`, `to`, `after`, `before`), so a filtered view can be bookmarked and shared
+ * and the back button walks pages.
+ */
+export function EventLog() {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const pathname = usePathname();
+  const params = useSearchParams();
+  const dev = useCanDevelop();
+  const typeParam = params.get("type") ?? "";
+  const type = isType(typeParam) ? typeParam : undefined;
+  const from = params.get("from") ?? "";
+  const to = params.get("to") ?? "";
+  const cursor: Cursor = { startingAfter: params.get("after") ?? undefined, endingBefore: params.get("before") ?? undefined };
+  const [draft, setDraft] = useState({ type: typeParam, from, to });
+  const [showReplay, setShowReplay] = useState(false);
+
+  const go = (next: { type?: string; from?: string; to?: string; after?: string; before?: string }) => {
+    const q = new URLSearchParams();
+    for (const [k, v] of Object.entries(next)) if (v) q.set(k, v);
+    const s = q.toString();
+    router.replace(s ? `${pathname}?${s}` : pathname, { scroll: false });
+  };
+  const filters = { type: typeParam, from, to };
+  const badRange = from && to && localToIso(from) && localToIso(to) && localToIso(to)! <= localToIso(from)!;
+
+  const list = useQuery({
+    ...trpc.events.list.queryOptions({
+      limit: PAGE,
+      types: type ? [type] : undefined,
+      createdGte: localToIso(from),
+      createdLt: localToIso(to),
+      ...cursor,
+    }),
+    placeholderData: keepPreviousData,
+    enabled: !badRange,
+  });
+  const filtered = Boolean(type || from || to);
+
+  return (
+    <>
+      <div className="page-head">
+        <h1>Events</h1>
+        {dev.can ? (
+          <button type="button" onClick={() => setShowReplay(!showReplay)} aria-expanded={showReplay}>
+            {showReplay ? "Close replay" : "Replay a time window…"}
+          </button>
+        ) : dev.reason ? (
+          <span className="muted">{dev.reason} (to replay events)</span>
+        ) : null}
+      </div>
+      {showReplay && dev.can ? <ReplayWindow initial={{ from, to, type: typeParam }} onClose={() => setShowReplay(false)} /> : null}
+
+      <form
+        className="toolbar"
+        role="search"
+        onSubmit={(e) => {
+          e.preventDefault();
+          go(draft);
+        }}
+      >
+        <label>
+          Type
+          <EventTypeSelect value={draft.type} onChange={(type) => setDraft({ ...draft, type })} />
+        </label>
+        <label>
+          From
+          <input type="datetime-local" step={1} value={draft.from} onChange={(e) => setDraft({ ...draft, from: e.target.value })} />
+        </label>
+        <label>
+          Before
+          <input type="datetime-local" step={1} value={draft.to} onChange={(e) => setDraft({ ...draft, to: e.target.value })} />
+        </label>
+        <button type="submit" className="primary">
+          Apply
+        </button>
+        {filtered ? (
+          <button
+            type="button"
+            onClick={() => {
+              setDraft({ type: "", from: "", to: "" });
+              go({});
+            }}
+          >
+            Clear
+          </button>
+        ) : null}
+      </form>
+
+      {badRange ? (
+        <Failed message="The end of the range must be after its start." />
+      ) : list.isPending ? (
+        <Loading what="events" />
+      ) : list.isError ? (
+        <Failed message={errorMessage(list.error)} retry={() => void list.refetch()} />
+      ) : list.data.data.length === 0 && !cursor.startingAfter && !cursor.endingBefore ? (
+        <Empty>{filtered ? "No events match these filters." : "No events yet. They appear here as payments, refunds and settlements change state."}</Empty>
+      ) : (
+        <>
+          <div className="table-wrap">
+            <table className="data">
+              <thead>
+                <tr>
+                  <th>Created</th>
+                  <th>Type</th>
+                  <th>Object</th>
+                  <th>Event</th>
+                </tr>
+              </thead>
+              <tbody>
+                {list.data.data.map((e) => (
+                  <tr key={e.id}>
+                    <td>{when(e.created_at)}</td>
+                    <td>
+                      <Link href={`/dashboard/events/${e.id}`}>
+                        <code>{e.type}</code>
+                      </Link>
+                    </td>
+                    <td>{objectLink(e.data.object)}</td>
+                    <td>
+                      <Link href={`/dashboard/events/${e.id}`} className="muted">
+                        {e.id}
+                      </Link>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <Pager
+            ids={list.data.data.map((e) => e.id)}
+            hasMore={list.data.hasMore}
+            cursor={cursor}
+            onChange={(c) => go({ ...filters, after: c.startingAfter, before: c.endingBefore })}
+          />
+        </>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,152 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import type { EventType } from "@/server/domain/events";
+import { errorMessage, useTRPC } from "../trpc";
+import { EventTypeSelect } from "./event-type-select";
+import { localToIso } from "./time";
+
+type Form = { from: string; to: string; type: string; endpointId: string; onlyUndelivered: boolean };
+
+const plural = (n: number, one: string, many: string) => `${n.toLocaleString()} ${n === 1 ? one : many}`;
+
+/**
+ * Replay every event of a window (after an outage): count first with a dry run, then queue
+ * exactly that window. Changing any field throws the count away, so what is confirmed is what
+ * was counted.
+ */
+export function ReplayWindow({ initial, onClose }: { initial: { from: string; to: string; type: string }; onClose: () => void }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [form, setForm] = useState<Form>({ ...initial, endpointId: "", onlyUndelivered: true });
+  const [counted, setCounted] = useState<{ for: string; events: number; deliveries: number } | null>(null);
+  const [queued, setQueued] = useState<{ events: number; deliveries: number } | null>(null);
+  const endpoints = useQuery(trpc.webhooks.list.queryOptions({ limit: 100 }));
+  const count = useMutation(trpc.events.replayWindow.mutationOptions());
+  const queue = useMutation(trpc.events.replayWindow.mutationOptions());
+
+  const from = localToIso(form.from);
+  const to = localToIso(form.to);
+  const key = JSON.stringify(form);
+  const input = {
+    createdGte: from ?? "",
+    createdLt: to,
+    types: form.type ? [form.type as EventType] : undefined,
+    endpointId: form.endpointId || undefined,
+    onlyUndelivered: form.onlyUndelivered,
+  };
+  const set = (patch: Partial<Form>) => {
+    setForm({ ...form, ...patch });
+    setCounted(null);
+    setQueued(null);
+    count.reset();
+    queue.reset();
+  };
+  const problem = !from ? "Choose when the window starts." : to && to <= from ? "The end must be after the start." : null;
+  const current = counted && counted.for === key ? counted : null;
+
+  return (
+    <section className="panel" aria-labelledby="replay-window-title">
+      <h2 id="replay-window-title">Replay a time window</h2>
+      <p className="muted">
+        After an outage: queue every event of the window again to your endpoints. Count first; nothing is sent until you confirm.
+      </p>
+      <form
+        className="toolbar"
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (problem) return;
+          count.mutate({ ...input, dryRun: true }, { onSuccess: (r) => setCounted({ for: key, events: r.events, deliveries: r.deliveries }) });
+        }}
+      >
+        <label>
+          From
+          <input type="datetime-local" step={1} required value={form.from} onChange={(e) => set({ from: e.target.value })} />
+        </label>
+        <label>
+          Before (empty: now)
+          <input type="datetime-local" step={1} value={form.to} onChange={(e) => set({ to: e.target.value })} />
+        </label>
+        <label>
+          Type
+          <EventTypeSelect value={form.type} onChange={(type) => set({ type })} />
+        </label>
+        <label>
+          To
+          <select value={form.endpointId} onChange={(e) => set({ endpointId: e.target.value })}>
+            <option value="">Every enabled endpoint subscribed</option>
+            {endpoints.data?.data
+              .filter((ep) => ep.status === "enabled")
+              .map((ep) => (
+                <option key={ep.id} value={ep.id}>
+                  {ep.url}
+                </option>
+              ))}
+          </select>
+        </label>
+        <label className="checkbox-label">
+          <input type="checkbox" checked={form.onlyUndelivered} onChange={(e) => set({ onlyUndelivered: e.target.checked })} /> Only what was not delivered
+        </label>
+        <button type="submit" disabled={Boolean(problem) || count.isPending}>
+          {count.isPending ? "Counting…" : "Count (dry run)"}
+        </button>
+      </form>
+      {problem && form.from ? <p className="error">{problem}</p> : null}
+      {count.error ? (
+        <p className="warning" role="alert">
+          {errorMessage(count.error)}
+        </p>
+      ) : null}
+      {current ? (
+        <div className="notice" role="status">
+          <p className="replay-counts">
+            {plural(current.events, "event", "events")}, {plural(current.deliveries, "delivery", "deliveries")}
+          </p>
+          {current.deliveries === 0 ? (
+            <p>Nothing to queue for this window.</p>
+          ) : queued ? null : (
+            <div className="actions">
+              <button
+                type="button"
+                className="primary"
+                disabled={queue.isPending}
+                onClick={() =>
+                  queue.mutate(
+                    { ...input, dryRun: false },
+                    {
+                      onSuccess: (r) => {
+                        setQueued({ events: r.events, deliveries: r.deliveries });
+                        void queryClient.invalidateQueries({ queryKey: trpc.events.pathKey() });
+                        void queryClient.invalidateQueries({ queryKey: trpc.webhooks.pathKey() });
+                      },
+                    },
+                  )
+                }
+              >
+                {queue.isPending ? "Queueing…" : `Queue ${plural(current.deliveries, "delivery", "deliveries")}`}
+              </button>
+              <button type="button" onClick={() => setCounted(null)}>
+                Cancel
+              </button>
+            </div>
+          )}
+        </div>
+      ) : null}
+      {queue.error ? (
+        <p className="warning" role="alert">
+          {errorMessage(queue.error)} Some batches may have been queued already; count again with “Only what was not delivered” to finish.
+        </p>
+      ) : null}
+      {queued ? (
+        <p className="notice" role="status">
+          Queued {plural(queued.deliveries, "delivery", "deliveries")} for {plural(queued.events, "event", "events")}. They go out within seconds; each event&apos;s page shows its
+          deliveries.{" "}
+          <button type="button" className="link-button" onClick={onClose}>
+            Close
+          </button>
+        </p>
+      ) : null}
+    </section>
+  );
+}

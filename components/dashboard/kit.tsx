@@ -1,0 +1,102 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import { useState, type ReactNode } from "react";
+import { roleAllows, type StaffRole } from "@/server/domain/staff";
+import { useTRPC } from "./trpc";
+
+/**
+ * Small pieces every dashboard page shares. Times are shown on the merchants' business clock
+ * (Harare), the day the overview counts by, to the second (event logs need it).
+ */
+const WHEN = new Intl.DateTimeFormat("en-GB", { dateStyle: "medium", timeStyle: "medium", timeZone: "Africa/Harare" });
+
+export function formatWhen(iso: string | null | undefined, none = "—"): string {
+  return iso ? WHEN.format(new Date(iso)) : none;
+}
+
+/** The signed-in staff member's role, and whether it reaches `needed` (false while loading). */
+export function useRole(needed: StaffRole): { role: StaffRole | null; allowed: boolean; livemode: boolean | null } {
+  const trpc = useTRPC();
+  const me = useQuery(trpc.session.me.queryOptions());
+  const role = me.data?.role ?? null;
+  return { role, allowed: role !== null && roleAllows(role, needed), livemode: me.data?.livemode ?? null };
+}
+
+/** Why a control is off for this role, next to the control, not only in a tooltip. */
+export function RoleNote({ needed, role }: { needed: StaffRole; role: StaffRole | null }) {
+  if (!role) return null;
+  return (
+    <p className="muted role-note">
+      Needs the {needed} role{needed === "admin" ? "" : " or above"}; you are signed in as {role}.
+    </p>
+  );
+}
+
+export function CopyButton({ text, label = "Copy" }: { text: string; label?: string }) {
+  const [state, setState] = useState<"idle" | "copied" | "failed">("idle");
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(text);
+      setState("copied");
+    } catch {
+      setState("failed");
+    }
+    window.setTimeout(() => setState("idle"), 2_000);
+  };
+  return (
+    <button type="button" onClick={() => void copy()} aria-live="polite">
+      {state === "copied" ? "Copied" : state === "failed" ? "Copy failed: select the text" : label}
+    </button>
+  );
+}
+
+/**
+ * A destructive action asks first, in place: the question and a second button replace the first
+ * one, so nothing happens on a single stray click.
+ */
+export function ConfirmAction({
+  label,
+  question,
+  confirmLabel,
+  onConfirm,
+  pending,
+  tone = "danger",
+  disabled,
+}: {
+  label: string;
+  question: ReactNode;
+  confirmLabel: string;
+  onConfirm: () => void;
+  pending?: boolean;
+  tone?: "danger" | "primary";
+  disabled?: boolean;
+}) {
+  const [asking, setAsking] = useState(false);
+  if (!asking) {
+    return (
+      <button type="button" className={tone} disabled={disabled || pending} onClick={() => setAsking(true)}>
+        {pending ? "Working…" : label}
+      </button>
+    );
+  }
+  return (
+    <span className="confirm" role="group" aria-label={label}>
+      <span>{question}</span>{" "}
+      <button
+        type="button"
+        className={tone}
+        autoFocus
+        onClick={() => {
+          setAsking(false);
+          onConfirm();
+        }}
+      >
+        {confirmLabel}
+      </button>{" "}
+      <button type="button" onClick={() => setAsking(false)}>
+        Cancel
+      </button>
+    </span>
+  );
+}

@@ -1,0 +1,225 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState, type FormEvent } from "react";
+import { Pager, type Cursor } from "@/components/ui/pager";
+import { Empty, Failed, Loading } from "@/components/ui/states";
+import { Badge } from "@/components/ui/status-badge";
+import { CURRENCIES, formatAmount, parseMajorAmount, type Currency } from "@/server/domain/money";
+import { ConfirmAction, CopyButton, RoleNote, formatWhen, useRole } from "../kit";
+import { errorMessage, useTRPC } from "../trpc";
+import "../overview/admin.css";
+
+const STATUS_TONE = { active: "good", expired: "neutral", deactivated: "neutral" } as const;
+const STATUS_LABEL = { active: "Active", expired: "Expired", deactivated: "Deactivated" } as const;
+
+export function PaymentLinks() {
+  const { role, allowed } = useRole("developer");
+  return (
+    <>
+      <section className="panel">
+        <h2 style={{ marginTop: 0 }}>Create a payment link</h2>
+        {allowed ? <CreateLink /> : <RoleNote needed="developer" role={role} />}
+      </section>
+      <LinkList canDeactivate={allowed} role={role} />
+    </>
+  );
+}
+
+function CreateLink() {
+  const trpc = useTRPC();
+  const qc = useQueryClient();
+  const [amount, setAmount] = useState("");
+  const [currency, setCurrency] = useState<Currency>("USD");
+  const [description, setDescription] = useState("");
+  const [singleUse, setSingleUse] = useState(false);
+  const [expires, setExpires] = useState("");
+  const [problem, setProblem] = useState<string | null>(null);
+  const [made, setMade] = useState<{ url: string; description: string } | null>(null);
+  const create = useMutation(
+    trpc.paymentLinks.create.mutationOptions({
+      onSuccess: (link) => {
+        setMade({ url: link.url, description: link.description });
+        setAmount("");
+        setDescription("");
+        setSingleUse(false);
+        setExpires("");
+        void qc.invalidateQueries({ queryKey: trpc.paymentLinks.pathKey() });
+      },
+    }),
+  );
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    const parsed = parseMajorAmount(amount, currency);
+    if (!parsed.ok) return setProblem(parsed.message);
+    if (!description.trim()) return setProblem("Say what the customer pays for.");
+    let expiresAt: string | undefined;
+    if (expires) {
+      const at = new Date(expires);
+      if (Number.isNaN(at.getTime()) || at.getTime() <= Date.now()) return setProblem("The expiry must be in the future.");
+      expiresAt = at.toISOString();
+    }
+    setProblem(null);
+    create.mutate({ amount: parsed.amount, currency, description: description.trim(), singleUse, expiresAt });
+  };
+  const preview = amount ? parseMajorAmount(amount, currency) : null;
+  return (
+    <>
+      {made ? (
+        <div className="notice secret-once" role="status" style={{ marginBottom: "0.75rem" }}>
+          <span>
+            Link for “{made.description}” created:
+          </span>
+          <div className="row">
+            <code className="secret">{made.url}</code>
+            <CopyButton text={made.url} label="Copy URL" />
+          </div>
+        </div>
+      ) : null}
+      <form className="form-grid" onSubmit={submit} noValidate>
+        <div className="actions">
+          <label style={{ flex: "1 1 10rem" }}>
+            Amount
+            <input inputMode="decimal" autoComplete="off" value={amount} onChange={(e) => setAmount(e.target.value)} placeholder="25.00" aria-describedby="amount-hint" required />
+          </label>
+          <label>
+            Currency
+            <select value={currency} onChange={(e) => setCurrency(e.target.value as Currency)}>
+              {CURRENCIES.map((c) => (
+                <option key={c}>{c}</option>
+              ))}
+            </select>
+          </label>
+        </div>
+        <span id="amount-hint" className="hint">
+          {preview?.ok ? `Customers pay ${formatAmount(preview.amount, currency)}.` : "In major units, e.g. 25 or 1,250.50."}
+        </span>
+        <label>
+          Description (shown to the customer)
+          <input value={description} onChange={(e) => setDescription(e.target.value)} maxLength={500} required />
+        </label>
+        <label className="check">
+          <input type="checkbox" checked={singleUse} onChange={(e) => setSingleUse(e.target.checked)} /> Single use: the link takes one successful payment
+        </label>
+        <label>
+          Expires (optional, your local time)
+          <input type="datetime-local" value={expires} onChange={(e) => setExpires(e.target.value)} />
+        </label>
+        {problem ? (
+          <p className="error" role="alert">
+            {problem}
+          </p>
+        ) : null}
+        {create.isError ? (
+          <p className="error" role="alert">
+            {errorMessage(create.error)}
+          </p>
+        ) : null}
+        <div>
+          <button type="submit" className="primary" disabled={create.isPending}>
+            {create.isPending ? "Creating…" : "Create link"}
+          </button>
+        </div>
+      </form>
+    </>
+  );
+}
+
+function LinkList({ canDeactivate, role }: { canDeactivate: boolean; role: string | null }) {
+  const trpc = useTRPC();
+  const qc = useQueryClient();
+  const [cursor, setCursor] = useState<Cursor>({});
+  const [activeOnly, setActiveOnly] = useState(false);
+  const q = useQuery(trpc.paymentLinks.list.queryOptions({ limit: 20, ...cursor, active: activeOnly ? true : undefined }));
+  const deactivate = useMutation(trpc.paymentLinks.deactivate.mutationOptions({ onSuccess: () => void qc.invalidateQueries({ queryKey: trpc.paymentLinks.pathKey() }) }));
+
+  let body;
+  if (q.isPending) body = <Loading what="payment links" />;
+  else if (q.isError) body = <Failed message={errorMessage(q.error)} retry={() => void q.refetch()} />;
+  else if (q.data.data.length === 0) body = <Empty>{activeOnly ? "No payment links that are still open." : "No payment links in this environment yet."}</Empty>;
+  else
+    body = (
+      <>
+        <div className="table-wrap">
+          <table className="data">
+            <thead>
+              <tr>
+                <th>Description</th>
+                <th className="num">Amount</th>
+                <th>Status</th>
+                <th>Use</th>
+                <th>Expires</th>
+                <th>Created</th>
+                <th>
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {q.data.data.map((l) => (
+                <tr key={l.id}>
+                  <td className="wrap">
+                    {l.description}
+                    <div className="hint">
+                      <code>{l.id}</code>
+                    </div>
+                  </td>
+                  <td className="num">{formatAmount(l.amount, l.currency)}</td>
+                  <td>
+                    <Badge tone={STATUS_TONE[l.status]}>{STATUS_LABEL[l.status]}</Badge>
+                  </td>
+                  <td>{l.single_use ? "Single" : "Reusable"}</td>
+                  <td>{formatWhen(l.expires_at, "Never")}</td>
+                  <td>{formatWhen(l.created_at)}</td>
+                  <td>
+                    <div className="actions">
+                      <CopyButton text={l.url} label="Copy URL" />
+                      {!l.active ? null : canDeactivate ? (
+                        <ConfirmAction
+                          label="Deactivate"
+                          question="Stop this link taking payments? This cannot be undone."
+                          confirmLabel="Deactivate link"
+                          pending={deactivate.isPending && deactivate.variables?.id === l.id}
+                          onConfirm={() => deactivate.mutate({ id: l.id })}
+                        />
+                      ) : (
+                        <button type="button" disabled title={`Deactivating links needs the developer role; you are ${role ?? "…"}`}>
+                          Deactivate
+                        </button>
+                      )}
+                    </div>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+        <Pager ids={q.data.data.map((l) => l.id)} hasMore={q.data.hasMore} cursor={cursor} onChange={setCursor} />
+      </>
+    );
+
+  return (
+    <section aria-labelledby="links-h">
+      <div className="chart-head">
+        <h2 id="links-h">Links</h2>
+        <label className="hint">
+          <input
+            type="checkbox"
+            checked={activeOnly}
+            onChange={(e) => {
+              setActiveOnly(e.target.checked);
+              setCursor({});
+            }}
+          />{" "}
+          Hide deactivated
+        </label>
+      </div>
+      {deactivate.isError ? (
+        <p className="error" role="alert">
+          Could not deactivate: {errorMessage(deactivate.error)}
+        </p>
+      ) : null}
+      {body}
+    </section>
+  );
+}

@@ -1,0 +1,81 @@
+import { CURRENCIES, METHODS, type Currency, type PaymentMethod } from "@/server/domain/money";
+import { PAYMENT_STATUSES, type PaymentStatus } from "@/server/domain/payment-status";
+
+/**
+ * The payments page's state, as its URL carries it (so a filtered view can be shared or
+ * reloaded): `q` the reference search, dates as YYYY-MM-DD in the viewer's time zone, and the
+ * keyset cursor (`after`/`before` a payment id). Anything malformed in a hand-edited URL is dropped.
+ */
+export type ListFilters = {
+  q?: string;
+  status?: PaymentStatus;
+  currency?: Currency;
+  method?: PaymentMethod;
+  from?: string;
+  to?: string;
+  after?: string;
+  before?: string;
+};
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const CURSOR = /^pay_[0-9a-z]{26}$/;
+const oneOf = <T extends string>(list: readonly T[], v: string | null): T | undefined => (v !== null && (list as readonly string[]).includes(v) ? (v as T) : undefined);
+const matching = (re: RegExp, v: string | null) => (v !== null && re.test(v) ? v : undefined);
+
+export function readFilters(params: URLSearchParams): ListFilters {
+  const q = params.get("q")?.trim().slice(0, 255);
+  return {
+    q: q || undefined,
+    status: oneOf(PAYMENT_STATUSES, params.get("status")),
+    currency: oneOf(CURRENCIES, params.get("currency")),
+    method: oneOf(METHODS, params.get("method")),
+    from: matching(DATE, params.get("from")),
+    to: matching(DATE, params.get("to")),
+    after: matching(CURSOR, params.get("after")),
+    before: matching(CURSOR, params.get("before")),
+  };
+}
+
+/** The query string of a view, in a fixed order, empty values left out. */
+export function writeFilters(f: ListFilters): string {
+  const params = new URLSearchParams();
+  for (const k of ["q", "status", "currency", "method", "from", "to", "after", "before"] as const) {
+    const v = f[k];
+    if (v) params.set(k, v);
+  }
+  const s = params.toString();
+  return s ? `?${s}` : "";
+}
+
+/** Midnight starting a local calendar day, as an instant. */
+function localDayStart(day: string, plusDays = 0): string {
+  const [y, m, d] = day.split("-").map(Number) as [number, number, number];
+  return new Date(y, m - 1, d + plusDays).toISOString();
+}
+
+/** The time window of the date range: `to` is inclusive, so it ends at the next day's midnight. */
+export function createdBounds(f: ListFilters): { createdGte?: string; createdLt?: string } {
+  return { createdGte: f.from ? localDayStart(f.from) : undefined, createdLt: f.to ? localDayStart(f.to, 1) : undefined };
+}
+
+/** The filters without the cursor: what the list selects, and what the export writes. */
+export function selection(f: ListFilters) {
+  return { search: f.q, status: f.status, currency: f.currency, method: f.method, ...createdBounds(f) };
+}
+
+/** The CSV download of everything the filters select (all pages). */
+export function exportHref(f: ListFilters): string {
+  const s = selection(f);
+  const params = new URLSearchParams();
+  const pairs: [string, string | undefined][] = [
+    ["search", s.search],
+    ["status", s.status],
+    ["currency", s.currency],
+    ["method", s.method],
+    ["created_gte", s.createdGte],
+    ["created_lt", s.createdLt],
+  ];
+  for (const [k, v] of pairs) if (v) params.set(k, v);
+  const q = params.toString();
+  return `/dashboard/payments/export${q ? `?${q}` : ""}`;
+}

@@ -1,0 +1,134 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import { TRPCClientError } from "@trpc/client";
+import Link from "next/link";
+import type { ReactNode } from "react";
+import { errorMessage, useTRPC } from "@/components/dashboard/trpc";
+import { Failed, Loading } from "@/components/ui/states";
+import { PaymentStatusBadge } from "@/components/ui/status-badge";
+import { formatAmount } from "@/server/domain/money";
+import { when } from "./format";
+import { RefundForm } from "./refund-form";
+import { ResolveForm } from "./resolve-form";
+import { PaymentTimelineList } from "./timeline";
+import type { PaymentView } from "./types";
+import "./payments.css";
+
+const notFound = (e: unknown) => e instanceof TRPCClientError && (e.data as { code?: string } | undefined)?.code === "NOT_FOUND";
+
+/** /dashboard/payments/{id}: the payment as the API shows it, what happened to it, and what staff may do. */
+export function PaymentDetail({ id }: { id: string }) {
+  const trpc = useTRPC();
+  const me = useQuery(trpc.session.me.queryOptions());
+  const t = useQuery(trpc.payments.timeline.queryOptions({ id }));
+
+  if (t.isPending) return <Loading what="the payment" />;
+  if (t.isError) {
+    return (
+      <section>
+        <p>
+          <Link href="/dashboard/payments">← Payments</Link>
+        </p>
+        {notFound(t.error) ? (
+          <div className="warning" role="alert">
+            There is no payment {id} in {me.data?.livemode ? "live" : "test"} data. If it is a {me.data?.livemode ? "test" : "live"} payment, switch the
+            data mode at the top of the page.
+          </div>
+        ) : (
+          <Failed message={errorMessage(t.error)} retry={() => void t.refetch()} />
+        )}
+      </section>
+    );
+  }
+
+  const p = t.data.payment;
+  return (
+    <section className="pay-detail">
+      <p>
+        <Link href="/dashboard/payments">← Payments</Link>
+      </p>
+      <h1 className="pay-title">
+        <span>{formatAmount(p.amount, p.currency)}</span> <PaymentStatusBadge status={p.status} />
+        <small className="muted">{p.reference}</small>
+      </h1>
+      {p.status === "unknown" ? (
+        <p className="notice" role="status">
+          The outcome is being confirmed with the provider. This payment has not failed; it settles on its own when the provider answers.
+        </p>
+      ) : null}
+      {p.status === "unresolved" ? (
+        <p className="warning" role="status">
+          The provider has not confirmed this payment for over 24 hours. Check with the provider, then resolve it below.
+        </p>
+      ) : null}
+
+      {/* The actions wait for the role, so no one sees a button flip between refused and allowed. */}
+      {me.data && p.status === "succeeded" ? <RefundForm key={`${p.id}:${t.data.refundable}`} payment={p} refundable={t.data.refundable} role={me.data.role} /> : null}
+      {me.data && p.status === "unresolved" ? <ResolveForm payment={p} role={me.data.role} /> : null}
+
+      <h2>Details</h2>
+      <div className="panel">
+        <Fields p={p} />
+      </div>
+
+      <h2>Timeline</h2>
+      {t.data.truncated ? <p className="muted">This payment has more history than fits here: of its refunds, events and deliveries, only the newest 100 of each are shown.</p> : null}
+      <PaymentTimelineList entries={t.data.entries} currency={p.currency} paymentId={p.id} />
+    </section>
+  );
+}
+
+function Fields({ p }: { p: PaymentView }) {
+  const money = (n: number) => formatAmount(n, p.currency);
+  const rows: [string, ReactNode][] = [
+    ["ID", <code key="id">{p.id}</code>],
+    ["Status", <PaymentStatusBadge key="s" status={p.status} />],
+    ["Amount", money(p.amount)],
+    ["Fee", `${money(p.fee)} (paid by ${p.fee_bearer})`],
+    ["Charged to customer", money(p.charged_amount)],
+    ["Refunded", money(p.amount_refunded)],
+    ["Currency", p.currency],
+    ["Method", p.method],
+    ["Reference", p.reference],
+    ["Customer number", p.customer.msisdn],
+    ["Customer (masked)", p.customer_msisdn_masked],
+    ["Failure", p.failure_code ? `${p.failure_code}: ${p.failure_message ?? ""}` : "—"],
+    ["Provider reference", p.provider_reference ?? "—"],
+    ["Payment link", p.payment_link ?? "—"],
+    ["Checkout session", p.checkout_session ?? "—"],
+    ["Mode", p.livemode ? "Live" : "Test"],
+    ["Created", <time key="c" dateTime={p.created_at}>{when(p.created_at)}</time>],
+    ["Expires", <time key="e" dateTime={p.expires_at}>{when(p.expires_at)}</time>],
+    ...(Object.entries(p.status_transitions) as [string, string | null][])
+      .filter(([, at]) => at)
+      .map(([k, at]): [string, ReactNode] => [k.replace(/_at$/, "").replace(/^./, (c) => c.toUpperCase()) + " at", <time key={k} dateTime={at!}>{when(at!)}</time>]),
+  ];
+  const metadata = Object.entries(p.metadata);
+  return (
+    <dl className="fields">
+      {rows.map(([k, v]) => (
+        <div key={k} className="pay-field">
+          <dt>{k}</dt>
+          <dd>{v}</dd>
+        </div>
+      ))}
+      <div className="pay-field">
+        <dt>Metadata</dt>
+        <dd>
+          {metadata.length === 0 ? (
+            "—"
+          ) : (
+            <ul className="pay-meta">
+              {metadata.map(([k, v]) => (
+                <li key={k}>
+                  <code>{k}</code>: {v}
+                </li>
+              ))}
+            </ul>
+          )}
+        </dd>
+      </div>
+    </dl>
+  );
+}

@@ -1,0 +1,162 @@
+"use client";
+
+import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { usePathname, useRouter, useSearchParams } from "next/navigation";
+import { useEffect, useState } from "react";
+import { errorMessage, useTRPC } from "@/components/dashboard/trpc";
+import { Pager } from "@/components/ui/pager";
+import { Empty, Failed, Loading } from "@/components/ui/states";
+import { PaymentStatusBadge } from "@/components/ui/status-badge";
+import { CURRENCIES, formatAmount, METHODS } from "@/server/domain/money";
+import { PAYMENT_STATUSES } from "@/server/domain/payment-status";
+import { exportHref, readFilters, selection, writeFilters, type ListFilters } from "./filters";
+import { STATUS_LABEL, when } from "./format";
+import "./payments.css";
+
+const PAGE_SIZE = 25;
+
+/** /dashboard/payments: search and filter payments; every filter lives in the URL. */
+export function PaymentsList() {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const pathname = usePathname();
+  const params = useSearchParams();
+  const filters = readFilters(new URLSearchParams(params.toString()));
+  const filtered = Boolean(filters.q || filters.status || filters.currency || filters.method || filters.from || filters.to);
+
+  // A new filter starts again at the newest page; only the pager moves the cursor.
+  const go = (next: ListFilters) => router.replace(`${pathname}${writeFilters(next)}`, { scroll: false });
+  const setFilter = (patch: Partial<ListFilters>) => go({ ...filters, ...patch, after: undefined, before: undefined });
+
+  const [search, setSearch] = useState(filters.q ?? "");
+  useEffect(() => {
+    if (search.trim() === (filters.q ?? "")) return;
+    const t = setTimeout(() => setFilter({ q: search.trim() || undefined }), 350);
+    return () => clearTimeout(t);
+    // Typing drives this; the URL catching up must not restart the wait.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [search]);
+
+  const list = useQuery({
+    ...trpc.payments.list.queryOptions({ limit: PAGE_SIZE, ...selection(filters), startingAfter: filters.after, endingBefore: filters.before }),
+    placeholderData: keepPreviousData,
+  });
+
+  return (
+    <section>
+      <h1>Payments</h1>
+      <form className="toolbar pay-filters" role="search" onSubmit={(e) => e.preventDefault()}>
+        <label className="pay-search">
+          Reference contains
+          <input type="search" value={search} onChange={(e) => setSearch(e.target.value)} placeholder="e.g. order-1042" maxLength={255} />
+        </label>
+        <label>
+          Status
+          <select value={filters.status ?? ""} onChange={(e) => setFilter({ status: readFilters(new URLSearchParams({ status: e.target.value })).status })}>
+            <option value="">Any</option>
+            {PAYMENT_STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {STATUS_LABEL[s]}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Currency
+          <select value={filters.currency ?? ""} onChange={(e) => setFilter({ currency: readFilters(new URLSearchParams({ currency: e.target.value })).currency })}>
+            <option value="">Any</option>
+            {CURRENCIES.map((c) => (
+              <option key={c}>{c}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Method
+          <select value={filters.method ?? ""} onChange={(e) => setFilter({ method: readFilters(new URLSearchParams({ method: e.target.value })).method })}>
+            <option value="">Any</option>
+            {METHODS.map((m) => (
+              <option key={m}>{m}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          From
+          <input type="date" value={filters.from ?? ""} max={filters.to} onChange={(e) => setFilter({ from: e.target.value || undefined })} />
+        </label>
+        <label>
+          To
+          <input type="date" value={filters.to ?? ""} min={filters.from} onChange={(e) => setFilter({ to: e.target.value || undefined })} />
+        </label>
+        <div className="pay-actions">
+          {filtered ? (
+            <button
+              type="button"
+              onClick={() => {
+                setSearch("");
+                go({});
+              }}
+            >
+              Clear filters
+            </button>
+          ) : null}
+          {/* Built on click: the date bounds are the viewer's local midnights. */}
+          <button type="button" onClick={() => window.location.assign(exportHref(filters))} title="Every payment these filters select, as CSV">
+            Export CSV
+          </button>
+        </div>
+      </form>
+
+      {list.isPending ? (
+        <Loading what="payments" />
+      ) : list.isError ? (
+        <Failed message={errorMessage(list.error)} retry={() => void list.refetch()} />
+      ) : list.data.data.length === 0 ? (
+        <Empty>{filtered ? "No payments match these filters." : "No payments yet. Payments created with this environment's API keys appear here."}</Empty>
+      ) : (
+        <>
+          <div className="table-wrap" aria-busy={list.isFetching}>
+            <table className="data pay-table">
+              <thead>
+                <tr>
+                  <th>Reference</th>
+                  <th className="num">Amount</th>
+                  <th>Status</th>
+                  <th>Customer</th>
+                  <th>Method</th>
+                  <th>Created</th>
+                </tr>
+              </thead>
+              <tbody>
+                {list.data.data.map((p) => (
+                  <tr key={p.id} onClick={() => router.push(`/dashboard/payments/${p.id}`)}>
+                    <td>
+                      <Link href={`/dashboard/payments/${p.id}`} onClick={(e) => e.stopPropagation()}>
+                        {p.reference}
+                      </Link>
+                    </td>
+                    <td className="num">{formatAmount(p.amount, p.currency)}</td>
+                    <td>
+                      <PaymentStatusBadge status={p.status} />
+                    </td>
+                    <td className="pay-msisdn">{p.customer_msisdn_masked}</td>
+                    <td>{p.method}</td>
+                    <td>
+                      <time dateTime={p.created_at}>{when(p.created_at)}</time>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <Pager
+            ids={list.data.data.map((p) => p.id)}
+            hasMore={list.data.hasMore}
+            cursor={{ startingAfter: filters.after, endingBefore: filters.before }}
+            onChange={(c) => go({ ...filters, after: c.startingAfter, before: c.endingBefore })}
+          />
+        </>
+      )}
+    </section>
+  );
+}

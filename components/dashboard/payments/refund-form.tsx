@@ -1,0 +1,124 @@
+"use client";
+
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { errorMessage, useTRPC } from "@/components/dashboard/trpc";
+import { formatAmount, parseMajorAmount, toMajorInput } from "@/server/domain/money";
+import { REFUND_REASONS } from "@/server/domain/refunds";
+import type { StaffRole } from "@/server/domain/staff";
+import type { PaymentView } from "./types";
+
+/** One key per rendering of the form: a double click, or a retry after a lost answer, is one refund. */
+function newKey(): string {
+  const bytes = new Uint8Array(16);
+  crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** Refund part or all of a succeeded payment (developer or admin); asks once more before it moves money. */
+export function RefundForm({ payment, refundable, role }: { payment: PaymentView; refundable: number; role: StaffRole | undefined }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [key] = useState(newKey);
+  const [amount, setAmount] = useState(() => toMajorInput(refundable, payment.currency));
+  const [reason, setReason] = useState("");
+  const [confirming, setConfirming] = useState(false);
+  const refund = useMutation(
+    trpc.payments.refund.mutationOptions({
+      onSuccess: () => void queryClient.invalidateQueries({ queryKey: trpc.payments.pathKey() }),
+    }),
+  );
+
+  const money = (n: number) => formatAmount(n, payment.currency);
+  const canRefund = role === "developer" || role === "admin";
+  const parsed = parseMajorAmount(amount, payment.currency);
+  const cents = parsed.ok ? parsed.amount : null;
+  const invalid = !parsed.ok ? parsed.message : parsed.amount > refundable ? `At most ${money(refundable)} remains refundable.` : null;
+
+  return (
+    <div className="panel pay-action">
+      <h2>Refund</h2>
+      {refund.isSuccess ? (
+        <p className="notice" role="status">
+          Refund {refund.data.id} of {money(refund.data.amount)} is {refund.data.status}. It appears in the timeline below.
+        </p>
+      ) : null}
+      {refundable === 0 ? (
+        <p className="muted">Nothing left to refund: the whole amount is refunded or being refunded.</p>
+      ) : !canRefund ? (
+        <p className="muted">
+          <button type="button" disabled aria-describedby="refund-why">
+            Refund…
+          </button>{" "}
+          <span id="refund-why">Refunds need the developer or admin role{role ? `; yours is ${role}` : ""}.</span>
+        </p>
+      ) : (
+        <form
+          className="form-grid"
+          onSubmit={(e) => {
+            e.preventDefault();
+            if (invalid) return;
+            if (!confirming) return setConfirming(true);
+            refund.mutate({ paymentId: payment.id, amount: cents!, reason: (reason || undefined) as (typeof REFUND_REASONS)[number] | undefined, idempotencyKey: key });
+          }}
+        >
+          <p className="muted">
+            {money(refundable)} of {money(payment.amount)} can be refunded. Fees are not refunded.
+          </p>
+          <label>
+            Amount ({payment.currency})
+            <input
+              inputMode="decimal"
+              value={amount}
+              onChange={(e) => {
+                setAmount(e.target.value);
+                setConfirming(false);
+              }}
+              aria-invalid={invalid !== null}
+              aria-describedby="refund-amount-help"
+              required
+            />
+            <span id="refund-amount-help" className={invalid ? "error" : "muted"}>
+              {invalid ?? "Defaults to everything that remains."}
+            </span>
+          </label>
+          <label>
+            Reason
+            <select value={reason} onChange={(e) => setReason(e.target.value)}>
+              <option value="">None given</option>
+              {REFUND_REASONS.map((r) => (
+                <option key={r} value={r}>
+                  {r.replace(/_/g, " ")}
+                </option>
+              ))}
+            </select>
+          </label>
+          {refund.isError ? (
+            <p className="error" role="alert">
+              {errorMessage(refund.error)}
+            </p>
+          ) : null}
+          {confirming && cents !== null ? (
+            <div className="pay-confirm" role="alert">
+              <p>
+                Refund <strong>{money(cents)}</strong> to {payment.customer_msisdn_masked}? This sends money back to the customer&apos;s wallet and cannot be undone.
+              </p>
+              <button type="submit" className="danger" disabled={refund.isPending}>
+                {refund.isPending ? "Refunding…" : `Yes, refund ${money(cents)}`}
+              </button>{" "}
+              <button type="button" onClick={() => setConfirming(false)} disabled={refund.isPending}>
+                Cancel
+              </button>
+            </div>
+          ) : (
+            <div>
+              <button type="submit" className="primary" disabled={invalid !== null}>
+                Refund…
+              </button>
+            </div>
+          )}
+        </form>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,101 @@
+"use client";
+
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { errorMessage, useTRPC } from "@/components/dashboard/trpc";
+import { formatAmount } from "@/server/domain/money";
+import type { StaffRole } from "@/server/domain/staff";
+import type { PaymentView } from "./types";
+
+const MIN_REASON = 5;
+
+/** Close an unresolved payment by hand (admin): the outcome and a reason, kept for audit. */
+export function ResolveForm({ payment, role }: { payment: PaymentView; role: StaffRole | undefined }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [outcome, setOutcome] = useState<"succeeded" | "failed" | "">("");
+  const [reason, setReason] = useState("");
+  const [confirming, setConfirming] = useState(false);
+  const resolve = useMutation(
+    trpc.payments.resolve.mutationOptions({
+      onSuccess: () => void queryClient.invalidateQueries({ queryKey: trpc.payments.pathKey() }),
+    }),
+  );
+  const ready = outcome !== "" && reason.trim().length >= MIN_REASON;
+
+  return (
+    <div className="panel pay-action">
+      <h2>Resolve</h2>
+      {role !== "admin" ? (
+        <p className="muted">
+          <button type="button" disabled aria-describedby="resolve-why">
+            Resolve…
+          </button>{" "}
+          <span id="resolve-why">Only an admin can resolve an unresolved payment{role ? `; yours is ${role}` : ""}.</span>
+        </p>
+      ) : (
+        <form
+          className="form-grid"
+          onSubmit={(e) => {
+            e.preventDefault();
+            if (!ready) return;
+            if (!confirming) return setConfirming(true);
+            resolve.mutate({ paymentId: payment.id, outcome, reason: reason.trim() });
+          }}
+        >
+          <fieldset className="pay-outcome">
+            <legend>What did the provider say?</legend>
+            <label>
+              <input type="radio" name="outcome" value="succeeded" checked={outcome === "succeeded"} onChange={() => { setOutcome("succeeded"); setConfirming(false); }} /> The
+              customer paid: mark it succeeded
+            </label>
+            <label>
+              <input type="radio" name="outcome" value="failed" checked={outcome === "failed"} onChange={() => { setOutcome("failed"); setConfirming(false); }} /> No money
+              moved: mark it failed
+            </label>
+          </fieldset>
+          <label>
+            Reason (kept with the payment)
+            <textarea
+              value={reason}
+              onChange={(e) => {
+                setReason(e.target.value);
+                setConfirming(false);
+              }}
+              rows={3}
+              maxLength={500}
+              minLength={MIN_REASON}
+              required
+              placeholder="e.g. EcoCash statement of 12 March shows the debit, ref MP2403…"
+            />
+          </label>
+          {resolve.isError ? (
+            <p className="error" role="alert">
+              {errorMessage(resolve.error)}
+            </p>
+          ) : null}
+          {confirming && outcome ? (
+            <div className="pay-confirm" role="alert">
+              <p>
+                Mark this {formatAmount(payment.amount, payment.currency)} payment <strong>{outcome}</strong>? Its webhook event is sent and this cannot be changed
+                later.
+              </p>
+              <button type="submit" className="danger" disabled={resolve.isPending}>
+                {resolve.isPending ? "Resolving…" : `Yes, mark it ${outcome}`}
+              </button>{" "}
+              <button type="button" onClick={() => setConfirming(false)} disabled={resolve.isPending}>
+                Cancel
+              </button>
+            </div>
+          ) : (
+            <div>
+              <button type="submit" className="primary" disabled={!ready}>
+                Resolve…
+              </button>
+            </div>
+          )}
+        </form>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,244 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { useState } from "react";
+import { Pager, type Cursor } from "@/components/ui/pager";
+import { Empty, Failed, Loading } from "@/components/ui/states";
+import { Badge } from "@/components/ui/status-badge";
+import { formatAmount } from "@/server/domain/money";
+import { SETTLEMENT_STATUSES, type SettlementStatus } from "@/server/domain/settlements";
+import { ConfirmAction, RoleNote, formatWhen, useRole } from "../kit";
+import { errorMessage, useTRPC } from "../trpc";
+import "../overview/admin.css";
+
+const STATUS = {
+  pending: { tone: "wait", label: "Pending" },
+  paid: { tone: "good", label: "Paid" },
+  failed: { tone: "bad", label: "Payout failed" },
+} as const satisfies Record<SettlementStatus, { tone: "good" | "bad" | "wait" | "neutral"; label: string }>;
+
+export function SettlementStatusBadge({ status }: { status: SettlementStatus }) {
+  return <Badge tone={STATUS[status].tone}>{STATUS[status].label}</Badge>;
+}
+
+export function SettlementList() {
+  const trpc = useTRPC();
+  const [cursor, setCursor] = useState<Cursor>({});
+  const [status, setStatus] = useState<SettlementStatus | "">("");
+  const q = useQuery(trpc.settlements.list.queryOptions({ limit: 20, ...cursor, status: status || undefined }));
+
+  let body;
+  if (q.isPending) body = <Loading what="settlements" />;
+  else if (q.isError) body = <Failed message={errorMessage(q.error)} retry={() => void q.refetch()} />;
+  else if (q.data.data.length === 0)
+    body = <Empty>{status ? `No ${STATUS[status].label.toLowerCase()} batches.` : "No settlement batches yet: succeeded payments are batched daily at midnight (Harare)."}</Empty>;
+  else
+    body = (
+      <>
+        <div className="table-wrap">
+          <table className="data">
+            <thead>
+              <tr>
+                <th>Batch</th>
+                <th>Status</th>
+                <th className="num">Payout</th>
+                <th className="num">Gross</th>
+                <th className="num">Fees</th>
+                <th className="num">Refunds</th>
+                <th className="num">Items</th>
+                <th>Period</th>
+              </tr>
+            </thead>
+            <tbody>
+              {q.data.data.map((s) => (
+                <tr key={s.id}>
+                  <td>
+                    <Link href={`/dashboard/settlements/${s.id}`}>
+                      <code>{s.id}</code>
+                    </Link>
+                  </td>
+                  <td>
+                    <SettlementStatusBadge status={s.status} /> {s.awaiting_payout_confirmation ? <span className="hint">awaits confirmation</span> : null}
+                  </td>
+                  <td className="num">
+                    <strong>{formatAmount(s.amount, s.currency)}</strong>
+                  </td>
+                  <td className="num">{formatAmount(s.gross_amount, s.currency)}</td>
+                  <td className="num">{formatAmount(s.fee_total, s.currency)}</td>
+                  <td className="num">{formatAmount(s.refund_total, s.currency)}</td>
+                  <td className="num">{s.payment_count + s.refund_count}</td>
+                  <td>
+                    {formatWhen(s.period_start)} – {formatWhen(s.period_end)}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+        <Pager ids={q.data.data.map((s) => s.id)} hasMore={q.data.hasMore} cursor={cursor} onChange={setCursor} />
+      </>
+    );
+
+  return (
+    <>
+      <div className="toolbar">
+        <label>
+          Status
+          <select
+            value={status}
+            onChange={(e) => {
+              setStatus(e.target.value as SettlementStatus | "");
+              setCursor({});
+            }}
+          >
+            <option value="">All</option>
+            {SETTLEMENT_STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {STATUS[s].label}
+              </option>
+            ))}
+          </select>
+        </label>
+      </div>
+      {body}
+    </>
+  );
+}
+
+export function SettlementDetail({ id }: { id: string }) {
+  const trpc = useTRPC();
+  const qc = useQueryClient();
+  const { role, allowed } = useRole("admin");
+  const q = useQuery(trpc.settlements.get.queryOptions({ id }));
+  const confirm = useMutation(trpc.settlements.confirmPayout.mutationOptions({ onSuccess: () => void qc.invalidateQueries({ queryKey: trpc.settlements.pathKey() }) }));
+
+  if (q.isPending) return <Loading what="the settlement" />;
+  if (q.isError) return <Failed message={errorMessage(q.error)} retry={q.error.data?.code === "NOT_FOUND" ? undefined : () => void q.refetch()} />;
+  const s = q.data;
+  return (
+    <>
+      <p>
+        <Link href="/dashboard/settlements">← All settlements</Link>
+      </p>
+      <section className="panel">
+        <dl className="fields">
+          <dt>Status</dt>
+          <dd>
+            <SettlementStatusBadge status={s.status} />
+          </dd>
+          <dt>Payout</dt>
+          <dd>
+            <strong>{formatAmount(s.amount, s.currency)}</strong>
+          </dd>
+          <dt>Gross</dt>
+          <dd>
+            {formatAmount(s.gross_amount, s.currency)} from {s.payment_count} {s.payment_count === 1 ? "payment" : "payments"}
+          </dd>
+          <dt>Fees you bore</dt>
+          <dd>{formatAmount(s.fee_total, s.currency)}</dd>
+          <dt>Refunds</dt>
+          <dd>
+            {formatAmount(s.refund_total, s.currency)} ({s.refund_count})
+          </dd>
+          <dt>Period</dt>
+          <dd>
+            {formatWhen(s.period_start)} – {formatWhen(s.period_end)}
+          </dd>
+          <dt>Created</dt>
+          <dd>{formatWhen(s.created_at)}</dd>
+          {s.paid_at ? (
+            <>
+              <dt>Paid</dt>
+              <dd>{formatWhen(s.paid_at)}</dd>
+            </>
+          ) : null}
+          {s.failed_at ? (
+            <>
+              <dt>Payout failed</dt>
+              <dd>
+                {formatWhen(s.failed_at)}: {s.failure_message}. Its items go into the next batch.
+              </dd>
+            </>
+          ) : null}
+        </dl>
+      </section>
+
+      {s.awaiting_payout_confirmation ? (
+        <section className="panel attention" aria-labelledby="payout-h">
+          <h2 id="payout-h" style={{ marginTop: 0 }}>
+            Payout awaiting confirmation
+          </h2>
+          <p className="hint">Confirm once the bank transfer of {formatAmount(s.amount, s.currency)} has reached the merchant&apos;s account. The batch is then marked paid and a settlement.paid event is sent.</p>
+          {allowed ? (
+            <ConfirmAction
+              label="Confirm payout"
+              tone="primary"
+              question={`Confirm that ${formatAmount(s.amount, s.currency)} was paid out?`}
+              confirmLabel="Yes, it was paid"
+              pending={confirm.isPending}
+              onConfirm={() => confirm.mutate({ id: s.id })}
+            />
+          ) : (
+            <>
+              <button type="button" className="primary" disabled>
+                Confirm payout
+              </button>
+              <RoleNote needed="admin" role={role} />
+            </>
+          )}
+          {confirm.isError ? (
+            <p className="error" role="alert">
+              {errorMessage(confirm.error)}
+            </p>
+          ) : null}
+        </section>
+      ) : s.status === "pending" && !s.livemode ? (
+        <p className="notice">Test batches are paid out automatically a few seconds after they are made.</p>
+      ) : null}
+
+      <h2>Line items</h2>
+      <SettlementLines id={s.id} currency={s.currency} />
+    </>
+  );
+}
+
+function SettlementLines({ id, currency }: { id: string; currency: "USD" | "ZWG" }) {
+  const trpc = useTRPC();
+  const [cursor, setCursor] = useState<Cursor>({});
+  const q = useQuery(trpc.settlements.lines.queryOptions({ id, limit: 25, ...cursor }));
+  if (q.isPending) return <Loading what="line items" />;
+  if (q.isError) return <Failed message={errorMessage(q.error)} retry={() => void q.refetch()} />;
+  if (q.data.data.length === 0) return <Empty>This batch has no line items.</Empty>;
+  return (
+    <>
+      <div className="table-wrap">
+        <table className="data">
+          <thead>
+            <tr>
+              <th>Item</th>
+              <th>Type</th>
+              <th className="num">Amount</th>
+              <th className="num">Fee</th>
+              <th className="num">Net</th>
+              <th>Succeeded</th>
+            </tr>
+          </thead>
+          <tbody>
+            {q.data.data.map((l) => (
+              <tr key={l.source}>
+                <td>{l.type === "payment" ? <Link href={`/dashboard/payments/${l.source}`}><code>{l.source}</code></Link> : <code>{l.source}</code>}</td>
+                <td>{l.type === "payment" ? "Payment" : "Refund"}</td>
+                <td className="num">{formatAmount(l.amount, currency)}</td>
+                <td className="num">{formatAmount(l.fee, currency)}</td>
+                <td className="num">{l.net < 0 ? `−${formatAmount(-l.net, currency)}` : formatAmount(l.net, currency)}</td>
+                <td>{formatWhen(l.occurred_at)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <Pager ids={q.data.data.map((l) => l.source)} hasMore={q.data.hasMore} cursor={cursor} onChange={setCursor} />
+    </>
+  );
+}

@@ -1,0 +1,64 @@
+"use client";
+
+import { signOut } from "next-auth/react";
+import Link from "next/link";
+import { usePathname } from "next/navigation";
+import type { ReactNode } from "react";
+import { MODE_COOKIE, type StaffRole } from "@/server/domain/staff";
+
+/** Every area of the dashboard; each is a folder under app/dashboard/(shell)/. */
+export const NAV = [
+  { href: "/dashboard", label: "Overview" },
+  { href: "/dashboard/payments", label: "Payments" },
+  { href: "/dashboard/events", label: "Events" },
+  { href: "/dashboard/webhooks", label: "Webhooks" },
+  { href: "/dashboard/api-keys", label: "API keys" },
+  { href: "/dashboard/payment-links", label: "Payment links" },
+  { href: "/dashboard/settlements", label: "Settlements" },
+  { href: "/dashboard/settings", label: "Settings" },
+  { href: "/dashboard/team", label: "Team" },
+] as const;
+
+type Props = { merchantName: string; email: string; role: StaffRole; livemode: boolean; children: ReactNode };
+
+export function DashboardShell({ merchantName, email, role, livemode, children }: Props) {
+  const pathname = usePathname();
+  const current = (href: string) => (href === "/dashboard" ? pathname === href : pathname.startsWith(href));
+  const switchMode = (live: boolean) => {
+    document.cookie = `${MODE_COOKIE}=${live ? "live" : "test"}; path=/; max-age=31536000; samesite=lax`;
+    // Every page and every query reads the mode: start them all again in the new one.
+    window.location.reload();
+  };
+  return (
+    <div className={`dash${livemode ? "" : " dash-test"}`}>
+      <header className="dash-top">
+        <Link href="/dashboard" className="dash-brand">
+          Mari · {merchantName}
+        </Link>
+        <label className="dash-mode">
+          <input type="checkbox" role="switch" checked={livemode} onChange={(e) => switchMode(e.target.checked)} aria-describedby="mode-state" />
+          <span id="mode-state">{livemode ? "Live data" : "Test data"}</span>
+        </label>
+        <span className="dash-who">
+          {email} ({role})
+        </span>
+        <button type="button" className="link-button" onClick={() => void signOut({ callbackUrl: "/dashboard/sign-in" })}>
+          Sign out
+        </button>
+      </header>
+      {livemode ? null : (
+        <p className="dash-test-banner" role="status">
+          Test mode: you are looking at test data.
+        </p>
+      )}
+      <nav className="dash-nav" aria-label="Dashboard">
+        {NAV.map((item) => (
+          <Link key={item.href} href={item.href} aria-current={current(item.href) ? "page" : undefined}>
+            {item.label}
+          </Link>
+        ))}
+      </nav>
+      <main className="dash-main">{children}</main>
+    </div>
+  );
+}

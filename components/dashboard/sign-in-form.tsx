@@ -1,0 +1,53 @@
+"use client";
+
+import { signIn } from "next-auth/react";
+import { useState, useSyncExternalStore } from "react";
+
+type Props = { callbackUrl: string; messages: Record<string, string> };
+
+export function SignInForm({ callbackUrl, messages }: Props) {
+  const [error, setError] = useState<string | null>(null);
+  const [pending, setPending] = useState(false);
+  // Until this script runs, the button stays off: a browser submitting the form by itself would
+  // put the password in the address (and it could not sign in without the script anyway).
+  const ready = useSyncExternalStore(
+    () => () => {},
+    () => true,
+    () => false,
+  );
+  return (
+    <form
+      className="sign-in-form"
+      method="post"
+      onSubmit={async (e) => {
+        e.preventDefault();
+        const form = new FormData(e.currentTarget);
+        setPending(true);
+        setError(null);
+        const result = await signIn("credentials", { email: form.get("email"), password: form.get("password"), redirect: false, callbackUrl });
+        if (result?.ok && !result.error) {
+          window.location.assign(callbackUrl);
+          return;
+        }
+        setPending(false);
+        setError(messages[result?.error ?? "CredentialsSignin"] ?? messages.CredentialsSignin ?? "Sign-in failed.");
+      }}
+    >
+      <label htmlFor="email">E-mail</label>
+      <input id="email" name="email" type="email" autoComplete="username" required />
+      <label htmlFor="password">Password</label>
+      <input id="password" name="password" type="password" autoComplete="current-password" required />
+      {error ? (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      ) : null}
+      <button type="submit" disabled={pending || !ready}>
+        {pending ? "Signing in…" : "Sign in"}
+      </button>
+      <noscript>
+        <p className="error">The dashboard needs JavaScript: turn it on to sign in.</p>
+      </noscript>
+    </form>
+  );
+}

@@ -1,0 +1,130 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { STAFF_ROLES, type StaffRole } from "@/server/domain/staff";
+import { Empty, Failed, Loading } from "@/components/ui/states";
+import { ConfirmAction, useRole } from "../kit";
+import { errorMessage, useTRPC } from "../trpc";
+
+const ROLE_HELP: Record<StaffRole, string> = {
+  admin: "everything, including the team, settings and payouts",
+  developer: "API keys, webhook endpoints, replays and refunds",
+  viewer: "reads everything, changes nothing",
+};
+
+export function TeamPage() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const team = useQuery(trpc.staff.list.queryOptions());
+  const { allowed: isAdmin } = useRole("admin");
+  const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.staff.pathKey() });
+  const [added, setAdded] = useState<{ email: string; password: string } | null>(null);
+  const add = useMutation(trpc.staff.add.mutationOptions({ onSuccess: (r) => (setAdded({ email: r.email, password: r.password }), refresh()) }));
+  const changeRole = useMutation(trpc.staff.changeRole.mutationOptions({ onSuccess: refresh }));
+  const remove = useMutation(trpc.staff.remove.mutationOptions({ onSuccess: refresh }));
+  const failure = add.error ?? changeRole.error ?? remove.error;
+
+  return (
+    <>
+      <h1>Team</h1>
+      <p className="muted">Roles: {STAFF_ROLES.map((r) => `${r} (${ROLE_HELP[r]})`).join("; ")}.</p>
+      {failure ? <Failed message={errorMessage(failure)} /> : null}
+      {team.isPending ? (
+        <Loading what="the team" />
+      ) : team.isError ? (
+        <Failed message={errorMessage(team.error)} retry={() => void team.refetch()} />
+      ) : team.data.length === 0 ? (
+        <Empty>No one can sign in for this merchant yet.</Empty>
+      ) : (
+        <div className="table-wrap">
+          <table className="data">
+            <thead>
+              <tr>
+                <th>E-mail</th>
+                <th>Role</th>
+                <th>Added</th>
+                <th aria-label="Actions" />
+              </tr>
+            </thead>
+            <tbody>
+              {team.data.map((s) => (
+                <tr key={s.id}>
+                  <td>
+                    {s.email} {s.you ? <span className="muted">(you)</span> : null}
+                  </td>
+                  <td>
+                    {isAdmin && !s.you ? (
+                      <select aria-label={`Role of ${s.email}`} value={s.role} disabled={changeRole.isPending} onChange={(e) => changeRole.mutate({ id: s.id, role: e.target.value as StaffRole })}>
+                        {STAFF_ROLES.map((r) => (
+                          <option key={r} value={r}>
+                            {r}
+                          </option>
+                        ))}
+                      </select>
+                    ) : (
+                      s.role
+                    )}
+                  </td>
+                  <td>{s.createdAt.slice(0, 10)}</td>
+                  <td>
+                    {isAdmin && !s.you ? (
+                      <ConfirmAction
+                        label="Remove"
+                        question={`Remove ${s.email}? They are signed out at once.`}
+                        confirmLabel="Remove them"
+                        pending={remove.isPending && remove.variables?.id === s.id}
+                        onConfirm={() => remove.mutate({ id: s.id })}
+                      />
+                    ) : null}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+
+      <h2>Add someone</h2>
+      {isAdmin ? (
+        <form
+          className="panel form-grid"
+          onSubmit={(e) => {
+            e.preventDefault();
+            const form = new FormData(e.currentTarget);
+            setAdded(null);
+            add.mutate({ email: String(form.get("email")), role: String(form.get("role")) as StaffRole });
+          }}
+        >
+          <label>
+            E-mail
+            <input name="email" type="email" required />
+          </label>
+          <label>
+            Role
+            <select name="role" defaultValue="viewer">
+              {STAFF_ROLES.map((r) => (
+                <option key={r} value={r}>
+                  {r}
+                </option>
+              ))}
+            </select>
+          </label>
+          <button type="submit" className="primary" disabled={add.isPending}>
+            {add.isPending ? "Adding…" : "Add"}
+          </button>
+        </form>
+      ) : (
+        <p className="muted">Only an admin can add people or change roles.</p>
+      )}
+      {added ? (
+        <div className="panel" role="status">
+          <p>
+            <strong>{added.email}</strong> can sign in with this password. It is shown once: hand it over safely now.
+          </p>
+          <p className="secret">{added.password}</p>
+        </div>
+      ) : null}
+    </>
+  );
+}

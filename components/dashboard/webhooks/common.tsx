@@ -1,0 +1,152 @@
+"use client";
+
+import type { inferRouterOutputs } from "@trpc/server";
+import Link from "next/link";
+import { useState } from "react";
+import { Badge } from "@/components/ui/status-badge";
+import type { AppRouter } from "@/server/trpc/routers/_app";
+import { formatWhen, useRole } from "../kit";
+
+export type Outputs = inferRouterOutputs<AppRouter>;
+export type Endpoint = Outputs["webhooks"]["list"]["data"][number];
+export type Delivery = Outputs["webhooks"]["deliveries"]["data"][number];
+
+/** A date as staff read it: Harare time, to the second. */
+export const when = (iso: string | null | undefined) => formatWhen(iso);
+
+/** Whether the signed-in role may replay and manage endpoints; `reason` says why not. */
+export function useCanDevelop(): { can: boolean; reason: string | null; loading: boolean } {
+  const { role, allowed } = useRole("developer");
+  if (!role) return { can: false, reason: null, loading: true };
+  return { can: allowed, reason: allowed ? null : `Needs the developer or admin role; yours is ${role}.`, loading: false };
+}
+
+export function DeliveryStatusBadge({ status }: { status: Delivery["status"] }) {
+  const tone = { delivered: "good", failed: "bad", pending: "wait" } as const satisfies Record<Delivery["status"], "good" | "bad" | "wait">;
+  return <Badge tone={tone[status]}>{status === "pending" ? "Pending" : status === "delivered" ? "Delivered" : "Failed"}</Badge>;
+}
+
+/** Healthy, or degraded and since when: shown loud, since it means events are not arriving. */
+export function HealthBadge({ endpoint }: { endpoint: Pick<Endpoint, "health" | "degraded_since" | "status"> }) {
+  if (endpoint.health === "degraded") {
+    return (
+      <span className="badge bad health-degraded" title={`Degraded since ${when(endpoint.degraded_since)}`}>
+        Degraded since {when(endpoint.degraded_since)}
+      </span>
+    );
+  }
+  return <Badge tone="good">Healthy</Badge>;
+}
+
+export function EndpointStatusBadge({ status }: { status: Endpoint["status"] }) {
+  return status === "enabled" ? <Badge tone="neutral">Enabled</Badge> : <Badge tone="wait">Disabled</Badge>;
+}
+
+/** "3 of 40 (7.5%)" failed attempts, or a dash when there were none to fail. */
+export function failureRate(failures: number, attempts: number): string {
+  if (attempts === 0) return "—";
+  const pct = (failures / attempts) * 100;
+  return `${failures} of ${attempts} (${pct >= 10 || pct === 0 ? pct.toFixed(0) : pct.toFixed(1)}%)`;
+}
+
+function lastAttempt(d: Delivery): string {
+  const a = d.attempts[d.attempts.length - 1];
+  if (!a) return "Not attempted yet";
+  return a.status_code !== null ? `HTTP ${a.status_code}${a.error && !a.error.startsWith("HTTP") ? ` · ${a.error}` : ""}` : (a.error ?? "No answer");
+}
+
+/**
+ * Deliveries, each with its attempts behind a toggle. On an event's page each row names its
+ * endpoint (by URL when `endpointUrl` knows it); on an endpoint's page, its event.
+ */
+export function DeliveriesTable({
+  deliveries,
+  show,
+  endpointUrl,
+}: {
+  deliveries: Delivery[];
+  show: "endpoint" | "event";
+  endpointUrl?: (id: string) => string | undefined;
+}) {
+  return (
+    <div className="table-wrap">
+      <table className="data">
+        <thead>
+          <tr>
+            <th>{show === "endpoint" ? "Endpoint" : "Event"}</th>
+            <th>Status</th>
+            <th className="num">Attempts</th>
+            <th>Last answer</th>
+            <th>Created</th>
+            <th>Why</th>
+            <th>Next attempt</th>
+          </tr>
+        </thead>
+        <tbody>
+          {deliveries.map((d) => (
+            <DeliveryRow key={d.id} d={d} show={show} endpointUrl={endpointUrl} />
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function DeliveryRow({ d, show, endpointUrl }: { d: Delivery; show: "endpoint" | "event"; endpointUrl?: (id: string) => string | undefined }) {
+  const [open, setOpen] = useState(false);
+  const url = endpointUrl?.(d.endpoint);
+  return (
+    <>
+      <tr>
+        <td>
+          {show === "endpoint" ? (
+            <Link href={`/dashboard/webhooks/${d.endpoint}`} title={d.endpoint}>
+              {url ?? d.endpoint}
+            </Link>
+          ) : (
+            <Link href={`/dashboard/events/${d.event}`}>
+              <code>{d.event_type}</code> <span className="muted">{d.event}</span>
+            </Link>
+          )}
+        </td>
+        <td>
+          <DeliveryStatusBadge status={d.status} />
+        </td>
+        <td className="num">
+          {d.attempts.length ? (
+            <button type="button" className="link-button" aria-expanded={open} onClick={() => setOpen(!open)}>
+              {d.attempt_count} {open ? "▴" : "▾"}
+            </button>
+          ) : (
+            d.attempt_count
+          )}
+        </td>
+        <td className="last-answer">{lastAttempt(d)}</td>
+        <td>{when(d.created_at)}</td>
+        <td>{d.reason === "replay" ? "Replay" : "Event"}</td>
+        <td>{d.next_attempt_at ? when(d.next_attempt_at) : "—"}</td>
+      </tr>
+      {open ? (
+        <tr className="attempts-row">
+          <td colSpan={7}>
+            <ol className="attempts">
+              {d.attempts.map((a, i) => (
+                <li key={`${a.attempted_at}-${i}`}>
+                  <span>{when(a.attempted_at)}</span>
+                  {a.status_code !== null ? (
+                    <Badge tone={a.status_code >= 200 && a.status_code < 300 ? "good" : "bad"}>{`HTTP ${a.status_code}`}</Badge>
+                  ) : (
+                    <Badge tone="bad">No answer</Badge>
+                  )}
+                  <span className="muted">{a.latency_ms} ms</span>
+                  {a.error ? <span className="error">{a.error}</span> : null}
+                  {a.response_body ? <code className="response-body">{a.response_body}</code> : null}
+                </li>
+              ))}
+            </ol>
+          </td>
+        </tr>
+      ) : null}
+    </>
+  );
+}

@@ -1,0 +1,260 @@
+"use client";
+
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { useState } from "react";
+import { Pager, type Cursor } from "@/components/ui/pager";
+import { Empty, Failed, Loading } from "@/components/ui/states";
+import { errorMessage, useTRPC } from "../trpc";
+import { DeliveriesTable, EndpointStatusBadge, failureRate, HealthBadge, useCanDevelop, when, type Outputs } from "./common";
+import { EndpointForm } from "./endpoint-form";
+import { SecretOnce } from "./secret-once";
+import "./webhooks.css";
+
+type Detail = Outputs["webhooks"]["get"];
+
+/** /dashboard/webhooks/[id]: health, settings and actions, and the endpoint's recent deliveries. */
+export function EndpointDetail({ id }: { id: string }) {
+  const trpc = useTRPC();
+  const endpoint = useQuery(trpc.webhooks.get.queryOptions({ id }));
+  return (
+    <>
+      <p>
+        <Link href="/dashboard/webhooks">← Webhook endpoints</Link>
+      </p>
+      {endpoint.isPending ? (
+        <Loading what="the endpoint" />
+      ) : endpoint.isError ? (
+        <Failed
+          message={endpoint.error.data?.code === "NOT_FOUND" ? `No endpoint ${id} in this environment. It may have been deleted, or belong to the other mode.` : errorMessage(endpoint.error)}
+          retry={endpoint.error.data?.code === "NOT_FOUND" ? undefined : () => void endpoint.refetch()}
+        />
+      ) : (
+        <Loaded e={endpoint.data} />
+      )}
+    </>
+  );
+}
+
+function Loaded({ e }: { e: Detail }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const router = useRouter();
+  const dev = useCanDevelop();
+  const me = useQuery(trpc.session.me.queryOptions());
+  const [editing, setEditing] = useState(false);
+  const [confirm, setConfirm] = useState<"disable" | "roll" | "delete" | null>(null);
+  const [secret, setSecret] = useState<{ value: string; overlapHours: number; oldUntil: string | null } | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const refresh = () => void queryClient.invalidateQueries({ queryKey: trpc.webhooks.pathKey() });
+
+  const update = useMutation(
+    trpc.webhooks.update.mutationOptions({
+      onSuccess: (_, input) => {
+        setEditing(false);
+        setConfirm(null);
+        setNotice(input.disabled === true ? "Endpoint disabled: nothing more is sent until you enable it." : input.disabled === false ? "Endpoint enabled." : "Saved.");
+        refresh();
+      },
+    }),
+  );
+  const roll = useMutation(
+    trpc.webhooks.rollSecret.mutationOptions({
+      onSuccess: (r) => {
+        setConfirm(null);
+        setSecret({ value: r.secret ?? "", overlapHours: r.overlapHours, oldUntil: r.previous_secret_expires_at });
+        refresh();
+      },
+    }),
+  );
+  const remove = useMutation(
+    trpc.webhooks.delete.mutationOptions({
+      onSuccess: () => {
+        refresh();
+        router.push("/dashboard/webhooks");
+      },
+    }),
+  );
+  const test = useMutation(
+    trpc.webhooks.sendTest.mutationOptions({
+      onSuccess: (r) => {
+        setNotice(`Test event ${r.eventId} queued to this endpoint only; its delivery shows below.`);
+        refresh();
+      },
+    }),
+  );
+  const failed = [update, roll, remove, test].find((m) => m.isError);
+  const busy = update.isPending || roll.isPending || remove.isPending || test.isPending;
+  const disabledReason = dev.reason ?? undefined;
+
+  return (
+    <>
+      <div className="page-head">
+        <h1 title={e.url}>{e.url}</h1>
+        <HealthBadge endpoint={e} />
+      </div>
+      {e.health === "degraded" ? (
+        <div className="warning degraded-alert" role="alert">
+          <strong>Degraded since {when(e.degraded_since)}</strong>
+          <span>
+            {e.consecutive_failures} attempts in a row failed. It becomes healthy with its next successful delivery: fix the receiver, then send a test event.
+          </span>
+        </div>
+      ) : null}
+
+      {secret ? (
+        <SecretOnce secret={secret.value} title="New signing secret" onDone={() => setSecret(null)}>
+          <p>
+            The previous secret keeps signing alongside this one for {secret.overlapHours} h{secret.oldUntil ? ` (until ${when(secret.oldUntil)})` : ""}: each
+            delivery carries two <code>v1=</code> signatures meanwhile, so deploy the new secret before then.
+          </p>
+        </SecretOnce>
+      ) : null}
+      {notice ? (
+        <p className="notice" role="status">
+          {notice}
+        </p>
+      ) : null}
+      {failed?.error ? (
+        <p className="warning" role="alert">
+          {errorMessage(failed.error)}
+        </p>
+      ) : null}
+
+      <section className="panel">
+        {editing ? (
+          <EndpointForm
+            initial={{ url: e.url, enabledEvents: e.enabled_events, description: e.description ?? "" }}
+            submitLabel="Save changes"
+            busy={update.isPending}
+            error={update.error ? errorMessage(update.error) : null}
+            livemode={me.data?.livemode ?? e.livemode}
+            onSubmit={(v) => update.mutate({ id: e.id, url: v.url, enabledEvents: v.enabledEvents, description: v.description })}
+            onCancel={() => {
+              setEditing(false);
+              update.reset();
+            }}
+          />
+        ) : (
+          <dl className="fields">
+            <dt>Id</dt>
+            <dd>
+              <code>{e.id}</code>
+            </dd>
+            <dt>Status</dt>
+            <dd>
+              <EndpointStatusBadge status={e.status} />
+            </dd>
+            <dt>Health</dt>
+            <dd>
+              {e.health === "degraded" ? `Degraded since ${when(e.degraded_since)}` : "Healthy"} · {e.consecutive_failures} failed in a row
+            </dd>
+            <dt>Last 24 h</dt>
+            <dd>
+              {e.attempts24h} attempts, failed: {failureRate(e.failures24h, e.attempts24h)}
+              {e.lastAttemptAt ? ` · last ${when(e.lastAttemptAt)}` : ""}
+            </dd>
+            <dt>Events</dt>
+            <dd>{e.enabled_events.includes("*") ? "All events" : e.enabled_events.map((t) => <code key={t}>{t} </code>)}</dd>
+            <dt>Description</dt>
+            <dd>{e.description ?? <span className="muted">None</span>}</dd>
+            <dt>Secret</dt>
+            <dd>
+              Shown only when created or rolled.
+              {e.previous_secret_expires_at ? ` The previous secret also signs until ${when(e.previous_secret_expires_at)}.` : ""}
+            </dd>
+            <dt>Created</dt>
+            <dd>{when(e.created_at)}</dd>
+          </dl>
+        )}
+      </section>
+
+      {!editing ? (
+        <section className="panel" aria-labelledby="actions-title">
+          <h2 id="actions-title">Actions</h2>
+          {dev.reason ? <p className="muted">{dev.reason}</p> : null}
+          <div className="actions">
+            <button type="button" className="primary" disabled={!dev.can || busy || e.status !== "enabled"} title={e.status !== "enabled" ? "Enable the endpoint first." : disabledReason} onClick={() => test.mutate({ id: e.id })}>
+              {test.isPending ? "Sending…" : "Send test event"}
+            </button>
+            <button type="button" disabled={!dev.can || busy} title={disabledReason} onClick={() => setEditing(true)}>
+              Edit
+            </button>
+            {e.status === "enabled" ? (
+              <button type="button" disabled={!dev.can || busy} title={disabledReason} onClick={() => setConfirm("disable")}>
+                Disable
+              </button>
+            ) : (
+              <button type="button" disabled={!dev.can || busy} title={disabledReason} onClick={() => update.mutate({ id: e.id, disabled: false })}>
+                Enable
+              </button>
+            )}
+            <button type="button" disabled={!dev.can || busy} title={disabledReason} onClick={() => setConfirm("roll")}>
+              Roll secret
+            </button>
+            <button type="button" className="danger" disabled={!dev.can || busy} title={disabledReason} onClick={() => setConfirm("delete")}>
+              Delete
+            </button>
+          </div>
+          {confirm ? (
+            <div className="confirm" role="alertdialog" aria-labelledby="confirm-text">
+              <p id="confirm-text">
+                {confirm === "disable"
+                  ? "Disable this endpoint? Nothing more is sent to it; deliveries due meanwhile fail, saying so. Replay them from the event log after enabling it."
+                  : confirm === "roll"
+                    ? "Roll the signing secret? You get a new secret, shown once; the current one keeps signing alongside it for 24 h."
+                    : "Delete this endpoint? Nothing more is sent to it and it cannot be restored; its past deliveries stay on their events' pages."}
+              </p>
+              <div className="actions">
+                <button
+                  type="button"
+                  className={confirm === "delete" || confirm === "disable" ? "danger" : "primary"}
+                  disabled={busy}
+                  onClick={() =>
+                    confirm === "disable" ? update.mutate({ id: e.id, disabled: true }) : confirm === "roll" ? roll.mutate({ id: e.id }) : remove.mutate({ id: e.id })
+                  }
+                >
+                  {confirm === "disable" ? "Disable endpoint" : confirm === "roll" ? "Roll secret" : "Delete endpoint"}
+                </button>
+                <button type="button" onClick={() => setConfirm(null)}>
+                  Cancel
+                </button>
+              </div>
+            </div>
+          ) : null}
+        </section>
+      ) : null}
+
+      <EndpointDeliveries id={e.id} />
+    </>
+  );
+}
+
+function EndpointDeliveries({ id }: { id: string }) {
+  const trpc = useTRPC();
+  const [cursor, setCursor] = useState<Cursor>({});
+  const list = useQuery({
+    ...trpc.webhooks.deliveries.queryOptions({ endpointId: id, limit: 20, ...cursor }),
+    placeholderData: keepPreviousData,
+    // While something is on its way, watch it land.
+    refetchInterval: (q) => (q.state.data?.data.some((d) => d.status === "pending") ? 2_000 : false),
+  });
+  return (
+    <section aria-labelledby="recent-title">
+      <h2 id="recent-title">Recent deliveries and their attempts</h2>
+      {list.isPending ? (
+        <Loading what="deliveries" />
+      ) : list.isError ? (
+        <Failed message={errorMessage(list.error)} retry={() => void list.refetch()} />
+      ) : list.data.data.length === 0 && !cursor.startingAfter && !cursor.endingBefore ? (
+        <Empty>Nothing has been sent to this endpoint yet. Send a test event to try it.</Empty>
+      ) : (
+        <>
+          <DeliveriesTable deliveries={list.data.data} show="event" />
+          <Pager ids={list.data.data.map((d) => d.id)} hasMore={list.data.hasMore} cursor={cursor} onChange={setCursor} />
+        </>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,93 @@
+"use client";
+
+import { useState } from "react";
+import { SUBSCRIBABLE_EVENT_TYPES } from "@/server/domain/events";
+
+type Subscribable = (typeof SUBSCRIBABLE_EVENT_TYPES)[number];
+export type EventChoice = "*" | Subscribable;
+export type EndpointFormValues = { url: string; enabledEvents: EventChoice[]; description: string };
+
+const isChoice = (t: string): t is EventChoice => t === "*" || (SUBSCRIBABLE_EVENT_TYPES as readonly string[]).includes(t);
+
+/** URL, event types ("all" or a choice) and description: the create and edit forms share it. */
+export function EndpointForm({
+  initial,
+  submitLabel,
+  busy,
+  error,
+  livemode,
+  onSubmit,
+  onCancel,
+}: {
+  initial: { url: string; enabledEvents: string[]; description: string };
+  submitLabel: string;
+  busy: boolean;
+  error: string | null;
+  livemode: boolean;
+  onSubmit: (v: EndpointFormValues) => void;
+  onCancel?: () => void;
+}) {
+  const [url, setUrl] = useState(initial.url);
+  const [all, setAll] = useState(initial.enabledEvents.includes("*"));
+  const [chosen, setChosen] = useState<Subscribable[]>(initial.enabledEvents.filter((t): t is Subscribable => t !== "*" && isChoice(t)));
+  const [description, setDescription] = useState(initial.description);
+  const [problem, setProblem] = useState<string | null>(null);
+  const toggle = (t: Subscribable) => setChosen((c) => (c.includes(t) ? c.filter((x) => x !== t) : [...c, t]));
+  return (
+    <form
+      className="form-grid"
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (!all && chosen.length === 0) return setProblem("Choose at least one event type, or all of them.");
+        setProblem(null);
+        onSubmit({ url: url.trim(), enabledEvents: all ? ["*"] : chosen, description: description.trim() });
+      }}
+    >
+      <label>
+        Endpoint URL
+        <input
+          type="url"
+          required
+          maxLength={2048}
+          value={url}
+          onChange={(e) => setUrl(e.target.value)}
+          placeholder={livemode ? "https://example.com/webhooks/mari" : "https://… (http is allowed in test mode)"}
+          aria-describedby="url-hint"
+        />
+        <span id="url-hint" className="muted">
+          {livemode ? "Live endpoints must use https." : "Test mode also accepts http."} Private and loopback addresses are refused.
+        </span>
+      </label>
+      <fieldset className="events-fieldset">
+        <legend>Events to send</legend>
+        <label>
+          <input type="checkbox" checked={all} onChange={(e) => setAll(e.target.checked)} /> All events (and any added later)
+        </label>
+        {SUBSCRIBABLE_EVENT_TYPES.map((t) => (
+          <label key={t}>
+            <input type="checkbox" disabled={all} checked={all || chosen.includes(t)} onChange={() => toggle(t)} /> <code>{t}</code>
+          </label>
+        ))}
+      </fieldset>
+      <label>
+        Description (optional)
+        <input type="text" maxLength={500} value={description} onChange={(e) => setDescription(e.target.value)} placeholder="Order service" />
+      </label>
+      {problem || error ? (
+        <p className="error" role="alert">
+          {problem ?? error}
+        </p>
+      ) : null}
+      <div className="actions">
+        <button type="submit" className="primary" disabled={busy}>
+          {busy ? "Saving…" : submitLabel}
+        </button>
+        {onCancel ? (
+          <button type="button" onClick={onCancel}>
+            Cancel
+          </button>
+        ) : null}
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,148 @@
+"use client";
+
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { useState } from "react";
+import { Pager, type Cursor } from "@/components/ui/pager";
+import { Empty, Failed, Loading } from "@/components/ui/states";
+import { errorMessage, useTRPC } from "../trpc";
+import { EndpointStatusBadge, failureRate, HealthBadge, useCanDevelop, when, type Endpoint } from "./common";
+import { EndpointForm } from "./endpoint-form";
+import { SecretOnce } from "./secret-once";
+import "./webhooks.css";
+
+const PAGE = 25;
+
+/** /dashboard/webhooks: every endpoint with its health, degraded ones first in sight. */
+export function EndpointList() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [cursor, setCursor] = useState<Cursor>({});
+  const [creating, setCreating] = useState(false);
+  const [created, setCreated] = useState<{ id: string; secret: string } | null>(null);
+  const dev = useCanDevelop();
+  const me = useQuery(trpc.session.me.queryOptions());
+  const list = useQuery({ ...trpc.webhooks.list.queryOptions({ limit: PAGE, ...cursor }), placeholderData: keepPreviousData });
+  const create = useMutation(
+    trpc.webhooks.create.mutationOptions({
+      onSuccess: (e) => {
+        setCreating(false);
+        setCreated({ id: e.id, secret: e.secret ?? "" });
+        void queryClient.invalidateQueries({ queryKey: trpc.webhooks.pathKey() });
+      },
+    }),
+  );
+
+  const degraded = list.data?.data.filter((e) => e.health === "degraded") ?? [];
+  return (
+    <>
+      <div className="page-head">
+        <h1>Webhook endpoints</h1>
+        {dev.can ? (
+          <button type="button" className="primary" onClick={() => setCreating(true)} disabled={creating}>
+            Add endpoint
+          </button>
+        ) : dev.reason ? (
+          <span className="muted">{dev.reason} (to add endpoints)</span>
+        ) : null}
+      </div>
+
+      {created ? (
+        <SecretOnce secret={created.secret} title="Endpoint created: its signing secret" onDone={() => setCreated(null)}>
+          <p>
+            Verify each delivery&apos;s <code>Service-Signature</code> header with it.{" "}
+            <Link href={`/dashboard/webhooks/${created.id}`}>Open the endpoint</Link> to send a test event.
+          </p>
+        </SecretOnce>
+      ) : null}
+
+      {creating ? (
+        <section className="panel" aria-labelledby="new-endpoint">
+          <h2 id="new-endpoint">New endpoint</h2>
+          <EndpointForm
+            initial={{ url: "", enabledEvents: ["*"], description: "" }}
+            submitLabel="Create endpoint"
+            busy={create.isPending}
+            error={create.error ? errorMessage(create.error) : null}
+            livemode={me.data?.livemode ?? false}
+            onSubmit={(v) => create.mutate({ url: v.url, enabledEvents: v.enabledEvents, description: v.description || undefined })}
+            onCancel={() => {
+              setCreating(false);
+              create.reset();
+            }}
+          />
+        </section>
+      ) : null}
+
+      {degraded.length ? (
+        <div className="warning degraded-alert" role="alert">
+          <strong>{degraded.length === 1 ? "1 endpoint is degraded" : `${degraded.length} endpoints are degraded`}</strong>
+          <ul>
+            {degraded.map((e) => (
+              <li key={e.id}>
+                <Link href={`/dashboard/webhooks/${e.id}`}>{e.url}</Link>: {e.consecutive_failures} attempts in a row failed, degraded since {when(e.degraded_since)}
+              </li>
+            ))}
+          </ul>
+          <span>Deliveries keep retrying on the schedule. Fix the receiver, then replay what it missed from the event log.</span>
+        </div>
+      ) : null}
+
+      {list.isPending ? (
+        <Loading what="endpoints" />
+      ) : list.isError ? (
+        <Failed message={errorMessage(list.error)} retry={() => void list.refetch()} />
+      ) : list.data.data.length === 0 && !cursor.startingAfter && !cursor.endingBefore ? (
+        <Empty>No webhook endpoints yet{me.data ? ` in ${me.data.livemode ? "live" : "test"} mode` : ""}. Add one to receive events as they happen.</Empty>
+      ) : (
+        <>
+          <EndpointTable endpoints={list.data.data} hours={list.data.statsWindowHours} />
+          <Pager ids={list.data.data.map((e) => e.id)} hasMore={list.data.hasMore} cursor={cursor} onChange={setCursor} />
+        </>
+      )}
+    </>
+  );
+}
+
+function EndpointTable({ endpoints, hours }: { endpoints: Endpoint[]; hours: number }) {
+  return (
+    <div className="table-wrap">
+      <table className="data">
+        <thead>
+          <tr>
+            <th>URL</th>
+            <th>Health</th>
+            <th>Status</th>
+            <th>Events</th>
+            <th className="num">Attempts ({hours} h)</th>
+            <th className="num">Failed ({hours} h)</th>
+            <th>Last attempt</th>
+          </tr>
+        </thead>
+        <tbody>
+          {endpoints.map((e) => (
+            <tr key={e.id} className={e.health === "degraded" ? "degraded" : undefined}>
+              <td className="url-cell">
+                <Link href={`/dashboard/webhooks/${e.id}`} title={e.url}>
+                  {e.url}
+                </Link>
+                {e.description ? <div className="muted">{e.description}</div> : null}
+              </td>
+              <td>
+                <HealthBadge endpoint={e} />
+                {e.consecutive_failures > 0 ? <div className="muted">{e.consecutive_failures} failed in a row</div> : null}
+              </td>
+              <td>
+                <EndpointStatusBadge status={e.status} />
+              </td>
+              <td>{e.enabled_events.includes("*") ? "All" : e.enabled_events.length === 1 ? <code>{e.enabled_events[0]}</code> : `${e.enabled_events.length} types`}</td>
+              <td className="num">{e.attempts24h}</td>
+              <td className={`num${e.failures24h ? " error" : ""}`}>{failureRate(e.failures24h, e.attempts24h)}</td>
+              <td>{when(e.lastAttemptAt)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

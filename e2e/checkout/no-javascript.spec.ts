@@ -1,0 +1,44 @@
+import { expect, test } from "@playwright/test";
+import { attemptOf, numberError, createLink, getPayment, paymentsOfLink, statusRegion } from "./support";
+
+/** With JavaScript off the pages still take a payment: the form posts, the status page reloads itself. */
+test.use({ javaScriptEnabled: false });
+
+test("pay with JavaScript off: the form posts, the status page refreshes itself to the receipt", async ({ page, request }) => {
+  const link = await createLink(request);
+  await page.goto(`/pay/${link.id}`);
+  await page.getByLabel(/mobile money number/i).fill("077 000 0001");
+  await page.getByRole("button", { name: "Pay USD 25.00" }).click();
+  await page.waitForURL(/\?payment=pay_/);
+  await expect(statusRegion(page)).toContainText("+263 77 *** *001");
+  await expect(statusRegion(page)).toContainText(/Time left to approve: [23]:\d\d/);
+  // No script runs: only the page's own refresh can bring the outcome.
+  await expect(statusRegion(page).getByRole("heading")).toHaveText("Payment received", { timeout: 15_000 });
+  expect((await getPayment(request, attemptOf(page))).status).toBe("succeeded");
+});
+
+test("a wrong number with JavaScript off: the server's message, the number kept, nothing charged", async ({ page, request }) => {
+  const link = await createLink(request);
+  await page.goto(`/pay/${link.id}`);
+  await page.getByLabel(/mobile money number/i).fill("0242 704 000");
+  await page.getByRole("button", { name: /^Pay / }).click();
+  await expect(numberError(page)).toHaveText("That looks like a landline number. Enter a mobile wallet number, for example 077 123 4567.");
+  await expect(page.getByLabel(/mobile money number/i)).toHaveValue("0242 704 000");
+  expect(await paymentsOfLink(request, link.id)).toHaveLength(0);
+});
+
+test("the same form sent twice (a double tap, a resent POST) is one payment", async ({ page, request }) => {
+  const link = await createLink(request);
+  await page.goto(`/pay/${link.id}`);
+  await page.getByLabel(/mobile money number/i).fill("0771234567");
+  // What the browser would send for this form, sent twice over HTTP.
+  const fields = await page.locator("form input").evaluateAll((inputs) => (inputs as HTMLInputElement[]).map((i) => [i.name, i.value] as const));
+  const multipart = Object.fromEntries(fields.filter(([name]) => name));
+  const origin = new URL(page.url()).origin;
+  const [a, b] = await Promise.all(
+    [0, 1].map(() => page.request.post(page.url(), { multipart, headers: { Origin: origin }, maxRedirects: 0 })),
+  );
+  for (const res of [a!, b!]) expect(res.status(), await res.text()).toBe(303);
+  expect(a!.headers().location).toBe(b!.headers().location);
+  expect(await paymentsOfLink(request, link.id)).toHaveLength(1);
+});

@@ -1,0 +1,191 @@
+import { expect, test } from "@playwright/test";
+import { attemptOf, numberError, createLink, deactivateLink, getPayment, neverSaysFailed, pay, paymentsOfLink, statusRegion, testHelper } from "./support";
+
+/**
+ * `/pay/{plink_id}` in a phone-sized Chromium against `next start`: every sandbox number's path,
+ * the number field, and links that are used up or closed.
+ */
+
+test("…01 succeeds: the prompt with masked number, amount and countdown, then a receipt", async ({ page, request }) => {
+  const link = await createLink(request, { description: "Grade 7 school fees, Term 1" });
+  await page.goto(`/pay/${link.id}`);
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Grade 7 school fees, Term 1");
+  await expect(page.locator(".amount")).toHaveText("USD 25.00");
+  await expect(page.getByRole("button", { name: "Pay USD 25.00" })).toBeVisible();
+
+  await pay(page, "077 000 0001");
+  const status = statusRegion(page);
+  await expect(status).toHaveAttribute("aria-live", "polite");
+  await expect(status.getByRole("heading")).toHaveText("Check your phone and enter your PIN");
+  await expect(status).toContainText("+263 77 *** *001");
+  await expect(status).toContainText("USD 25.00");
+  await expect(status.getByRole("timer")).toHaveText(/^[23]:\d\d$/);
+
+  await expect(status.getByRole("heading")).toHaveText("Payment received", { timeout: 15_000 });
+  const paymentId = attemptOf(page);
+  const payment = await getPayment(request, paymentId);
+  expect(payment).toMatchObject({ status: "succeeded", customer: { msisdn: "263770000001" } });
+  await expect(status).toContainText(`${link.id}-`);
+  await expect(status).toContainText(/\d{1,2} \w{3} \d{4}, \d\d:\d\d CAT/);
+  await expect(status).toContainText(/SBX/);
+
+  // Reopening the page later shows the outcome, not a new form.
+  await page.reload();
+  await expect(statusRegion(page).getByRole("heading")).toHaveText("Payment received");
+  expect(await paymentsOfLink(request, link.id)).toHaveLength(1);
+});
+
+test("…02 is declined: the reason, and a form to try again that makes a new payment", async ({ page, request }) => {
+  const link = await createLink(request);
+  await page.goto(`/pay/${link.id}`);
+  await pay(page, "0770000002");
+  const status = statusRegion(page);
+  await expect(status.getByRole("heading")).toHaveText("Payment not completed", { timeout: 15_000 });
+  await expect(status).toContainText("Your wallet does not hold enough money for this payment.");
+
+  await pay(page, "0770000001");
+  await expect(statusRegion(page).getByRole("heading")).toHaveText("Payment received", { timeout: 15_000 });
+  expect((await paymentsOfLink(request, link.id)).map((p) => p.status).sort()).toEqual(["failed", "succeeded"]);
+});
+
+test("…03 never answers: the countdown runs; once expired the page offers another try", async ({ page, request }) => {
+  const link = await createLink(request);
+  await page.goto(`/pay/${link.id}`);
+  await pay(page, "0770000003");
+  const status = statusRegion(page);
+  await expect(status.getByRole("timer")).toBeVisible();
+  await neverSaysFailed(page, 2_500);
+  await testHelper(request, attemptOf(page), "expire");
+  await expect(status.getByRole("heading")).toHaveText("The prompt expired", { timeout: 10_000 });
+  await expect(status).toContainText("You have not been charged.");
+  await expect(page.getByLabel(/mobile money number/i)).toBeVisible();
+});
+
+test("…04 times out, then succeeds: confirming (never failed), then the receipt", async ({ page, request }) => {
+  const link = await createLink(request);
+  await page.goto(`/pay/${link.id}`);
+  await pay(page, "0770000004");
+  const status = statusRegion(page);
+  await expect(status.getByRole("heading")).toHaveText("Confirming your payment", { timeout: 10_000 });
+  await expect(status).toContainText("Do not pay again.");
+  await neverSaysFailed(page, 3_000);
+  await expect(status.getByRole("heading")).toHaveText("Payment received", { timeout: 20_000 });
+  expect((await getPayment(request, attemptOf(page))).status).toBe("succeeded");
+});
+
+test("…05 stays unknown: the page keeps confirming, also once unresolved, and never says failed", async ({ page, request }) => {
+  test.setTimeout(45_000);
+  const link = await createLink(request);
+  await page.goto(`/pay/${link.id}`);
+  await pay(page, "0770000005");
+  const status = statusRegion(page);
+  await expect(status.getByRole("timer")).toBeVisible();
+  await neverSaysFailed(page, 3_000);
+  // At expiry the provider cannot say what happened, so the payment goes unknown: the helper
+  // does now what the expiry would do in three minutes.
+  const paymentId = attemptOf(page);
+  expect((await testHelper(request, paymentId, "unknown")).status).toBe("unknown");
+  await expect(status.getByRole("heading")).toHaveText("Confirming your payment", { timeout: 10_000 });
+  await expect(status).toContainText("Do not pay again.");
+  await neverSaysFailed(page, 5_000);
+  expect((await getPayment(request, paymentId)).status).toBe("unknown");
+
+  // 24 h later it is unresolved: still confirming, and the page says it is taking long.
+  await testHelper(request, paymentId, "age");
+  await expect(status).toContainText("taking longer than usual", { timeout: 15_000 });
+  await expect(status.getByRole("heading")).toHaveText("Confirming your payment");
+  await neverSaysFailed(page, 2_000);
+  await page.reload();
+  await expect(statusRegion(page).getByRole("heading")).toHaveText("Confirming your payment");
+});
+
+test("…06 is refused at the prompt: said at once, with a way to try again", async ({ page, request }) => {
+  const link = await createLink(request);
+  await page.goto(`/pay/${link.id}`);
+  await pay(page, "0770000006");
+  await expect(statusRegion(page).getByRole("heading")).toHaveText("Payment not completed");
+  await expect(page.getByLabel(/mobile money number/i)).toBeVisible();
+});
+
+test("the number field takes the forms people type and names the wallet as they type", async ({ page, request }) => {
+  const link = await createLink(request);
+  const forms: Array<[string, string, string]> = [
+    ["0771234567", "EcoCash", "263771234567"],
+    ["+263 71 234 5678", "OneMoney", "263712345678"],
+    ["00263 73 123 4567", "Telecash", "263731234567"],
+    ["783 456 789", "EcoCash", "263783456789"],
+  ];
+  for (const [typed, network, strict] of forms) {
+    await page.goto(`/pay/${link.id}`);
+    const field = page.getByLabel(/mobile money number/i);
+    await field.pressSequentially(typed, { delay: 5 });
+    await expect(page.locator("#msisdn-hint")).toHaveText(network);
+    await page.getByRole("button", { name: /^Pay / }).click();
+    await expect(statusRegion(page)).toBeVisible();
+    expect((await getPayment(request, attemptOf(page))).customer.msisdn).toBe(strict);
+  }
+});
+
+test("a wrong number is explained in plain words (the server's message) and charges nothing", async ({ page, request }) => {
+  const link = await createLink(request);
+  await page.goto(`/pay/${link.id}`);
+  await pay(page, "0242 704 000");
+  await expect(numberError(page)).toHaveText("That looks like a landline number. Enter a mobile wallet number, for example 077 123 4567.");
+  await expect(page.getByLabel(/mobile money number/i)).toHaveAttribute("aria-invalid", "true");
+  await pay(page, "+27 82 123 4567");
+  await expect(numberError(page)).toHaveText("Only Zimbabwean mobile numbers can be charged. Enter a number such as 077 123 4567.");
+  expect(await paymentsOfLink(request, link.id)).toHaveLength(0);
+});
+
+test("a single-use link pays once; the next customer sees that it is used, not a form", async ({ page, browser, request }) => {
+  const link = await createLink(request, { single_use: true });
+  await page.goto(`/pay/${link.id}`);
+  await pay(page, "0770000001");
+  await expect(statusRegion(page).getByRole("heading")).toHaveText("Payment received", { timeout: 15_000 });
+
+  const other = await browser.newContext();
+  const second = await other.newPage();
+  await second.goto(`/pay/${link.id}`);
+  await expect(second.getByRole("heading", { level: 2 })).toHaveText("Link already used");
+  await expect(second.getByText("This payment link has already been used. Ask the merchant for a new one.")).toBeVisible();
+  await expect(second.getByLabel(/mobile money number/i)).toHaveCount(0);
+  await other.close();
+  expect(await paymentsOfLink(request, link.id)).toHaveLength(1);
+});
+
+test("an expired link and a deactivated link show a clear page, never a form", async ({ page, request }) => {
+  const soon = await createLink(request, { expires_at: new Date(Date.now() + 2_000).toISOString() });
+  const off = await createLink(request);
+  await deactivateLink(request, off.id);
+  await page.waitForTimeout(2_500);
+  for (const [link, words] of [
+    [soon, /This payment link expired at/],
+    [off, /This payment link has been deactivated/],
+  ] as const) {
+    await page.goto(`/pay/${link.id}`);
+    await expect(page.getByRole("heading", { level: 2 })).toHaveText("No longer available");
+    await expect(page.getByText(words)).toBeVisible();
+    await expect(page.getByLabel(/mobile money number/i)).toHaveCount(0);
+  }
+  const missing = await page.goto("/pay/plink_00000000000000000000000000");
+  expect(missing?.status()).toBe(404);
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("This payment page does not exist");
+});
+
+test("a double tap and a reload make one payment", async ({ page, request }) => {
+  const link = await createLink(request);
+  await page.goto(`/pay/${link.id}`);
+  await page.getByLabel(/mobile money number/i).fill("0771234567");
+  const button = page.getByRole("button", { name: /^Pay / });
+  // Two taps before the first answer: the form is sent again with the same attempt key.
+  await button.evaluate((b: HTMLButtonElement) => {
+    b.click();
+    b.form!.requestSubmit();
+  });
+  await expect(statusRegion(page)).toBeVisible({ timeout: 10_000 });
+  await page.reload();
+  await expect(statusRegion(page)).toBeVisible();
+  await page.goBack();
+  await page.waitForLoadState();
+  expect(await paymentsOfLink(request, link.id)).toHaveLength(1);
+});

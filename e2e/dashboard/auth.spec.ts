@@ -1,0 +1,64 @@
+import { expect, test } from "@playwright/test";
+import { seed } from "../support/seed";
+
+/** Sign-in, sign-out and the proxy, from a browser with no session. */
+test.use({ storageState: { cookies: [], origins: [] } });
+
+test("signed out, /dashboard sends you to sign in and back; a wrong password is refused in plain words", async ({ page }) => {
+  await page.goto("/dashboard/payments?status=succeeded");
+  await expect(page).toHaveURL(/\/dashboard\/sign-in\?callbackUrl=/);
+  await page.getByLabel("E-mail").fill(seed().staff.email);
+  await page.getByLabel("Password").fill("not the password");
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page.locator(".error[role=alert]")).toHaveText("That e-mail address and password do not match.");
+
+  await page.getByLabel("Password").fill(seed().staff.password!);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.waitForURL("**/dashboard/payments?status=succeeded");
+  await expect(page.locator(".dash-brand")).toContainText("Mari ·");
+});
+
+test("sign out ends the session: the dashboard asks to sign in again", async ({ page }) => {
+  await page.goto("/dashboard/sign-in");
+  await page.getByLabel("E-mail").fill(seed().staff.email);
+  await page.getByLabel("Password").fill(seed().staff.password!);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.waitForURL("**/dashboard");
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await page.waitForURL("**/dashboard/sign-in**");
+  await page.goto("/dashboard");
+  await expect(page).toHaveURL(/\/dashboard\/sign-in/);
+});
+
+test("repeated wrong passwords are stopped for a while", async ({ page }) => {
+  const email = `nobody-${Date.now()}@example.test`;
+  await page.goto("/dashboard/sign-in");
+  let last = "";
+  for (let i = 0; i < 11; i++) {
+    await page.getByLabel("E-mail").fill(email);
+    await page.getByLabel("Password").fill(`guess ${i}`);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await expect(page.locator(".error[role=alert]")).toBeVisible();
+    last = (await page.locator(".error[role=alert]").textContent()) ?? "";
+  }
+  expect(last).toBe("Too many sign-in attempts. Wait a few minutes and try again.");
+});
+
+test("the dashboard's API refuses calls without a session and from other sites", async ({ request }) => {
+  const me = await request.get("/api/trpc/session.me");
+  expect(me.status()).toBe(401);
+  const cross = await request.post("/api/trpc/payments.list", { headers: { Origin: "https://evil.example", "Sec-Fetch-Site": "cross-site" }, data: {} });
+  expect(cross.status()).toBe(403);
+});
+
+test.describe("with JavaScript off", () => {
+  test.use({ javaScriptEnabled: false });
+
+  test("the sign-in form says it needs JavaScript and cannot send the password in the address", async ({ page }) => {
+    await page.goto("/dashboard/sign-in");
+    // (Playwright turns scripts off without the parser's scripting flag, so <noscript> stays text here.)
+    expect(await page.content()).toContain("The dashboard needs JavaScript: turn it on to sign in.");
+    await expect(page.getByRole("button", { name: "Sign in" })).toBeDisabled();
+    await expect(page.locator("form.sign-in-form")).toHaveAttribute("method", "post");
+  });
+});

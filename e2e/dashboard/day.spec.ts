@@ -1,0 +1,129 @@
+import { readFileSync } from "node:fs";
+import { expect, test } from "@playwright/test";
+import { receiver } from "../support/receiver";
+import { bearer, seed } from "../support/seed";
+import { eventOf, keep, succeededPayment, v1 } from "./support";
+
+/** A merchant's day in the dashboard, signed in as the seeded admin (see sign-in.setup.ts). */
+
+test("search a payment by part of its reference, open it, read its timeline; export the search as CSV", async ({ page, request }, testInfo) => {
+  const reference = `order-${Date.now().toString(36)}-blue`;
+  const payment = await succeededPayment(request, reference);
+  await succeededPayment(request); // another, which the search must leave out
+
+  await page.goto("/dashboard/payments");
+  await page.getByLabel("Reference contains").fill(reference.slice(6));
+  await expect(page).toHaveURL(/[?&]q=/);
+  const rows = page.locator("table.data tbody tr");
+  await expect(rows).toHaveCount(1);
+  await expect(rows.first()).toContainText("USD 42.50");
+  await expect(rows.first()).toContainText("Succeeded");
+  await keep(page, testInfo, "payments");
+
+  const download = page.waitForEvent("download");
+  await page.getByRole("button", { name: "Export CSV" }).click();
+  const csv = readFileSync((await (await download).path())!, "utf8");
+  expect(csv.split("\r\n").filter(Boolean)).toHaveLength(2);
+  expect(csv).toContain(reference);
+
+  await page.getByRole("link", { name: reference }).click();
+  await expect(page).toHaveURL(new RegExp(`/dashboard/payments/${payment.id}$`));
+  const timeline = page.locator("ol.pay-timeline");
+  await expect(timeline).toContainText("payment.succeeded");
+  await expect(timeline.locator("li")).not.toHaveCount(0);
+  await keep(page, testInfo, "payment-detail");
+});
+
+test("replay an event: the new delivery shows on the event's page and reaches the endpoint", async ({ page, request }, testInfo) => {
+  const hook = await receiver(200);
+  try {
+    const endpoint = await v1<{ id: string }>(request, "POST", "/v1/webhook_endpoints", { url: hook.url, enabled_events: ["payment.succeeded"] });
+    const payment = await succeededPayment(request);
+    const eventId = await eventOf(request, payment.id, "payment.succeeded");
+    await expect.poll(() => hook.got.filter((g) => g.body.includes(eventId)).length, { timeout: 15_000 }).toBe(1);
+
+    await page.goto("/dashboard/events");
+    await page.getByRole("link", { name: eventId }).first().click();
+    await expect(page).toHaveURL(new RegExp(`/dashboard/events/${eventId}$`));
+    // Other tests' endpoints may take this event too: count the rows of this test's endpoint.
+    const deliveries = page.locator("table.data tbody tr").filter({ has: page.locator(`a[title="${endpoint.id}"]`) });
+    await expect(deliveries).toHaveCount(1);
+    await keep(page, testInfo, "event-detail");
+
+    await page.getByLabel("Send to").selectOption(endpoint.id);
+    await page.getByRole("button", { name: "Replay event" }).click();
+    await expect(page.getByRole("status").filter({ hasText: /Queued 1 delivery/ })).toBeVisible();
+    await expect(deliveries).toHaveCount(2, { timeout: 15_000 });
+    await expect.poll(() => hook.got.filter((g) => g.body.includes(eventId)).length, { timeout: 15_000 }).toBe(2);
+  } finally {
+    hook.close();
+  }
+});
+
+test("an endpoint that keeps failing is flagged degraded on the webhooks page and the overview", async ({ page, request }, testInfo) => {
+  const down = await receiver(503);
+  try {
+    await v1(request, "POST", "/v1/webhook_endpoints", { url: down.url, enabled_events: ["payment.succeeded"] });
+    // Five failed attempts in a row: five events, each failing its first attempt.
+    for (let i = 0; i < 5; i++) await succeededPayment(request);
+    await expect.poll(() => down.got.length, { timeout: 20_000 }).toBeGreaterThanOrEqual(5);
+
+    await page.goto("/dashboard/webhooks");
+    const alert = page.locator(".degraded-alert");
+    await expect(alert).toBeVisible({ timeout: 15_000 });
+    await expect(alert).toContainText(down.url);
+    await keep(page, testInfo, "webhooks");
+
+    await page.goto("/dashboard");
+    await expect(page.getByText(down.url).first()).toBeVisible();
+    await keep(page, testInfo, "overview");
+  } finally {
+    down.close();
+  }
+});
+
+test("create a restricted key, see it once, use it, revoke it", async ({ page, request }, testInfo) => {
+  await page.goto("/dashboard/api-keys");
+  await page.getByLabel("Restricted key").check();
+  await page.getByRole("checkbox", { name: "payments:read" }).check();
+  const name = `e2e ${Date.now()}`;
+  await page.getByLabel("Name (optional)").fill(name);
+  await page.getByRole("button", { name: "Create key" }).click();
+  const secret = (await page.getByTestId("new-secret").textContent())!.trim();
+  expect(secret).toMatch(/^rk_test_/);
+  expect((await request.get("/v1/payments", { headers: bearer(secret) })).status()).toBe(200);
+  await page.getByRole("button", { name: "I have stored it" }).click();
+  await expect(page.getByTestId("new-secret")).toHaveCount(0);
+  await keep(page, testInfo, "api-keys");
+
+  const row = page.locator("tr").filter({ hasText: name });
+  await row.getByRole("button", { name: "Revoke" }).click();
+  await row.getByRole("button", { name: "Revoke key" }).click();
+  await expect(row).toContainText("Revoked");
+  // The key cache remembers a valid key for a few seconds at most.
+  await expect.poll(async () => (await request.get("/v1/payments", { headers: bearer(secret) })).status(), { timeout: 15_000 }).toBe(401);
+  expect(seed().keys.test).not.toBe(secret);
+});
+
+test("the test/live switch: every page shows the chosen environment's data", async ({ page, request }) => {
+  const reference = `live-${Date.now().toString(36)}`;
+  const res = await request.post("/v1/payments", {
+    headers: { ...bearer(seed().keys.live), "Idempotency-Key": reference },
+    data: { amount: 1_000, currency: "USD", method: "wallet", reference, customer: { msisdn: "0770000003" } },
+  });
+  expect(res.status(), await res.text()).toBe(201);
+
+  await page.goto(`/dashboard/payments?q=${reference}`);
+  await expect(page.getByText("Test mode: you are looking at test data.")).toBeVisible();
+  await expect(page.getByRole("link", { name: reference })).toHaveCount(0);
+
+  // The switch reloads the page in the other mode.
+  await page.getByRole("switch").click();
+  await expect(page.getByText("Live data")).toBeVisible();
+  await expect(page.getByText("Test mode: you are looking at test data.")).toHaveCount(0);
+  await expect(page.getByRole("link", { name: reference })).toBeVisible();
+
+  await page.getByRole("switch").click();
+  await expect(page.getByText("Test mode: you are looking at test data.")).toBeVisible();
+  await expect(page.getByRole("switch")).not.toBeChecked();
+});

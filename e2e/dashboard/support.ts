@@ -1,0 +1,39 @@
+import { randomUUID } from "node:crypto";
+import { expect, type APIRequestContext, type Page, type TestInfo } from "@playwright/test";
+import { bearer, seed } from "../support/seed";
+
+/** The merchant's side through /v1 (the seeded merchant whose admin the dashboard tests sign in as). */
+const key = () => seed().keys.test;
+
+export async function v1<T>(request: APIRequestContext, method: "GET" | "POST", path: string, data?: unknown): Promise<T> {
+  const res = await request.fetch(path, { method, headers: { ...bearer(key()), ...(method === "POST" ? { "Idempotency-Key": randomUUID() } : {}) }, data });
+  expect(res.ok(), `${method} ${path}: ${res.status()} ${await res.text()}`).toBe(true);
+  return (await res.json()) as T;
+}
+
+/** A payment the sandbox leaves awaiting (…03), moved to succeeded by the test helper: one payment.succeeded event. */
+export async function succeededPayment(request: APIRequestContext, reference = `dash-${randomUUID().slice(0, 8)}`) {
+  const p = await v1<{ id: string }>(request, "POST", "/v1/payments", { amount: 4_250, currency: "USD", method: "wallet", reference, customer: { msisdn: "0770000003" } });
+  await v1(request, "POST", `/v1/test_helpers/payments/${p.id}/succeed`);
+  return { id: p.id, reference };
+}
+
+/** The event of a type about an object, once it exists. */
+export async function eventOf(request: APIRequestContext, objectId: string, type: string): Promise<string> {
+  let id: string | undefined;
+  await expect
+    .poll(async () => {
+      const list = await v1<{ data: Array<{ id: string; type: string; data: { object: { id: string } } }> }>(request, "GET", `/v1/events?type=${type}&limit=100`);
+      id = list.data.find((e) => e.data.object.id === objectId)?.id;
+      return id;
+    })
+    .toBeTruthy();
+  return id!;
+}
+
+/** A full-page screenshot kept with the test's results. */
+export async function keep(page: Page, testInfo: TestInfo, name: string): Promise<void> {
+  const path = testInfo.outputPath(`${name}.png`);
+  await page.screenshot({ path, fullPage: true });
+  await testInfo.attach(name, { path, contentType: "image/png" });
+}

@@ -1,0 +1,43 @@
+import { encode } from "next-auth/jwt";
+import { NextRequest } from "next/server";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { setEnv } from "@/server/testing/env";
+import { proxy } from "@/proxy";
+
+const SECRET = "a-test-secret-that-is-long-enough-to-sign-cookies";
+let restore: () => void;
+beforeAll(() => {
+  restore = setEnv({ NEXTAUTH_SECRET: SECRET });
+});
+afterAll(() => restore());
+
+async function visit(path: string, token?: string) {
+  const headers = token ? { cookie: `next-auth.session-token=${token}` } : undefined;
+  return proxy(new NextRequest(`http://127.0.0.1:3000${path}`, { headers }));
+}
+
+const isSignInRedirect = (res: Response, back: string) => {
+  expect(res.status).toBe(307);
+  const to = new URL(res.headers.get("location")!);
+  expect(to.pathname).toBe("/dashboard/sign-in");
+  expect(to.searchParams.get("callbackUrl")).toBe(back);
+};
+
+describe("proxy.ts: who sees /dashboard", () => {
+  it("sends a visitor without a session to sign in, and brings them back to where they were going", async () => {
+    isSignInRedirect(await visit("/dashboard/payments?status=failed"), "/dashboard/payments?status=failed");
+    expect((await visit("/dashboard/sign-in")).headers.get("x-middleware-next")).toBe("1");
+  });
+
+  it("lets a valid session through, and not one that has expired or was signed with another secret", async () => {
+    const valid = await encode({ token: { sub: "usr_1" }, secret: SECRET, maxAge: 3600 });
+    expect((await visit("/dashboard", valid)).headers.get("x-middleware-next")).toBe("1");
+
+    // Expired a minute ago (next-auth allows 15 s of clock skew).
+    const expired = await encode({ token: { sub: "usr_1" }, secret: SECRET, maxAge: -60 });
+    isSignInRedirect(await visit("/dashboard", expired), "/dashboard");
+
+    const forged = await encode({ token: { sub: "usr_1" }, secret: "another-secret-that-is-also-long-enough!!", maxAge: 3600 });
+    isSignInRedirect(await visit("/dashboard", forged), "/dashboard");
+  });
+});

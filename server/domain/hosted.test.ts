@@ -1,0 +1,44 @@
+import { describe, expect, it } from "vitest";
+import { ATTEMPT_PHASE, formatCountdown, formatHarareTime, PHASE_IS_FINAL, secondsLeft, successRedirect } from "./hosted";
+import { PAYMENT_STATUSES, TERMINAL } from "./payment-status";
+
+describe("attempt phases", () => {
+  it("never shows unknown or unresolved as failed, and are final exactly when the payment is terminal", () => {
+    expect(ATTEMPT_PHASE.unknown).toBe("confirming");
+    expect(ATTEMPT_PHASE.unresolved).toBe("confirming");
+    for (const status of PAYMENT_STATUSES) expect(PHASE_IS_FINAL[ATTEMPT_PHASE[status]]).toBe(TERMINAL[status]);
+  });
+});
+
+describe("countdown", () => {
+  it("counts whole seconds left by the given clock, never below zero", () => {
+    const expires = Date.parse("2026-11-22T10:03:00Z");
+    expect(secondsLeft(expires, Date.parse("2026-11-22T10:00:00Z"))).toBe(180);
+    expect(secondsLeft(expires, Date.parse("2026-11-22T10:02:59.100Z"))).toBe(1);
+    expect(secondsLeft(expires, Date.parse("2026-11-22T10:04:00Z"))).toBe(0);
+  });
+
+  it.each([
+    [180, "3:00"],
+    [61, "1:01"],
+    [9, "0:09"],
+    [0, "0:00"],
+    [-5, "0:00"],
+  ])("shows %i s as %s", (s, text) => {
+    expect(formatCountdown(s)).toBe(text);
+  });
+});
+
+describe("formatHarareTime", () => {
+  it("shows the time in Harare (UTC+2), across midnight and the year's end", () => {
+    expect(formatHarareTime("2026-11-22T05:18:09.000Z")).toBe("22 Nov 2026, 07:18 CAT");
+    expect(formatHarareTime("2026-12-31T22:30:00.000Z")).toBe("1 Jan 2027, 00:30 CAT");
+  });
+});
+
+describe("successRedirect", () => {
+  it("puts the session id where the merchant asked for it, and leaves other URLs alone", () => {
+    expect(successRedirect("https://shop.example/done?cs={CHECKOUT_SESSION_ID}", "cs_1")).toBe("https://shop.example/done?cs=cs_1");
+    expect(successRedirect("https://shop.example/done", "cs_1")).toBe("https://shop.example/done");
+  });
+});

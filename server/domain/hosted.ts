@@ -1,0 +1,73 @@
+import type { FailureCode, PaymentStatus } from "./payment-status";
+
+/**
+ * What the customer on a hosted page is told about their attempt. `unknown` and `unresolved` are
+ * `confirming`: the money may have moved, so the page never says failed and never invites a
+ * second payment while the provider has not answered.
+ */
+export type AttemptPhase = "waiting" | "confirming" | "succeeded" | "failed" | "expired";
+
+export const ATTEMPT_PHASE = {
+  awaiting_customer: "waiting",
+  unknown: "confirming",
+  unresolved: "confirming",
+  succeeded: "succeeded",
+  failed: "failed",
+  expired: "expired",
+} as const satisfies Record<PaymentStatus, AttemptPhase>;
+
+/** Phases after which nothing changes: the page stops polling and offers what comes next. */
+export const PHASE_IS_FINAL = {
+  waiting: false,
+  confirming: false,
+  succeeded: true,
+  failed: true,
+  expired: true,
+} as const satisfies Record<AttemptPhase, boolean>;
+
+/** Why a payment failed, told to the person who pays (the API's `failure_message` is for merchants). */
+export const CUSTOMER_FAILURE_MESSAGES = {
+  insufficient_funds: "Your wallet does not hold enough money for this payment. Top up and try again.",
+  declined: "Your wallet provider declined the payment. You have not been charged.",
+  customer_cancelled: "The payment was cancelled on your phone. You have not been charged.",
+  wallet_not_found: "No wallet was found for this number. Check the number and try again.",
+  push_rejected: "Your wallet provider could not send the PIN prompt to this number. Check the number and try again.",
+  limit_exceeded: "This payment is over your wallet's limit. Try a smaller amount or contact your provider.",
+  resolved_as_failed: "Your wallet provider confirmed that this payment did not go through. You have not been charged.",
+} as const satisfies Record<FailureCode, string>;
+
+/** A fallback for a failed payment without a code (it should not happen; the page still needs words). */
+export const GENERIC_FAILURE_MESSAGE = "The payment did not go through. You have not been charged.";
+
+/** Whole seconds left until `expiresAt` by the server's clock, never negative. */
+export function secondsLeft(expiresAtMs: number, serverNowMs: number): number {
+  return Math.max(0, Math.ceil((expiresAtMs - serverNowMs) / 1000));
+}
+
+/** `m:ss` for a countdown. */
+export function formatCountdown(seconds: number): string {
+  const s = Math.max(0, Math.floor(seconds));
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+}
+
+/**
+ * Where a checkout sends the customer once paid: the merchant's `success_url`, with
+ * `{CHECKOUT_SESSION_ID}` replaced by the session's id so the merchant's page can look it up.
+ */
+export function successRedirect(successUrl: string, sessionId: string): string {
+  return successUrl.replaceAll("{CHECKOUT_SESSION_ID}", encodeURIComponent(sessionId));
+}
+
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"] as const;
+/** Zimbabwe keeps UTC+2 all year (no daylight saving). */
+const HARARE_OFFSET_MS = 2 * 3600_000;
+
+/**
+ * A receipt's time in Harare, e.g. `22 Nov 2026, 07:30 CAT`. Computed rather than left to Intl,
+ * so the server's render and the phone's are the same string whatever ICU data each has.
+ */
+export function formatHarareTime(iso: string): string {
+  const d = new Date(Date.parse(iso) + HARARE_OFFSET_MS);
+  const two = (n: number) => String(n).padStart(2, "0");
+  return `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}, ${two(d.getUTCHours())}:${two(d.getUTCMinutes())} CAT`;
+}

@@ -1,0 +1,75 @@
+import type { Payment } from "@/db/schema";
+import { ATTEMPT_PHASE, CUSTOMER_FAILURE_MESSAGES, GENERIC_FAILURE_MESSAGE, type AttemptPhase } from "@/server/domain/hosted";
+import type { FeeQuote } from "@/server/domain/fees";
+import type { Currency } from "@/server/domain/money";
+import { maskMsisdn, NETWORK_NAMES, networkOf } from "@/server/domain/msisdn";
+import type { PaymentStatus } from "@/server/domain/payment-status";
+
+/**
+ * A hosted page as its customer sees it: what the server renders, and what the page's island
+ * polls (`GET /pay/{id}/status`, `GET /checkout/{id}/status`). Only what a customer may see: no
+ * full number, no metadata, no merchant ids.
+ */
+export type HostedPage = {
+  kind: "payment_link" | "checkout_session";
+  id: string;
+  livemode: boolean;
+  merchant_name: string;
+  /** What is being paid for: the link's description, or the session's order reference. */
+  description: string;
+  /** The fee preview: the same quote that creating the payment will store. */
+  quote: FeeQuote;
+  /** `open` takes a payment; the others are pages without a form. */
+  state: "open" | "link_used" | "link_expired" | "complete" | "expired";
+  /** Why a closed page is closed, in words for the customer. */
+  notice: string | null;
+  /** This customer's attempt: the one in the page's URL (links) or the session's latest. */
+  attempt: HostedAttempt | null;
+  /** Checkout sessions only. */
+  success_url: string | null;
+  cancel_url: string | null;
+  /** Where the island polls for this view. */
+  status_path: string;
+  /** The server's clock when this view was made (countdowns use it, not the phone's). */
+  server_time: string;
+};
+
+export type HostedAttempt = {
+  id: string;
+  status: PaymentStatus;
+  phase: AttemptPhase;
+  amount: number;
+  fee: number;
+  charged_amount: number;
+  currency: Currency;
+  msisdn_masked: string;
+  network_name: string | null;
+  reference: string;
+  provider_reference: string | null;
+  created_at: string;
+  expires_at: string;
+  succeeded_at: string | null;
+  failure_message: string | null;
+};
+
+export function toHostedAttempt(p: Payment): HostedAttempt {
+  const phase = ATTEMPT_PHASE[p.status];
+  const network = networkOf(p.customerMsisdn);
+  return {
+    id: p.id,
+    status: p.status,
+    phase,
+    amount: p.amount,
+    fee: p.fee,
+    charged_amount: p.chargedAmount,
+    currency: p.currency,
+    msisdn_masked: maskMsisdn(p.customerMsisdn),
+    network_name: network ? NETWORK_NAMES[network] : null,
+    reference: p.reference,
+    provider_reference: p.providerReference,
+    created_at: p.createdAt.toISOString(),
+    expires_at: p.expiresAt.toISOString(),
+    succeeded_at: p.succeededAt ? p.succeededAt.toISOString() : null,
+    failure_message: phase === "failed" ? (p.failureCode ? CUSTOMER_FAILURE_MESSAGES[p.failureCode] : GENERIC_FAILURE_MESSAGE) : null,
+  };
+}

@@ -1,0 +1,146 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { getDb } from "@/db/client";
+import { manualClock, systemClock, type Clock } from "@/server/clock";
+import { quoteFee } from "@/server/domain/fees";
+import { providers } from "@/server/providers/registry";
+import { seedTestMerchant, uniqueRef, type TestMerchant } from "@/server/testing/fixtures";
+import { createCheckoutSession } from "../checkout-sessions/create-checkout-session";
+import { payCheckoutSession } from "../checkout-sessions/pay-checkout-session";
+import { createPaymentLink } from "../payment-links/create-payment-link";
+import { deactivatePaymentLink } from "../payment-links/deactivate-payment-link";
+import { payPaymentLink } from "../payment-links/pay-payment-link";
+import { transitionPayment } from "../payments/transition-payment";
+import { viewCheckoutPage } from "./view-checkout-page";
+import { viewPaymentLinkPage } from "./view-payment-link-page";
+
+let merchantPays: TestMerchant;
+let customerPays: TestMerchant;
+beforeAll(async () => {
+  merchantPays = await seedTestMerchant();
+  customerPays = await seedTestMerchant({ feeBearer: "customer" });
+});
+
+const base = async (clock: Clock = systemClock) => ({ db: await getDb(), clock, providers });
+let n = 0;
+const key = () => `attempt-${++n}`;
+
+async function fail(paymentId: string) {
+  await transitionPayment(await base(), { paymentId, to: "failed", failure: { code: "insufficient_funds", message: "Not enough money." } });
+}
+
+describe("the payment link page", () => {
+  it("shows the merchant, the description and the fee preview that creating the payment will charge", async () => {
+    const link = await createPaymentLink(await customerPays.ctx(), { amount: 2_500, currency: "USD", description: "Grade 7 fees" });
+    const page = await viewPaymentLinkPage(await base(), { linkId: link.id });
+    expect(page).toMatchObject({
+      kind: "payment_link",
+      livemode: false,
+      merchant_name: customerPays.merchant.name,
+      description: "Grade 7 fees",
+      state: "open",
+      notice: null,
+      attempt: null,
+      status_path: `/pay/${link.id}/status`,
+    });
+    expect(page!.quote).toEqual(quoteFee(customerPays.merchant.feePlan, "customer", 2_500, "USD"));
+    expect(page!.quote.charged_amount).toBeGreaterThan(2_500);
+
+    const payment = await payPaymentLink(await base(), { linkId: link.id, msisdn: "0771234567", idempotencyKey: key() });
+    expect(payment.chargedAmount).toBe(page!.quote.charged_amount);
+  });
+
+  it("follows the customer's attempt, masked, and only one made through this link", async () => {
+    const link = await createPaymentLink(await merchantPays.ctx(), { amount: 1_000, currency: "USD", description: "Tickets" });
+    const other = await createPaymentLink(await merchantPays.ctx(), { amount: 1_000, currency: "USD", description: "Other" });
+    const payment = await payPaymentLink(await base(), { linkId: link.id, msisdn: "0771234567", idempotencyKey: key() });
+
+    const page = await viewPaymentLinkPage(await base(), { linkId: link.id, paymentId: payment.id });
+    expect(page!.attempt).toMatchObject({
+      id: payment.id,
+      status: "awaiting_customer",
+      phase: "waiting",
+      msisdn_masked: "+263 77 *** *567",
+      network_name: "EcoCash",
+      expires_at: payment.expiresAt.toISOString(),
+      failure_message: null,
+    });
+    expect(JSON.stringify(page)).not.toContain("263771234567");
+    expect(page!.status_path).toBe(`/pay/${link.id}/status?payment=${payment.id}`);
+
+    expect((await viewPaymentLinkPage(await base(), { linkId: other.id, paymentId: payment.id }))!.attempt).toBeNull();
+    expect((await viewPaymentLinkPage(await base(), { linkId: link.id, paymentId: "pay_nonsense" }))!.attempt).toBeNull();
+  });
+
+  it("never calls an unknown or unresolved attempt failed, and words a decline for the customer", async () => {
+    const link = await createPaymentLink(await merchantPays.ctx(), { amount: 1_000, currency: "USD", description: "Tickets" });
+    const unknown = await payPaymentLink(await base(), { linkId: link.id, msisdn: "0771234567", idempotencyKey: key() });
+    await transitionPayment(await base(), { paymentId: unknown.id, to: "unknown" });
+    expect((await viewPaymentLinkPage(await base(), { linkId: link.id, paymentId: unknown.id }))!.attempt).toMatchObject({ phase: "confirming", failure_message: null });
+    await transitionPayment(await base(), { paymentId: unknown.id, to: "unresolved" });
+    expect((await viewPaymentLinkPage(await base(), { linkId: link.id, paymentId: unknown.id }))!.attempt).toMatchObject({ phase: "confirming", status: "unresolved" });
+
+    const declined = await payPaymentLink(await base(), { linkId: link.id, msisdn: "0771234567", idempotencyKey: key() });
+    await fail(declined.id);
+    expect((await viewPaymentLinkPage(await base(), { linkId: link.id, paymentId: declined.id }))!.attempt).toMatchObject({
+      phase: "failed",
+      failure_message: "Your wallet does not hold enough money for this payment. Top up and try again.",
+    });
+  });
+
+  it("is link_used for others once a single-use link is held, and usable again after a decline", async () => {
+    const link = await createPaymentLink(await merchantPays.ctx(), { amount: 1_000, currency: "USD", description: "Once", singleUse: true });
+    const first = await payPaymentLink(await base(), { linkId: link.id, msisdn: "0771234567", idempotencyKey: key() });
+    expect(await viewPaymentLinkPage(await base(), { linkId: link.id })).toMatchObject({ state: "link_used", notice: expect.stringContaining("already been used") });
+    // The customer who holds it still sees their attempt, not the used page.
+    expect(await viewPaymentLinkPage(await base(), { linkId: link.id, paymentId: first.id })).toMatchObject({ state: "open", attempt: { id: first.id } });
+    await fail(first.id);
+    expect(await viewPaymentLinkPage(await base(), { linkId: link.id })).toMatchObject({ state: "open", notice: null });
+  });
+
+  it("is link_expired after its expiry or deactivation, and null for a link that does not exist", async () => {
+    const start = new Date();
+    const link = await createPaymentLink(await merchantPays.ctx(), { amount: 1_000, currency: "USD", description: "Soon", expiresAt: new Date(start.getTime() + 600_000) });
+    expect(await viewPaymentLinkPage(await base(manualClock(new Date(start.getTime() + 601_000))), { linkId: link.id })).toMatchObject({
+      state: "link_expired",
+      notice: expect.stringContaining("expired"),
+    });
+    await deactivatePaymentLink(await merchantPays.ctx(), link.id);
+    expect(await viewPaymentLinkPage(await base(), { linkId: link.id })).toMatchObject({ state: "link_expired", notice: expect.stringContaining("deactivated") });
+    expect(await viewPaymentLinkPage(await base(), { linkId: "plink_00000000000000000000000000" })).toBeNull();
+    expect(await viewPaymentLinkPage(await base(), { linkId: "cs_whatever" })).toBeNull();
+  });
+});
+
+describe("the checkout page", () => {
+  async function session(m: TestMerchant, expiresIn = 3_600) {
+    return createCheckoutSession(await m.ctx(), { amount: 1_500, currency: "USD", reference: uniqueRef("order"), successUrl: "https://shop.example/done?cs={CHECKOUT_SESSION_ID}", expiresIn });
+  }
+
+  it("shows the order, its latest attempt, and completes with the succeeded one", async () => {
+    const s = await session(customerPays);
+    expect(await viewCheckoutPage(await base(), s.id)).toMatchObject({
+      kind: "checkout_session",
+      description: `Order ${s.reference}`,
+      state: "open",
+      attempt: null,
+      success_url: "https://shop.example/done?cs={CHECKOUT_SESSION_ID}",
+      status_path: `/checkout/${s.id}/status`,
+    });
+    const first = await payCheckoutSession(await base(), { sessionId: s.id, msisdn: "0781234567", idempotencyKey: key() });
+    await fail(first.id);
+    expect(await viewCheckoutPage(await base(), s.id)).toMatchObject({ state: "open", attempt: { id: first.id, phase: "failed", network_name: "EcoCash" } });
+
+    const second = await payCheckoutSession(await base(), { sessionId: s.id, msisdn: "0711234567", idempotencyKey: key() });
+    await transitionPayment(await base(), { paymentId: second.id, to: "succeeded", providerReference: "SBX-1" });
+    const paid = await viewCheckoutPage(await base(), s.id);
+    expect(paid).toMatchObject({ state: "complete", notice: "This checkout has been paid.", attempt: { id: second.id, phase: "succeeded", network_name: "OneMoney", provider_reference: "SBX-1" } });
+    expect(paid!.attempt!.succeeded_at).not.toBeNull();
+  });
+
+  it("reads expired after expires_at, by the clock it is given", async () => {
+    const s = await session(merchantPays, 60);
+    const later = manualClock(new Date(s.expiresAt.getTime() + 1));
+    expect(await viewCheckoutPage(await base(later), s.id)).toMatchObject({ state: "expired", notice: expect.stringContaining("expired"), server_time: later.now().toISOString() });
+    expect(await viewCheckoutPage(await base(), "cs_00000000000000000000000000")).toBeNull();
+  });
+});

@@ -1,0 +1,47 @@
+import { eq } from "drizzle-orm";
+import { checkoutSessions, merchants, payments } from "@/db/schema";
+import { checkoutSessionStatus } from "@/server/domain/checkout";
+import { quoteFee } from "@/server/domain/fees";
+import { isId } from "@/server/domain/ids";
+import type { BaseContext } from "@/server/context";
+import { toHostedAttempt, type HostedPage } from "@/server/schemas/hosted";
+
+const NOTICES = {
+  open: null,
+  complete: "This checkout has been paid.",
+  expired: "This checkout has expired. Return to the merchant to start again.",
+} as const;
+
+/**
+ * `/checkout/{id}` as the customer sees it, or null for no such session. The session's latest
+ * attempt is part of it, so reopening the page (or polling it) shows where that attempt is.
+ */
+export async function viewCheckoutPage(base: BaseContext, sessionId: string): Promise<HostedPage | null> {
+  if (!isId("checkoutSession", sessionId)) return null;
+  const now = base.clock.now();
+  const [row] = await base.db
+    .select({ session: checkoutSessions, merchant: { name: merchants.name, feePlan: merchants.feePlan, feeBearer: merchants.feeBearer } })
+    .from(checkoutSessions)
+    .innerJoin(merchants, eq(merchants.id, checkoutSessions.merchantId))
+    .where(eq(checkoutSessions.id, sessionId));
+  if (!row) return null;
+  const { session, merchant } = row;
+  const [attempt] = session.paymentId ? await base.db.select().from(payments).where(eq(payments.id, session.paymentId)) : [];
+  const state = checkoutSessionStatus(session, now);
+
+  return {
+    kind: "checkout_session",
+    id: session.id,
+    livemode: session.livemode,
+    merchant_name: merchant.name,
+    description: `Order ${session.reference}`,
+    quote: quoteFee(merchant.feePlan, merchant.feeBearer, session.amount, session.currency),
+    state,
+    notice: NOTICES[state],
+    attempt: attempt ? toHostedAttempt(attempt) : null,
+    success_url: session.successUrl,
+    cancel_url: session.cancelUrl,
+    status_path: `/checkout/${session.id}/status`,
+    server_time: now.toISOString(),
+  };
+}

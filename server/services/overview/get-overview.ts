@@ -1,0 +1,127 @@
+import { and, count, desc, eq, gte, isNotNull, isNull, lt, sql } from "drizzle-orm";
+import { payments, webhookEndpoints, type Payment, type WebhookEndpoint } from "@/db/schema";
+import type { ServiceContext } from "@/server/context";
+import { idLowerBound } from "@/server/domain/ids";
+import { CURRENCIES, type Currency } from "@/server/domain/money";
+import { PAYMENT_STATUSES, type PaymentStatus } from "@/server/domain/payment-status";
+import { dailyCutoff } from "@/server/domain/settlements";
+
+/** Merchants' business day, as settlements cut it (UTC+2, no daylight saving). */
+export const OVERVIEW_TIME_ZONE = "Africa/Harare";
+export const OVERVIEW_DAYS = 14;
+const DAY_MS = 24 * 60 * 60 * 1000;
+const HARARE_OFFSET_MS = 2 * 60 * 60 * 1000;
+const RECENT_UNRESOLVED = 10;
+
+export type Volume = Record<Currency, number>;
+export type PeriodStats = {
+  /** Succeeded amount per currency, minor units. */
+  volume: Volume;
+  counts: Record<PaymentStatus, number>;
+  /** succeeded ÷ (succeeded + failed + expired); null when nothing has finished yet. */
+  successRate: number | null;
+};
+export type DayStats = { date: string; volume: Volume; succeeded: number; total: number };
+
+export type Overview = {
+  today: PeriodStats & { date: string };
+  /** Monday 00:00 in Harare up to now. */
+  week: PeriodStats & { from: string };
+  /** Oldest first, the last one is today. */
+  days: DayStats[];
+  unresolved: { count: number; recent: Payment[] };
+  degradedEndpoints: WebhookEndpoint[];
+};
+
+const zeroVolume = (): Volume => Object.fromEntries(CURRENCIES.map((c) => [c, 0])) as Volume;
+const zeroCounts = () => Object.fromEntries(PAYMENT_STATUSES.map((s) => [s, 0])) as Record<PaymentStatus, number>;
+const localDate = (at: Date) => new Date(at.getTime() + HARARE_OFFSET_MS).toISOString().slice(0, 10);
+
+/**
+ * Finished payments only: `unknown`, `unresolved` and `awaiting_customer` have no outcome yet, so
+ * they count for neither side (an unknown payment is never a failure).
+ */
+function successRate(counts: Record<PaymentStatus, number>): number | null {
+  const finished = counts.succeeded + counts.failed + counts.expired;
+  return finished === 0 ? null : counts.succeeded / finished;
+}
+
+/**
+ * The dashboard's front page for the merchant and environment of `ctx`, in three queries. A
+ * payment counts on the Harare day it was created (ids carry that time, so the window is an id
+ * range); one that succeeds later still counts on its creation day.
+ */
+export async function getOverview(ctx: ServiceContext): Promise<Overview> {
+  const now = ctx.clock.now();
+  const todayStart = dailyCutoff(now);
+  const windowStart = new Date(todayStart.getTime() - (OVERVIEW_DAYS - 1) * DAY_MS);
+  const windowEnd = new Date(todayStart.getTime() + DAY_MS);
+  // Monday = 0 … Sunday = 6, on the Harare calendar.
+  const weekday = (new Date(todayStart.getTime() + HARARE_OFFSET_MS).getUTCDay() + 6) % 7;
+  const weekStart = new Date(todayStart.getTime() - weekday * DAY_MS);
+
+  const mine = and(eq(payments.merchantId, ctx.merchant.id), eq(payments.livemode, ctx.livemode));
+  const day = sql<string>`to_char(${payments.createdAt} at time zone ${sql.raw(`'${OVERVIEW_TIME_ZONE}'`)}, 'YYYY-MM-DD')`;
+
+  const [buckets, unresolvedRows, unresolvedCount, degraded] = await Promise.all([
+    // payments_list_idx (merchant_id, livemode, id): an id range per window, aggregated in SQL to
+    // at most days × statuses × currencies rows.
+    ctx.db
+      .select({ day, status: payments.status, currency: payments.currency, n: count(), amount: sql<number>`coalesce(sum(${payments.amount}), 0)`.mapWith(Number) })
+      .from(payments)
+      .where(and(mine, gte(payments.id, idLowerBound("payment", windowStart)), lt(payments.id, idLowerBound("payment", windowEnd))))
+      .groupBy(day, payments.status, payments.currency),
+    // payments_status_list_idx (merchant_id, livemode, status, id): newest unresolved first.
+    ctx.db.select().from(payments).where(and(mine, eq(payments.status, "unresolved"))).orderBy(desc(payments.id)).limit(RECENT_UNRESOLVED),
+    // The same index, counted (an index-only scan once the visibility map is current).
+    ctx.db.select({ n: count() }).from(payments).where(and(mine, eq(payments.status, "unresolved"))),
+    // webhook_endpoints_list_idx (merchant_id, livemode, id); a merchant has a handful of endpoints.
+    ctx.db
+      .select()
+      .from(webhookEndpoints)
+      .where(
+        and(
+          eq(webhookEndpoints.merchantId, ctx.merchant.id),
+          eq(webhookEndpoints.livemode, ctx.livemode),
+          isNotNull(webhookEndpoints.degradedSince),
+          isNull(webhookEndpoints.deletedAt),
+          eq(webhookEndpoints.status, "enabled"),
+        ),
+      )
+      .orderBy(webhookEndpoints.degradedSince),
+  ]);
+
+  const days: DayStats[] = Array.from({ length: OVERVIEW_DAYS }, (_, i) => ({
+    date: localDate(new Date(windowStart.getTime() + i * DAY_MS)),
+    volume: zeroVolume(),
+    succeeded: 0,
+    total: 0,
+  }));
+  const byDate = new Map(days.map((d) => [d.date, d]));
+  const todayDate = localDate(todayStart);
+  const weekFrom = localDate(weekStart);
+  const today: PeriodStats = { volume: zeroVolume(), counts: zeroCounts(), successRate: null };
+  const week: PeriodStats = { volume: zeroVolume(), counts: zeroCounts(), successRate: null };
+
+  for (const b of buckets) {
+    const d = byDate.get(b.day);
+    if (!d) continue;
+    d.total += b.n;
+    const periods = [b.day === todayDate ? today : null, b.day >= weekFrom ? week : null].filter((p) => p !== null);
+    for (const p of periods) p.counts[b.status] += b.n;
+    if (b.status !== "succeeded") continue;
+    d.succeeded += b.n;
+    d.volume[b.currency] += b.amount;
+    for (const p of periods) p.volume[b.currency] += b.amount;
+  }
+  today.successRate = successRate(today.counts);
+  week.successRate = successRate(week.counts);
+
+  return {
+    today: { ...today, date: todayDate },
+    week: { ...week, from: weekFrom },
+    days,
+    unresolved: { count: unresolvedCount[0]?.n ?? 0, recent: unresolvedRows },
+    degradedEndpoints: degraded,
+  };
+}

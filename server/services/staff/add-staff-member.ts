@@ -1,0 +1,31 @@
+import { randomBytes } from "node:crypto";
+import { staffUsers } from "@/db/schema";
+import { violatedUniqueConstraint } from "@/db/errors";
+import { invalidParam } from "@/server/domain/errors";
+import { newId } from "@/server/domain/ids";
+import { hashPassword } from "@/server/domain/passwords";
+import type { StaffRole } from "@/server/domain/staff";
+import type { ServiceContext } from "@/server/context";
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/**
+ * A new staff member with a generated password, returned once for the admin to hand over (only
+ * its hash is kept). E-mail addresses are unique across Mari, in any case.
+ */
+export async function addStaffMember(ctx: ServiceContext, input: { email: string; role: StaffRole }) {
+  const email = input.email.trim();
+  if (!EMAIL.test(email) || email.length > 320) throw invalidParam("email", "Enter an e-mail address such as ana@shop.co.zw.");
+  const password = randomBytes(12).toString("base64url");
+  const now = ctx.clock.now();
+  try {
+    const [row] = await ctx.db
+      .insert(staffUsers)
+      .values({ id: newId("staffUser", now), merchantId: ctx.merchant.id, email, passwordHash: await hashPassword(password), role: input.role, createdAt: now })
+      .returning({ id: staffUsers.id, email: staffUsers.email, role: staffUsers.role, createdAt: staffUsers.createdAt });
+    return { staff: row!, password };
+  } catch (e) {
+    if (violatedUniqueConstraint(e) === "staff_users_email_key") throw invalidParam("email", "That e-mail address already signs in to Mari.");
+    throw e;
+  }
+}

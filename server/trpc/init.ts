@@ -1,0 +1,72 @@
+import { initTRPC, TRPCError, type TRPC_ERROR_CODE_KEY } from "@trpc/server";
+import { z } from "zod";
+import { staffServiceContext } from "@/server/auth/current-staff";
+import type { ServiceContext } from "@/server/context";
+import { isServiceError, type ErrorType } from "@/server/domain/errors";
+import { roleAllows, type StaffRole } from "@/server/domain/staff";
+import { log } from "@/server/log";
+import type { StaffSession } from "@/server/services/staff/load-staff-session";
+import type { systemContext } from "@/server/system-context";
+
+/** What every dashboard call starts from: the signed-in staff member (or none) and the chosen environment. */
+export type TrpcContext = {
+  base: Awaited<ReturnType<typeof systemContext>>;
+  session: StaffSession | null;
+  /** The dashboard's test/live switch. */
+  livemode: boolean;
+};
+
+/** The one map from the service's error types to tRPC's codes (the /v1 twin is server/http/errors.ts). */
+const TRPC_CODE = {
+  invalid_request: "BAD_REQUEST",
+  authentication_error: "UNAUTHORIZED",
+  permission_error: "FORBIDDEN",
+  not_found: "NOT_FOUND",
+  idempotency_conflict: "CONFLICT",
+  rate_limited: "TOO_MANY_REQUESTS",
+  api_error: "INTERNAL_SERVER_ERROR",
+} as const satisfies Record<ErrorType, TRPC_ERROR_CODE_KEY>;
+
+const t = initTRPC.context<TrpcContext>().create({
+  errorFormatter({ shape, error }) {
+    const cause = error.cause;
+    const service = isServiceError(cause) ? { code: cause.code, param: cause.param ?? null } : null;
+    const fields = cause instanceof z.ZodError ? z.flattenError(cause).fieldErrors : null;
+    // Internal errors never carry their message or stack to the browser.
+    const message = error.code === "INTERNAL_SERVER_ERROR" ? "Something went wrong on our side. Try again." : shape.message;
+    return { ...shape, message, data: { code: shape.data.code, httpStatus: shape.data.httpStatus, service, fields } };
+  },
+});
+
+export const router = t.router;
+export const createCallerFactory = t.createCallerFactory;
+
+/** Service errors become tRPC errors with the matching code; anything else is logged and hidden. */
+const mapErrors = t.middleware(async ({ next, path }) => {
+  const result = await next();
+  if (result.ok) return result;
+  const cause = result.error.cause;
+  if (isServiceError(cause)) throw new TRPCError({ code: TRPC_CODE[cause.type], message: cause.message, cause });
+  if (result.error.code === "INTERNAL_SERVER_ERROR") log.error("dashboard call failed", { path, error: cause?.message ?? result.error.message });
+  return result;
+});
+
+/** Signed in: the staff member's own merchant, in the chosen environment, as a service context. */
+const staffProcedure = t.procedure.use(mapErrors).use(({ ctx, next }) => {
+  if (!ctx.session) throw new TRPCError({ code: "UNAUTHORIZED", message: "Sign in again." });
+  const service: ServiceContext = staffServiceContext(ctx.base, ctx.session, ctx.livemode);
+  return next({ ctx: { ...ctx, staff: ctx.session.staff, service } });
+});
+
+const atLeast = (role: StaffRole) =>
+  staffProcedure.use(({ ctx, next }) => {
+    if (!roleAllows(ctx.staff.role, role)) throw new TRPCError({ code: "FORBIDDEN", message: `This needs the ${role} role; yours is ${ctx.staff.role}.` });
+    return next();
+  });
+
+/** Reads: every role. */
+export const viewerProcedure = atLeast("viewer");
+/** Keys, endpoints, replays, refunds. */
+export const developerProcedure = atLeast("developer");
+/** Staff, settings, payouts, resolving unresolved payments. */
+export const adminProcedure = atLeast("admin");

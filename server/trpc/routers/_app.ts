@@ -1,0 +1,27 @@
+import { router } from "../init";
+import { apiKeysRouter } from "./api-keys";
+import { eventsRouter } from "./events";
+import { overviewRouter } from "./overview";
+import { paymentLinksRouter } from "./payment-links";
+import { paymentsRouter } from "./payments";
+import { sessionRouter } from "./session";
+import { settingsRouter } from "./settings";
+import { settlementsRouter } from "./settlements";
+import { staffRouter } from "./staff";
+import { webhooksRouter } from "./webhooks";
+
+/** The dashboard's API: one router per area, each procedure a call to a service verb. */
+export const appRouter = router({
+  session: sessionRouter,
+  overview: overviewRouter,
+  payments: paymentsRouter,
+  events: eventsRouter,
+  webhooks: webhooksRouter,
+  apiKeys: apiKeysRouter,
+  paymentLinks: paymentLinksRouter,
+  settlements: settlementsRouter,
+  settings: settingsRouter,
+  staff: staffRouter,
+});
+
+export type AppRouter = typeof appRouter;

@@ -1,0 +1,56 @@
+import { z } from "zod";
+import { KEY_KINDS, SCOPES } from "@/server/domain/api-keys";
+import { createApiKey } from "@/server/services/api-keys/create-api-key";
+import { listApiKeys, type ApiKeySummary } from "@/server/services/api-keys/list-api-keys";
+import { revokeApiKey } from "@/server/services/api-keys/revoke-api-key";
+import { developerProcedure, router, viewerProcedure } from "../init";
+
+const cursor = z.string().max(64).optional();
+
+/** What the key list shows; the hash is never selected, let alone sent. */
+function toApiKeyView(k: ApiKeySummary) {
+  return {
+    id: k.id,
+    object: "api_key" as const,
+    livemode: k.livemode,
+    kind: k.kind,
+    name: k.name,
+    scopes: k.scopes,
+    display_prefix: k.displayPrefix,
+    created_at: k.createdAt.toISOString(),
+    last_used_at: k.lastUsedAt ? k.lastUsedAt.toISOString() : null,
+    revoked_at: k.revokedAt ? k.revokedAt.toISOString() : null,
+  };
+}
+
+export const apiKeysRouter = router({
+  /** The scopes a restricted key can hold (the domain module is server-only: it hashes keys). */
+  scopes: viewerProcedure.query(() => [...SCOPES]),
+
+  list: viewerProcedure
+    .input(z.object({ limit: z.number().int().min(1).max(100).default(25), startingAfter: cursor, endingBefore: cursor }))
+    .query(async ({ ctx, input }) => {
+      const page = await listApiKeys(ctx.service, input);
+      return { data: page.data.map(toApiKeyView), hasMore: page.hasMore };
+    }),
+
+  /** A key in the dashboard's environment; the answer is the only time its secret is seen. */
+  create: developerProcedure
+    .input(z.object({ kind: z.enum(KEY_KINDS), scopes: z.array(z.enum(SCOPES)).max(SCOPES.length).default([]), name: z.string().trim().max(100).optional() }))
+    .mutation(async ({ ctx, input }) => {
+      const { key, secret } = await createApiKey(ctx.service, {
+        merchantId: ctx.service.merchant.id,
+        livemode: ctx.service.livemode,
+        kind: input.kind,
+        scopes: input.kind === "restricted" ? input.scopes : [],
+        name: input.name || undefined,
+      });
+      const { hash: _hash, ...summary } = key;
+      return { key: toApiKeyView(summary), secret };
+    }),
+
+  revoke: developerProcedure.input(z.object({ id: z.string().max(64) })).mutation(async ({ ctx, input }) => {
+    const { hash: _hash, ...summary } = await revokeApiKey(ctx.service, input.id);
+    return toApiKeyView(summary);
+  }),
+});

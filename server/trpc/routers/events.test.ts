@@ -1,0 +1,119 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { getDb } from "@/db/client";
+import { systemClock } from "@/server/clock";
+import { newId } from "@/server/domain/ids";
+import { transitionPayment } from "@/server/services/payments/transition-payment";
+import { createEndpoint } from "@/server/services/webhooks/create-endpoint";
+import { seedAwaitingPayment, seedTestMerchant, type TestMerchant } from "@/server/testing/fixtures";
+import { dashboardAs, dashboardSignedOut, refusal } from "../testing";
+
+let a: TestMerchant;
+let b: TestMerchant;
+beforeAll(async () => {
+  a = await seedTestMerchant();
+  b = await seedTestMerchant();
+});
+
+
+/** A payment.succeeded event of `m` in that environment. */
+async function succeededEvent(m: TestMerchant, livemode = false) {
+  const p = await seedAwaitingPayment(m, { livemode });
+  const { event } = await transitionPayment({ db: await getDb(), clock: systemClock }, { paymentId: p.id, to: "succeeded" });
+  return event!;
+}
+
+const randomEventId = () => newId("event", new Date());
+
+describe("dashboard: events", () => {
+  it("lists and reads the merchant's own events in the chosen environment, filtered by type and time", async () => {
+    const m = await seedTestMerchant();
+    const test = await succeededEvent(m);
+    const live = await succeededEvent(m, true);
+    await succeededEvent(b);
+    const viewer = await dashboardAs(m, "viewer");
+    expect((await viewer.events.list({})).data.map((e) => e.id)).toEqual([test.id]);
+    expect((await viewer.events.list({ types: ["payment.succeeded"] })).data.map((e) => e.id)).toEqual([test.id]);
+    expect((await viewer.events.list({ types: ["payment.failed", "refund.failed"] })).data).toEqual([]);
+    expect((await viewer.events.list({ createdGte: new Date(Date.now() + 60_000).toISOString() })).data).toEqual([]);
+    expect((await viewer.events.list({ createdLt: new Date(Date.now() + 60_000).toISOString() })).data).toHaveLength(1);
+    const detail = await viewer.events.get({ id: test.id });
+    expect(detail.event).toMatchObject({ id: test.id, object: "event", type: "payment.succeeded", data: { object: { object: "payment" } } });
+    expect(detail.deliveries).toEqual([]);
+    expect(await refusal(viewer.events.get({ id: live.id }))).toBe("NOT_FOUND");
+    const liveViewer = await dashboardAs(m, "viewer", true);
+    expect((await liveViewer.events.list({})).data.map((e) => e.id)).toEqual([live.id]);
+    expect(await refusal(liveViewer.events.get({ id: test.id }))).toBe("NOT_FOUND");
+  });
+
+  it("never shows another merchant's event: the same answer as an id that does not exist", async () => {
+    const theirs = await succeededEvent(b);
+    const admin = await dashboardAs(a, "admin");
+    expect(await refusal(admin.events.get({ id: theirs.id }))).toBe("NOT_FOUND");
+    expect(await refusal(admin.events.get({ id: randomEventId() }))).toBe("NOT_FOUND");
+    expect((await admin.events.list({ limit: 100 })).data.map((e) => e.id)).not.toContain(theirs.id);
+    expect(await refusal(admin.events.replay({ id: theirs.id }))).toBe("NOT_FOUND");
+  });
+
+  it("replays one event to every endpoint or to one, for developers and admins; then the new delivery shows", async () => {
+    const m = await seedTestMerchant();
+    const ctx = await m.ctx();
+    const one = await createEndpoint(ctx, { url: "http://127.0.0.1:9/one", enabledEvents: ["*"] });
+    const two = await createEndpoint(ctx, { url: "http://127.0.0.1:9/two", enabledEvents: ["payment.succeeded"] });
+    const event = await succeededEvent(m);
+    const dev = await dashboardAs(m, "developer");
+    const all = await dev.events.replay({ id: event.id });
+    expect(all.deliveries.map((d) => d.endpoint).sort()).toEqual([one.id, two.id].sort());
+    expect(all.deliveries.every((d) => d.reason === "replay" && d.status === "pending")).toBe(true);
+    const admin = await dashboardAs(m, "admin");
+    const named = await admin.events.replay({ id: event.id, endpointId: two.id });
+    expect(named.deliveries.map((d) => d.endpoint)).toEqual([two.id]);
+    const detail = await (await dashboardAs(m, "viewer")).events.get({ id: event.id });
+    expect(detail.deliveries.map((d) => d.id)).toEqual(expect.arrayContaining([...all.deliveries, ...named.deliveries].map((d) => d.id)));
+  });
+
+  it("refuses replays to viewers, to another merchant's or environment's endpoint, and of another environment's event", async () => {
+    const m = await seedTestMerchant();
+    const event = await succeededEvent(m);
+    const live = await succeededEvent(m, true);
+    const theirEndpoint = await createEndpoint(await b.ctx(), { url: "http://127.0.0.1:9/theirs", enabledEvents: ["*"] });
+    const liveEndpoint = await createEndpoint(await m.ctx(true), { url: "https://127.0.0.1:9/live", enabledEvents: ["*"] });
+    const viewer = await dashboardAs(m, "viewer");
+    expect(await refusal(viewer.events.replay({ id: event.id }))).toBe("FORBIDDEN");
+    expect(await refusal(viewer.events.replayWindow({ createdGte: new Date(0).toISOString(), dryRun: true }))).toBe("FORBIDDEN");
+    const dev = await dashboardAs(m, "developer");
+    expect(await refusal(dev.events.replay({ id: event.id, endpointId: theirEndpoint.id }))).toBe("NOT_FOUND");
+    expect(await refusal(dev.events.replay({ id: event.id, endpointId: liveEndpoint.id }))).toBe("NOT_FOUND");
+    expect(await refusal(dev.events.replay({ id: live.id }))).toBe("NOT_FOUND");
+    expect(await refusal(dev.events.replayWindow({ createdGte: new Date(0).toISOString(), endpointId: theirEndpoint.id, dryRun: true }))).toBe("NOT_FOUND");
+  });
+
+  it("replays a window: a dry run counts and queues nothing, then the same window queues exactly that", async () => {
+    const m = await seedTestMerchant();
+    const ctx = await m.ctx();
+    await createEndpoint(ctx, { url: "http://127.0.0.1:9/one", enabledEvents: ["*"] });
+    await createEndpoint(ctx, { url: "http://127.0.0.1:9/two", enabledEvents: ["payment.failed"] });
+    const from = new Date(Date.now() - 1_000).toISOString();
+    const first = await succeededEvent(m);
+    await succeededEvent(m);
+    await succeededEvent(m, true);
+    await succeededEvent(b);
+    const dev = await dashboardAs(m, "developer");
+    const dry = await dev.events.replayWindow({ createdGte: from, dryRun: true });
+    expect(dry).toEqual({ dryRun: true, events: 2, deliveries: 2 });
+    expect((await dev.events.get({ id: first.id })).deliveries).toEqual([]);
+    const done = await dev.events.replayWindow({ createdGte: from, dryRun: false });
+    expect(done).toEqual({ dryRun: false, events: 2, deliveries: 2 });
+    expect((await dev.events.get({ id: first.id })).deliveries).toHaveLength(1);
+    expect(await dev.events.replayWindow({ createdGte: from, types: ["payment.failed"], dryRun: true })).toEqual({ dryRun: true, events: 0, deliveries: 0 });
+    expect(await refusal(dev.events.replayWindow({ createdGte: from, createdLt: from, dryRun: true }))).toBe("BAD_REQUEST");
+  });
+
+  it("answers nothing to someone signed out", async () => {
+    const out = await dashboardSignedOut();
+    const event = await succeededEvent(a);
+    expect(await refusal(out.events.list({}))).toBe("UNAUTHORIZED");
+    expect(await refusal(out.events.get({ id: event.id }))).toBe("UNAUTHORIZED");
+    expect(await refusal(out.events.replay({ id: event.id }))).toBe("UNAUTHORIZED");
+    expect(await refusal(out.events.replayWindow({ createdGte: new Date(0).toISOString(), dryRun: true }))).toBe("UNAUTHORIZED");
+  });
+});

@@ -1,0 +1,79 @@
+import { z } from "zod";
+import { EVENT_TYPES } from "@/server/domain/events";
+import { toEventResource } from "@/server/schemas/events";
+import { toDeliveryResource } from "@/server/schemas/webhooks";
+import { getEvent } from "@/server/services/events/get-event";
+import { listEvents } from "@/server/services/events/list-events";
+import { replayEventWindow } from "@/server/services/events/replay-event-window";
+import { replayEvent } from "@/server/services/events/replay-event";
+import { listDeliveries } from "@/server/services/webhooks/list-deliveries";
+import { developerProcedure, router, viewerProcedure } from "../init";
+
+const id = z.string().max(64);
+const cursor = id.optional();
+const time = z.iso.datetime({ offset: true });
+const types = z.array(z.enum(EVENT_TYPES)).min(1).max(EVENT_TYPES.length).optional();
+
+/** An event's deliveries shown on its page; more than this is a replay storm, and the page says so. */
+const DELIVERIES_SHOWN = 100;
+
+export const eventsRouter = router({
+  /** The event log: newest first, by type and time, keyset pages (as GET /v1/events). */
+  list: viewerProcedure
+    .input(
+      z.object({
+        limit: z.number().int().min(1).max(100).default(25),
+        startingAfter: cursor,
+        endingBefore: cursor,
+        types,
+        createdGte: time.optional(),
+        createdLt: time.optional(),
+      }),
+    )
+    .query(async ({ ctx, input }) => {
+      const page = await listEvents(
+        ctx.service,
+        { types: input.types, createdGte: input.createdGte ? new Date(input.createdGte) : undefined, createdLt: input.createdLt ? new Date(input.createdLt) : undefined },
+        { limit: input.limit, startingAfter: input.startingAfter, endingBefore: input.endingBefore },
+      );
+      return { data: page.data.map(toEventResource), hasMore: page.hasMore };
+    }),
+
+  /** One event with its payload and its deliveries (newest first), each with its attempts. */
+  get: viewerProcedure.input(z.object({ id })).query(async ({ ctx, input }) => {
+    const event = await getEvent(ctx.service, input.id);
+    const deliveries = await listDeliveries(ctx.service, { eventId: event.id }, { limit: DELIVERIES_SHOWN });
+    return { event: toEventResource(event), deliveries: deliveries.data.map(toDeliveryResource), moreDeliveries: deliveries.hasMore };
+  }),
+
+  /** Queue the event again to every enabled endpoint subscribed to it, or to the one named. */
+  replay: developerProcedure.input(z.object({ id, endpointId: id.optional() })).mutation(async ({ ctx, input }) => ({
+    deliveries: (await replayEvent(ctx.service, input.id, input.endpointId)).map(toDeliveryResource),
+  })),
+
+  /** Replay a time window; `dryRun` counts what would be queued and writes nothing. */
+  replayWindow: developerProcedure
+    .input(
+      z
+        .object({
+          createdGte: time,
+          createdLt: time.optional(),
+          types,
+          endpointId: id.optional(),
+          onlyUndelivered: z.boolean().default(false),
+          dryRun: z.boolean(),
+        })
+        .refine((b) => b.createdLt === undefined || new Date(b.createdLt) > new Date(b.createdGte), { message: "The end must be after the start.", path: ["createdLt"] }),
+    )
+    .mutation(async ({ ctx, input }) => {
+      const counts = await replayEventWindow(ctx.service, {
+        createdGte: new Date(input.createdGte),
+        createdLt: input.createdLt ? new Date(input.createdLt) : undefined,
+        types: input.types,
+        endpointId: input.endpointId,
+        onlyUndelivered: input.onlyUndelivered,
+        dryRun: input.dryRun,
+      });
+      return { dryRun: input.dryRun, ...counts };
+    }),
+});

@@ -1,0 +1,52 @@
+import { z } from "zod";
+import type { PaymentLink } from "@/db/schema";
+import { CURRENCIES, MAX_AMOUNT } from "@/server/domain/money";
+import { toPaymentLinkResource } from "@/server/schemas/payment-links";
+import { createPaymentLink } from "@/server/services/payment-links/create-payment-link";
+import { deactivatePaymentLink } from "@/server/services/payment-links/deactivate-payment-link";
+import { listPaymentLinks } from "@/server/services/payment-links/list-payment-links";
+import { developerProcedure, router, viewerProcedure } from "../init";
+
+const cursor = z.string().max(64).optional();
+
+/** Deactivated wins over expired: it is the merchant's own decision and it is permanent. */
+function linkView(l: PaymentLink, now: Date) {
+  const status = !l.active ? "deactivated" : l.expiresAt && l.expiresAt <= now ? "expired" : "active";
+  return { ...toPaymentLinkResource(l), status: status as "active" | "expired" | "deactivated" };
+}
+
+export const paymentLinksRouter = router({
+  list: viewerProcedure
+    .input(z.object({ limit: z.number().int().min(1).max(100).default(25), startingAfter: cursor, endingBefore: cursor, active: z.boolean().optional() }))
+    .query(async ({ ctx, input }) => {
+      const page = await listPaymentLinks(ctx.service, { active: input.active }, input);
+      const now = ctx.service.clock.now();
+      return { data: page.data.map((l) => linkView(l, now)), hasMore: page.hasMore };
+    }),
+
+  /** Amount in minor units, as /v1 takes it (the form converts the typed decimal without floats). */
+  create: developerProcedure
+    .input(
+      z.object({
+        amount: z.number().int().min(1).max(MAX_AMOUNT),
+        currency: z.enum(CURRENCIES),
+        description: z.string().trim().min(1).max(500),
+        singleUse: z.boolean().default(false),
+        expiresAt: z.iso.datetime({ offset: true }).optional(),
+      }),
+    )
+    .mutation(async ({ ctx, input }) => {
+      const link = await createPaymentLink(ctx.service, {
+        amount: input.amount,
+        currency: input.currency,
+        description: input.description,
+        singleUse: input.singleUse,
+        expiresAt: input.expiresAt ? new Date(input.expiresAt) : undefined,
+      });
+      return linkView(link, ctx.service.clock.now());
+    }),
+
+  deactivate: developerProcedure.input(z.object({ id: z.string().max(64) })).mutation(async ({ ctx, input }) => {
+    return linkView(await deactivatePaymentLink(ctx.service, input.id), ctx.service.clock.now());
+  }),
+});

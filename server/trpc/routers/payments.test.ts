@@ -1,0 +1,150 @@
+import { TRPCError } from "@trpc/server";
+import { beforeAll, describe, expect, it } from "vitest";
+import { seedPayment, seedSucceededPayment, seedTestMerchant, type TestMerchant } from "@/server/testing/fixtures";
+import { dashboardAs, dashboardSignedOut, refusal } from "../testing";
+
+let a: TestMerchant;
+let b: TestMerchant;
+beforeAll(async () => {
+  a = await seedTestMerchant();
+  b = await seedTestMerchant();
+});
+
+
+describe("dashboard: payments", () => {
+  it("lists and reads the staff member's own merchant's payments, in the chosen environment", async () => {
+    const test = await seedSucceededPayment(a);
+    const live = await seedSucceededPayment(a, { livemode: true });
+    const viewer = await dashboardAs(a, "viewer");
+    expect((await viewer.payments.list({})).data.map((p) => p.id)).toEqual([test.id]);
+    expect(await viewer.payments.get({ id: test.id })).toMatchObject({ id: test.id, status: "succeeded" });
+    expect(await refusal(viewer.payments.get({ id: live.id }))).toBe("NOT_FOUND");
+    const liveViewer = await dashboardAs(a, "viewer", true);
+    expect((await liveViewer.payments.list({})).data.map((p) => p.id)).toEqual([live.id]);
+  });
+
+  it("never shows another merchant's payment, and nothing to someone signed out", async () => {
+    const theirs = await seedSucceededPayment(b);
+    const admin = await dashboardAs(a, "admin");
+    expect(await refusal(admin.payments.get({ id: theirs.id }))).toBe("NOT_FOUND");
+    expect((await admin.payments.list({ search: theirs.reference })).data).toEqual([]);
+    expect(await refusal((await dashboardSignedOut()).payments.list({}))).toBe("UNAUTHORIZED");
+  });
+});
+
+const key = () => `k-${Math.random().toString(36).slice(2)}-${Date.now()}`;
+
+describe("dashboard: payment timeline", () => {
+  it("shows a payment's timeline to every role of its merchant, in its environment only", async () => {
+    const p = await seedSucceededPayment(a);
+    for (const role of ["viewer", "developer", "admin"] as const) {
+      const t = await (await dashboardAs(a, role)).payments.timeline({ id: p.id });
+      expect(t.payment.id).toBe(p.id);
+      expect(t.entries.map((e) => e.kind)).toEqual(["state", "state"]);
+    }
+    expect(await refusal((await dashboardAs(a, "admin", true)).payments.timeline({ id: p.id }))).toBe("NOT_FOUND");
+    expect(await refusal((await dashboardAs(b, "admin")).payments.timeline({ id: p.id }))).toBe("NOT_FOUND");
+    expect(await refusal((await dashboardAs(a, "admin")).payments.timeline({ id: "pay_0000000000000000000000000" }))).toBe("NOT_FOUND");
+    expect(await refusal((await dashboardSignedOut()).payments.timeline({ id: p.id }))).toBe("UNAUTHORIZED");
+  });
+});
+
+describe("dashboard: refund", () => {
+  it("is for developers and admins; a viewer is refused and nothing is refunded", async () => {
+    const p = await seedSucceededPayment(a, { amount: 1_000 });
+    expect(await refusal((await dashboardAs(a, "viewer")).payments.refund({ paymentId: p.id, idempotencyKey: key() }))).toBe("FORBIDDEN");
+    expect(await refusal((await dashboardSignedOut()).payments.refund({ paymentId: p.id, idempotencyKey: key() }))).toBe("UNAUTHORIZED");
+    const viewer = await dashboardAs(a, "viewer");
+    expect((await viewer.payments.timeline({ id: p.id })).refundable).toBe(1_000);
+
+    const dev = await dashboardAs(a, "developer");
+    const r = await dev.payments.refund({ paymentId: p.id, amount: 300, reason: "requested_by_customer", idempotencyKey: key() });
+    expect(r).toMatchObject({ object: "refund", payment: p.id, amount: 300, reason: "requested_by_customer" });
+    const admin = await dashboardAs(a, "admin");
+    expect(await admin.payments.refund({ paymentId: p.id, idempotencyKey: key() })).toMatchObject({ amount: 700 });
+    expect((await viewer.payments.timeline({ id: p.id })).refundable).toBe(0);
+  });
+
+  it("a double submit of one form is one refund", async () => {
+    const p = await seedSucceededPayment(a, { amount: 1_000 });
+    const dev = await dashboardAs(a, "developer");
+    const k = key();
+    const first = await dev.payments.refund({ paymentId: p.id, amount: 200, idempotencyKey: k });
+    const again = await dev.payments.refund({ paymentId: p.id, amount: 200, idempotencyKey: k });
+    expect(again.id).toBe(first.id);
+    expect((await dev.payments.timeline({ id: p.id })).entries.filter((e) => e.kind === "refund")).toHaveLength(1);
+  });
+
+  it("refuses too much, with the service's code for the form", async () => {
+    const p = await seedSucceededPayment(a, { amount: 1_000 });
+    const e = await (await dashboardAs(a, "developer")).payments.refund({ paymentId: p.id, amount: 1_001, idempotencyKey: key() }).catch((err: unknown) => err);
+    expect(e).toBeInstanceOf(TRPCError);
+    expect((e as TRPCError).code).toBe("BAD_REQUEST");
+    expect(((e as TRPCError).cause as { code?: string }).code).toBe("refund_amount_invalid");
+  });
+
+  it("cannot refund another merchant's or the other environment's payment", async () => {
+    const theirs = await seedSucceededPayment(b);
+    const live = await seedSucceededPayment(a, { livemode: true });
+    const admin = await dashboardAs(a, "admin");
+    expect(await refusal(admin.payments.refund({ paymentId: theirs.id, idempotencyKey: key() }))).toBe("NOT_FOUND");
+    expect(await refusal(admin.payments.refund({ paymentId: live.id, idempotencyKey: key() }))).toBe("NOT_FOUND");
+    expect((await (await dashboardAs(b, "viewer")).payments.timeline({ id: theirs.id })).refundable).toBe(theirs.amount);
+    expect((await (await dashboardAs(a, "viewer", true)).payments.timeline({ id: live.id })).refundable).toBe(live.amount);
+  });
+});
+
+describe("dashboard: resolve an unresolved payment", () => {
+  const input = (paymentId: string) => ({ paymentId, outcome: "failed" as const, reason: "Provider confirmed no debit" });
+
+  it("is for admins only", async () => {
+    const p = await seedPayment(a, "unresolved");
+    expect(await refusal((await dashboardAs(a, "viewer")).payments.resolve(input(p.id)))).toBe("FORBIDDEN");
+    expect(await refusal((await dashboardAs(a, "developer")).payments.resolve(input(p.id)))).toBe("FORBIDDEN");
+    expect(await refusal((await dashboardSignedOut()).payments.resolve(input(p.id)))).toBe("UNAUTHORIZED");
+    const admin = await dashboardAs(a, "admin");
+    expect(await admin.payments.resolve(input(p.id))).toMatchObject({ id: p.id, status: "failed", failure_code: "resolved_as_failed" });
+    const states = (await admin.payments.timeline({ id: p.id })).entries.filter((e) => e.kind === "state");
+    expect(states.at(-1)).toMatchObject({ from: "unresolved", to: "failed", reason: "Provider confirmed no debit" });
+  });
+
+  it("needs a reason, and an unresolved payment", async () => {
+    const admin = await dashboardAs(a, "admin");
+    const p = await seedPayment(a, "unresolved");
+    expect(await refusal(admin.payments.resolve({ ...input(p.id), reason: " " }))).toBe("BAD_REQUEST");
+    const done = await seedSucceededPayment(a);
+    expect(await refusal(admin.payments.resolve(input(done.id)))).toBe("BAD_REQUEST");
+  });
+
+  it("cannot touch another merchant's or the other environment's payment", async () => {
+    const theirs = await seedPayment(b, "unresolved");
+    const live = await seedPayment(a, "unresolved", { livemode: true });
+    const admin = await dashboardAs(a, "admin");
+    expect(await refusal(admin.payments.resolve(input(theirs.id)))).toBe("NOT_FOUND");
+    expect(await refusal(admin.payments.resolve(input(live.id)))).toBe("NOT_FOUND");
+    expect((await (await dashboardAs(b, "admin")).payments.get({ id: theirs.id })).status).toBe("unresolved");
+    expect((await (await dashboardAs(a, "admin", true)).payments.get({ id: live.id })).status).toBe("unresolved");
+  });
+});
+
+describe("dashboard: payments list and get, by role", () => {
+  it("every role reads; lists hold only the merchant's rows of the chosen environment, with filters", async () => {
+    const m = await seedTestMerchant();
+    const mine = await seedPayment(m, "unknown");
+    const done = await seedSucceededPayment(m);
+    await seedSucceededPayment(m, { livemode: true });
+    await seedPayment(b, "unknown");
+    for (const role of ["viewer", "developer", "admin"] as const) {
+      const caller = await dashboardAs(m, role);
+      expect((await caller.payments.list({})).data.map((p) => p.id)).toEqual([done.id, mine.id]);
+      expect((await caller.payments.list({ status: "unknown" })).data.map((p) => p.id)).toEqual([mine.id]);
+      expect((await caller.payments.list({ search: mine.reference.slice(2, 12) })).data.map((p) => p.id)).toEqual([mine.id]);
+      expect((await caller.payments.get({ id: done.id })).id).toBe(done.id);
+    }
+    const page = await (await dashboardAs(m, "viewer")).payments.list({ limit: 1 });
+    expect(page).toMatchObject({ hasMore: true, data: [{ id: done.id }] });
+    const next = await (await dashboardAs(m, "viewer")).payments.list({ limit: 1, startingAfter: done.id });
+    expect(next).toMatchObject({ hasMore: false, data: [{ id: mine.id }] });
+    expect(await refusal((await dashboardSignedOut()).payments.get({ id: done.id }))).toBe("UNAUTHORIZED");
+  });
+});

@@ -1,0 +1,76 @@
+import { z } from "zod";
+import { CURRENCIES, MAX_AMOUNT, METHODS } from "@/server/domain/money";
+import { PAYMENT_STATUSES } from "@/server/domain/payment-status";
+import { REFUND_REASONS } from "@/server/domain/refunds";
+import { toPaymentResource } from "@/server/schemas/payments";
+import { toRefundResource } from "@/server/schemas/refunds";
+import { getPayment } from "@/server/services/payments/get-payment";
+import { listPayments } from "@/server/services/payments/list-payments";
+import { paymentTimeline } from "@/server/services/payments/payment-timeline";
+import { resolveUnresolvedPayment } from "@/server/services/payments/resolve-unresolved-payment";
+import { createRefund } from "@/server/services/refunds/create-refund";
+import { adminProcedure, developerProcedure, router, viewerProcedure } from "../init";
+
+const cursor = z.string().max(64).optional();
+
+export const paymentsRouter = router({
+  /** The payments table: filters as GET /v1/payments has them, keyset pages. */
+  list: viewerProcedure
+    .input(
+      z.object({
+        limit: z.number().int().min(1).max(100).default(25),
+        startingAfter: cursor,
+        endingBefore: cursor,
+        status: z.enum(PAYMENT_STATUSES).optional(),
+        currency: z.enum(CURRENCIES).optional(),
+        method: z.enum(METHODS).optional(),
+        search: z.string().trim().min(1).max(255).optional(),
+        createdGte: z.iso.datetime({ offset: true }).optional(),
+        createdLt: z.iso.datetime({ offset: true }).optional(),
+      }),
+    )
+    .query(async ({ ctx, input }) => {
+      const page = await listPayments(
+        ctx.service,
+        {
+          status: input.status,
+          currency: input.currency,
+          method: input.method,
+          search: input.search,
+          createdGte: input.createdGte ? new Date(input.createdGte) : undefined,
+          createdLt: input.createdLt ? new Date(input.createdLt) : undefined,
+        },
+        { limit: input.limit, startingAfter: input.startingAfter, endingBefore: input.endingBefore },
+      );
+      return { data: page.data.map(toPaymentResource), hasMore: page.hasMore };
+    }),
+
+  get: viewerProcedure.input(z.object({ id: z.string().max(64) })).query(async ({ ctx, input }) => toPaymentResource(await getPayment(ctx.service, input.id))),
+
+  /** The detail page: the payment, what remains refundable, and everything that happened to it in time order. */
+  timeline: viewerProcedure.input(z.object({ id: z.string().max(64) })).query(({ ctx, input }) => paymentTimeline(ctx.service, input.id)),
+
+  /**
+   * Refund all or part of a succeeded payment. The form makes one key per render, so a double
+   * click (or a retry after a lost answer) finds the first refund instead of making a second.
+   */
+  refund: developerProcedure
+    .input(
+      z.object({
+        paymentId: z.string().max(64),
+        amount: z.number().int().gt(0).max(MAX_AMOUNT).optional(),
+        reason: z.enum(REFUND_REASONS).optional(),
+        idempotencyKey: z.string().min(16).max(200),
+      }),
+    )
+    .mutation(async ({ ctx, input }) =>
+      toRefundResource(
+        await createRefund(ctx.service, { paymentId: input.paymentId, amount: input.amount, reason: input.reason, idempotencyKey: `dashboard:${input.idempotencyKey}` }),
+      ),
+    ),
+
+  /** Close an unresolved payment by hand, with the reason kept for audit. */
+  resolve: adminProcedure
+    .input(z.object({ paymentId: z.string().max(64), outcome: z.enum(["succeeded", "failed"]), reason: z.string().max(500) }))
+    .mutation(async ({ ctx, input }) => toPaymentResource(await resolveUnresolvedPayment(ctx.service, input))),
+});

@@ -1,0 +1,11 @@
+import { router, viewerProcedure } from "../init";
+
+export const sessionRouter = router({
+  /** Who is signed in, for which merchant, in which environment: the shell's header. */
+  me: viewerProcedure.query(({ ctx }) => ({
+    email: ctx.staff.email,
+    role: ctx.staff.role,
+    merchant: { id: ctx.service.merchant.id, name: ctx.service.merchant.name },
+    livemode: ctx.livemode,
+  })),
+});

@@ -1,0 +1,32 @@
+import { z } from "zod";
+import { STAFF_ROLES } from "@/server/domain/staff";
+import { addStaffMember } from "@/server/services/staff/add-staff-member";
+import { changeStaffRole } from "@/server/services/staff/change-staff-role";
+import { listStaff } from "@/server/services/staff/list-staff";
+import { removeStaffMember } from "@/server/services/staff/remove-staff-member";
+import { adminProcedure, router, viewerProcedure } from "../init";
+
+const staffId = z.string().max(64);
+
+export const staffRouter = router({
+  /** Who can sign in for this merchant (everyone may see the team; only admins change it). */
+  list: viewerProcedure.query(async ({ ctx }) =>
+    (await listStaff(ctx.service)).map((s) => ({ id: s.id, email: s.email, role: s.role, createdAt: s.createdAt.toISOString(), you: s.id === ctx.staff.id })),
+  ),
+  add: adminProcedure
+    .input(z.object({ email: z.string().max(320), role: z.enum(STAFF_ROLES) }))
+    .mutation(async ({ ctx, input }) => {
+      const { staff, password } = await addStaffMember(ctx.service, input);
+      return { id: staff.id, email: staff.email, role: staff.role, password };
+    }),
+  changeRole: adminProcedure
+    .input(z.object({ id: staffId, role: z.enum(STAFF_ROLES) }))
+    .mutation(async ({ ctx, input }) => {
+      const s = await changeStaffRole(ctx.service, { staffId: input.id, role: input.role });
+      return { id: s.id, email: s.email, role: s.role };
+    }),
+  remove: adminProcedure.input(z.object({ id: staffId })).mutation(async ({ ctx, input }) => {
+    await removeStaffMember(ctx.service, input.id);
+    return { id: input.id, removed: true };
+  }),
+});

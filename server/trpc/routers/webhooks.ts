@@ -1,0 +1,102 @@
+import { z } from "zod";
+import { ALL_EVENTS } from "@/server/domain/webhooks";
+import { SUBSCRIBABLE_EVENT_TYPES } from "@/server/domain/events";
+import { toDeliveryResource, toEndpointResource } from "@/server/schemas/webhooks";
+import { createEndpoint } from "@/server/services/webhooks/create-endpoint";
+import { deleteEndpoint } from "@/server/services/webhooks/delete-endpoint";
+import { endpointAttemptStats, STATS_WINDOW_MS, type EndpointAttemptStats } from "@/server/services/webhooks/endpoint-attempt-stats";
+import { getEndpoint } from "@/server/services/webhooks/get-endpoint";
+import { listDeliveries } from "@/server/services/webhooks/list-deliveries";
+import { listEndpoints } from "@/server/services/webhooks/list-endpoints";
+import { rollEndpointSecret } from "@/server/services/webhooks/roll-endpoint-secret";
+import { sendTestEvent } from "@/server/services/webhooks/send-test-event";
+import { updateEndpoint } from "@/server/services/webhooks/update-endpoint";
+import { ROLLED_SECRET_OVERLAP_MS } from "@/server/domain/webhooks";
+import { developerProcedure, router, viewerProcedure } from "../init";
+
+const id = z.string().max(64);
+const cursor = id.optional();
+const url = z.string().trim().min(1, "Enter the URL.").max(2048);
+const enabledEvents = z
+  .array(z.enum([ALL_EVENTS, ...SUBSCRIBABLE_EVENT_TYPES]))
+  .min(1, "Choose at least one event type, or all of them.")
+  .max(SUBSCRIBABLE_EVENT_TYPES.length + 1)
+  // As the API stores it: "*" alone, or each type once.
+  .transform((list) => (list.includes(ALL_EVENTS) ? [ALL_EVENTS] : [...new Set(list)]));
+const description = z.string().trim().max(500);
+
+const withStats = (s: EndpointAttemptStats | undefined) => ({
+  attempts24h: s?.attempts ?? 0,
+  failures24h: s?.failures ?? 0,
+  lastAttemptAt: s?.lastAttemptAt?.toISOString() ?? null,
+});
+
+export const webhooksRouter = router({
+  /** Endpoints newest first, each with its health and its attempts and failures over the last 24 h. */
+  list: viewerProcedure
+    .input(z.object({ limit: z.number().int().min(1).max(100).default(25), startingAfter: cursor, endingBefore: cursor }))
+    .query(async ({ ctx, input }) => {
+      const page = await listEndpoints(ctx.service, input);
+      const stats = await endpointAttemptStats(ctx.service, page.data.map((e) => e.id));
+      const now = ctx.service.clock.now();
+      return {
+        data: page.data.map((e) => ({ ...toEndpointResource(e, { now }), ...withStats(stats.get(e.id)) })),
+        hasMore: page.hasMore,
+        statsWindowHours: STATS_WINDOW_MS / 3_600_000,
+      };
+    }),
+
+  get: viewerProcedure.input(z.object({ id })).query(async ({ ctx, input }) => {
+    const endpoint = await getEndpoint(ctx.service, input.id);
+    const stats = await endpointAttemptStats(ctx.service, [endpoint.id]);
+    return { ...toEndpointResource(endpoint, { now: ctx.service.clock.now() }), ...withStats(stats.get(endpoint.id)) };
+  }),
+
+  /** An endpoint's deliveries (its recent attempts), newest first, keyset pages. */
+  deliveries: viewerProcedure
+    .input(z.object({ endpointId: id, limit: z.number().int().min(1).max(100).default(20), startingAfter: cursor, endingBefore: cursor }))
+    .query(async ({ ctx, input }) => {
+      // Missing, foreign and other-environment endpoints answer NOT_FOUND rather than an empty list.
+      await getEndpoint(ctx.service, input.endpointId);
+      const page = await listDeliveries(
+        ctx.service,
+        { endpointId: input.endpointId },
+        { limit: input.limit, startingAfter: input.startingAfter, endingBefore: input.endingBefore },
+      );
+      return { data: page.data.map(toDeliveryResource), hasMore: page.hasMore };
+    }),
+
+  /** The answer carries the signing secret: the only time it is shown. */
+  create: developerProcedure
+    .input(z.object({ url, enabledEvents, description: description.optional() }))
+    .mutation(async ({ ctx, input }) => {
+      const endpoint = await createEndpoint(ctx.service, { url: input.url, enabledEvents: input.enabledEvents, description: input.description || undefined });
+      return toEndpointResource(endpoint, { withSecret: true, now: ctx.service.clock.now() });
+    }),
+
+  update: developerProcedure
+    .input(z.object({ id, url: url.optional(), enabledEvents: enabledEvents.optional(), description: description.nullable().optional(), disabled: z.boolean().optional() }))
+    .mutation(async ({ ctx, input }) => {
+      const endpoint = await updateEndpoint(ctx.service, input.id, {
+        url: input.url,
+        enabledEvents: input.enabledEvents,
+        description: input.description === "" ? null : input.description,
+        disabled: input.disabled,
+      });
+      return toEndpointResource(endpoint, { now: ctx.service.clock.now() });
+    }),
+
+  /** A new secret, shown once; the old one keeps signing alongside it for `overlapHours`. */
+  rollSecret: developerProcedure.input(z.object({ id })).mutation(async ({ ctx, input }) => ({
+    ...toEndpointResource(await rollEndpointSecret(ctx.service, input.id), { withSecret: true, now: ctx.service.clock.now() }),
+    overlapHours: ROLLED_SECRET_OVERLAP_MS / 3_600_000,
+  })),
+
+  delete: developerProcedure.input(z.object({ id })).mutation(async ({ ctx, input }) => deleteEndpoint(ctx.service, input.id)),
+
+  /** A webhook_endpoint.test event to this endpoint alone. */
+  sendTest: developerProcedure.input(z.object({ id })).mutation(async ({ ctx, input }) => {
+    const { event, delivery } = await sendTestEvent(ctx.service, input.id);
+    return { eventId: event.id, deliveryId: delivery.id };
+  }),
+});
