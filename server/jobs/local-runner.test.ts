@@ -1,10 +1,10 @@
 import { eq, inArray } from "drizzle-orm";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "@/db/client";
-import { events, payments } from "@/db/schema";
+import { events, payments, refunds } from "@/db/schema";
 import { manualClock, systemClock } from "@/server/clock";
 import { providers, sandbox } from "@/server/providers/registry";
-import { seedPayment, seedTestMerchant, type TestMerchant } from "@/server/testing/fixtures";
+import { seedPayment, seedPendingRefund, seedTestMerchant, type TestMerchant } from "@/server/testing/fixtures";
 import { testPoster } from "@/server/testing/webhooks";
 import { LocalRunner } from "./local-runner";
 
@@ -63,5 +63,26 @@ describe("local runner", () => {
     expect(await runner.tick()).not.toContain(p.id);
     clock.advance(30_000);
     expect(await runner.tick()).toContain(p.id);
+  });
+
+  it("a backlog of one kind does not hold up another: a due refund is handled in the first round, before the second batch of expiries", async () => {
+    const db = await getDb();
+    const own = await seedTestMerchant();
+    const t0 = new Date();
+    const backlog = await Promise.all(
+      Array.from({ length: 130 }, () => seedPayment(own, "awaiting_customer", { msisdn: "263770000003", at: t0, expiresInMs: 1_000 })),
+    );
+    const paid = await seedPayment(own, "succeeded", { msisdn: "263770000001", at: t0 });
+    const refund = await seedPendingRefund(paid, { at: t0, submitted: true, amount: 500, nextCheckAt: new Date(t0.getTime() + 3_000) });
+    const clock = manualClock(new Date(t0.getTime() + 10_000));
+    sandbox.clock = clock;
+    const runner = new LocalRunner({ db, clock, providers, webhooks: testPoster(), merchantId: own.merchant.id });
+    const handled = await runner.tick();
+    // 100 expiries, then the refund's turn, then the other 30 (in a later pass if this one ran out of time).
+    expect(handled.indexOf(refund.id)).toBe(100);
+    for (let more = await runner.tick(); more.length > 0; more = await runner.tick()) handled.push(...more);
+    expect(new Set(handled)).toEqual(new Set([...backlog.map((p) => p.id), refund.id]));
+    const [row] = await db.select({ status: refunds.status }).from(refunds).where(eq(refunds.id, refund.id));
+    expect(row?.status).toBe("succeeded");
   });
 });

@@ -25,6 +25,10 @@ const RELAY_BATCH = 500;
 const DELIVERY_REFILL = 16;
 /** The longest it sleeps without looking: bounds lateness for work another instance created. */
 const MAX_SLEEP_MS = 1_000;
+/** A pass with work left stops after this long, so that work due meanwhile is seen at once. */
+const PASS_BUDGET_MS = 1_000;
+/** The kinds of due work a pass claims in turns. */
+const DUE_KINDS = ["expiry", "reconcile", "refunds"] as const;
 
 /**
  * The default driver of durable work: in the server process, it claims what is due and runs the
@@ -69,10 +73,14 @@ export class LocalRunner {
   }
 
   /**
-   * One pass over all due work; returns the payment and refund ids it handled. Webhook attempts it starts
-   * run on in the background (a slow receiver must not hold up an expiry); `settled()` waits.
+   * One pass over due work; returns the payment and refund ids it handled. The kinds take turns, a
+   * batch each per round, so a backlog of one (thousands of expiries after an outage) never holds
+   * up another (a refund due now); a pass stops after PASS_BUDGET_MS with work left and the next
+   * starts at once, re-reading what is due. Webhook attempts it starts run on in the background (a
+   * slow receiver must not hold up an expiry); `settled()` waits.
    */
   async tick(): Promise<string[]> {
+    const started = performance.now();
     await this.housekeeping();
     // One read says which kinds have anything due; the others cost nothing this pass.
     const due = await nextDueAt(this.deps.db);
@@ -80,38 +88,54 @@ export class LocalRunner {
     const isDue = (at: Date | null) => at !== null && at.getTime() <= now.getTime();
     // Outbox rows are due the moment they exist, whatever their clock said.
     const relayed = due.kinds.outbox ? await this.relayEvents() : 0;
+    if (relayed > 0 || this.ready.length > 0 || isDue(due.deliveries)) await this.startDeliveries();
     const handled: string[] = [];
-    for (const kind of ["expiry", "reconcile"] as const) {
-      if (!isDue(due.kinds[kind])) continue;
-      for (;;) {
-        const ids = await claimDue(this.deps.db, kind, this.deps.clock.now(), BATCH, this.deps.merchantId);
-        if (kind === "expiry") {
-          // Expiries move in batches: one transaction per claim instead of one per payment.
-          await expirePayments(this.deps, ids).catch((e: unknown) =>
-            log.error("expiries failed; they will be due again when their lease ends", { count: ids.length, error: e }),
-          );
-        } else {
-          await mapLimit(ids, CONCURRENCY, (id) =>
-            reconcilePayment(this.deps, id).catch((e: unknown) =>
-              log.error("due work failed; it will be due again when its lease ends", { kind, payment: id, error: e }),
-            ),
-          );
-        }
+    const pending = new Set(DUE_KINDS.filter((kind) => isDue(due.kinds[kind])));
+    while (pending.size > 0) {
+      for (const kind of pending) {
+        const ids = await this.claimAndRun(kind);
         handled.push(...ids);
-        if (ids.length < BATCH) break;
+        if (ids.length < BATCH) pending.delete(kind);
       }
-    }
-    while (isDue(due.kinds.refunds)) {
-      const ids = await claimDueRefunds(this.deps.db, this.deps.clock.now(), BATCH, { merchantId: this.deps.merchantId });
-      await mapLimit(ids, CONCURRENCY, (id) =>
-        advanceRefund(this.deps, id).catch((e: unknown) => log.error("refund work failed; it will be due again when its lease ends", { refund: id, error: e })),
-      );
-      handled.push(...ids);
-      if (ids.length < BATCH) break;
+      if (pending.size > 0 && performance.now() - started > PASS_BUDGET_MS) {
+        this.wakeRequested = true;
+        break;
+      }
     }
     await this.settle(isDue(due.kinds.payouts));
     if (relayed > 0 || this.ready.length > 0 || isDue(due.deliveries)) await this.startDeliveries();
     return handled;
+  }
+
+  /** Claims one batch of a kind of due work and runs it; a failure leaves the work due again when its lease ends. */
+  private async claimAndRun(kind: (typeof DUE_KINDS)[number]): Promise<string[]> {
+    const { db, clock, merchantId } = this.deps;
+    switch (kind) {
+      case "expiry": {
+        const ids = await claimDue(db, kind, clock.now(), BATCH, merchantId);
+        // Expiries move in batches: one transaction per claim instead of one per payment.
+        await expirePayments(this.deps, ids).catch((e: unknown) =>
+          log.error("expiries failed; they will be due again when their lease ends", { count: ids.length, error: e }),
+        );
+        return ids;
+      }
+      case "reconcile": {
+        const ids = await claimDue(db, kind, clock.now(), BATCH, merchantId);
+        await mapLimit(ids, CONCURRENCY, (id) =>
+          reconcilePayment(this.deps, id).catch((e: unknown) =>
+            log.error("due work failed; it will be due again when its lease ends", { kind, payment: id, error: e }),
+          ),
+        );
+        return ids;
+      }
+      case "refunds": {
+        const ids = await claimDueRefunds(db, clock.now(), BATCH, { merchantId });
+        await mapLimit(ids, CONCURRENCY, (id) =>
+          advanceRefund(this.deps, id).catch((e: unknown) => log.error("refund work failed; it will be due again when its lease ends", { refund: id, error: e })),
+        );
+        return ids;
+      }
+    }
   }
 
   /** The cutoff of the last daily settlement run this runner made (none yet: it runs on its first pass). */
