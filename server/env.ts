@@ -29,6 +29,9 @@ const schema = z.object({
   /** Requests per second allowed per API key. */
   RATE_LIMIT_TEST_PER_SECOND: positiveInt(25),
   RATE_LIMIT_LIVE_PER_SECOND: positiveInt(100),
+  /** PIN prompts allowed to one phone number (live mode, across all merchants) per minute and per hour. */
+  PIN_PROMPTS_PER_NUMBER_PER_MINUTE: positiveInt(3),
+  PIN_PROMPTS_PER_NUMBER_PER_HOUR: positiveInt(10),
   /** A request holding an idempotency key longer than this is presumed crashed and may be taken over. */
   IDEMPOTENCY_LOCK_TIMEOUT_MS: positiveInt(15_000),
   /** How long the wallet provider gets to accept a PIN prompt before the payment is `unknown`. */

@@ -3,7 +3,7 @@ import CredentialsProvider from "next-auth/providers/credentials";
 import { getDb } from "@/db/client";
 import { systemClock } from "@/server/clock";
 import { env } from "@/server/env";
-import { consumeSignInAttempt, forgetSignInFailures } from "@/server/http/rate-limit";
+import { consumeSignInAttempt, forgetSignInFailures } from "@/server/rate-limit";
 import { log } from "@/server/log";
 import { authenticateStaff } from "@/server/services/staff/authenticate-staff";
 import { authSecret } from "./secret";

@@ -41,12 +41,15 @@ export class ServiceError extends Error {
   readonly [SERVICE_ERROR] = true;
   readonly code: ErrorCode;
   readonly param: string | undefined;
+  /** For `rate_limited`: seconds until a retry can succeed (the `Retry-After` header). */
+  readonly retryAfterSeconds: number | undefined;
 
-  constructor(code: ErrorCode, message: string, param?: string) {
+  constructor(code: ErrorCode, message: string, param?: string, opts: { retryAfterSeconds?: number } = {}) {
     super(message);
     this.name = "ServiceError";
     this.code = code;
     this.param = param;
+    this.retryAfterSeconds = opts.retryAfterSeconds;
   }
 
   get type(): ErrorType {
@@ -70,5 +73,14 @@ export const resourceMissing = (what: string, id: string, param = "id") =>
   new ServiceError("resource_missing", `No such ${what}: '${id}'`, param);
 
 /** Spec rule 4, for payments and for the checkout sessions that share their references. */
+/** Too many PIN prompts to one phone number lately: shown to a customer as it is, so it says what to do. */
+export const promptLimitReached = (retryAfterSeconds: number) =>
+  new ServiceError(
+    "rate_limited",
+    `Too many payment prompts have been sent to this number. Wait ${retryAfterSeconds === 1 ? "a second" : `${retryAfterSeconds} seconds`} before trying again.`,
+    "customer.msisdn",
+    { retryAfterSeconds },
+  );
+
 export const referenceInUse = (reference: string, holder: "payment" | "checkout session" = "payment") =>
   new ServiceError("reference_in_use", `A ${holder} with reference '${reference}' already exists. Fetch it instead of creating another.`, "reference");

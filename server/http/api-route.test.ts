@@ -6,7 +6,7 @@ import { GET as retrievePaymentRoute } from "@/app/v1/payments/[id]/route";
 import { getDb } from "@/db/client";
 import { apiKeys, payments } from "@/db/schema";
 import { hashKey } from "@/server/domain/api-keys";
-import { resetRateLimitersForTests } from "@/server/http/rate-limit";
+import { resetRateLimitersForTests } from "@/server/rate-limit";
 import { sandbox } from "@/server/providers/registry";
 import { revokeApiKey } from "@/server/services/api-keys/revoke-api-key";
 import { createApiKey } from "@/server/services/api-keys/create-api-key";

@@ -12,7 +12,7 @@ import { authenticateApiKey } from "@/server/services/api-keys/authenticate-api-
 import { readJsonBody } from "./body";
 import { errorBody, internalError, statusOf } from "./errors";
 import { claimIdempotencyKey, requestFingerprint, validateIdempotencyKey, type OwnedKey } from "./idempotency";
-import { consumeRateLimit } from "./rate-limit";
+import { consumeRateLimit } from "@/server/rate-limit";
 import { parseOrThrow, queryObject } from "./validation";
 
 type Out<T> = T extends z.ZodType ? z.output<T> : undefined;
@@ -52,8 +52,8 @@ export function apiRoute<B extends z.ZodType | undefined, Q extends z.ZodType | 
       }
       const limit = await consumeRateLimit(key.id, key.livemode);
       if (!limit.ok) {
-        return json(429, errorBody(new ServiceError("rate_limited", "Too many requests. Back off and retry after the Retry-After interval."), requestId), requestId, {
-          "Retry-After": String(limit.retryAfterSeconds),
+        throw new ServiceError("rate_limited", "Too many requests. Back off and retry after the Retry-After interval.", undefined, {
+          retryAfterSeconds: limit.retryAfterSeconds,
         });
       }
 
@@ -97,13 +97,15 @@ export function apiRoute<B extends z.ZodType | undefined, Q extends z.ZodType | 
       if (!isServiceError(e)) log.error("unhandled error", { requestId, op: op.operationId, error: e });
       const text = JSON.stringify(errorBody(error, requestId));
       if (held) {
-        // 4xx answers are as final as successes and replay the same; 5xx are not stored, so the
-        // documented "query, then retry with the same key" runs the request again.
-        await (status < 500 ? held.complete(status, text) : held.release()).catch((err: unknown) =>
+        // 4xx answers are as final as successes and replay the same; 5xx and 429 are not stored,
+        // so the documented "query, then retry with the same key" (or "retry after the pause")
+        // runs the request again.
+        await (status < 500 && status !== 429 ? held.complete(status, text) : held.release()).catch((err: unknown) =>
           log.error("idempotency record not saved", { requestId, error: err }),
         );
       }
-      return raw(status, text, requestId);
+      const retryAfter = error.retryAfterSeconds === undefined ? undefined : { "Retry-After": String(error.retryAfterSeconds) };
+      return raw(status, text, requestId, retryAfter);
     }
   };
 }

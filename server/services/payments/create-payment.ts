@@ -2,7 +2,7 @@ import { and, eq } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { payments, type Payment } from "@/db/schema";
 import { violatedUniqueConstraint } from "@/db/errors";
-import { referenceInUse, ServiceError } from "@/server/domain/errors";
+import { promptLimitReached, referenceInUse, ServiceError } from "@/server/domain/errors";
 import { quoteFee } from "@/server/domain/fees";
 import { newId } from "@/server/domain/ids";
 import type { Currency, PaymentMethod } from "@/server/domain/money";
@@ -10,6 +10,7 @@ import { normaliseMsisdn } from "@/server/domain/msisdn";
 import type { ServiceContext } from "@/server/context";
 import { env } from "@/server/env";
 import { IDEMPOTENCY_TTL_MS } from "@/server/domain/idempotency";
+import { consumePinPrompt } from "@/server/rate-limit";
 import { signalJobs } from "@/server/services/job-signals";
 import { callProvider } from "../providers/call-provider";
 import { insertPaymentRow, recordPromptSent, type InsertablePayment } from "./prepared";
@@ -53,13 +54,30 @@ export async function createPayment(ctx: ServiceContext, input: CreatePaymentInp
   // Insert first: the common case costs one statement, and a retry that finds its own row
   // (unique on the Idempotency-Key) continues with it. Payments through a link or a session pay
   // for their claim with a transaction; direct ones never do.
-  const payment = input.origin
-    ? await insertClaimedPayment(ctx, input, input.origin, number.msisdn, number.network)
-    : await insertPayment(ctx, input, input.reference, number.msisdn, number.network);
+  let payment: Payment;
+  if (input.origin) {
+    payment = await insertClaimedPayment(ctx, input, input.origin, number.msisdn, number.network);
+  } else {
+    await spendPromptBudget(ctx, number.msisdn);
+    payment = await insertPayment(ctx, input, input.reference, number.msisdn, number.network);
+  }
 
   if (payment.promptSentAt || payment.status !== "awaiting_customer") return payment;
   signalJobs({ type: "payment.created", paymentId: payment.id, expiresAt: payment.expiresAt });
   return pushPrompt(ctx, payment);
+}
+
+/**
+ * A live prompt reaches a real phone: a few a minute per number at most, counted before anything
+ * is written. Test prompts go to the sandbox, whose numbers every integration shares, and are not
+ * counted. A repeated request is answered before this (by the API's idempotency record, or the
+ * attempt's payment on a hosted page); only a retry after a crash counts twice, and the budget
+ * leaves room for that.
+ */
+async function spendPromptBudget(ctx: ServiceContext, msisdn: string): Promise<void> {
+  if (!ctx.livemode) return;
+  const allowed = await consumePinPrompt(msisdn);
+  if (!allowed.ok) throw promptLimitReached(allowed.retryAfterSeconds);
 }
 
 async function findByIdempotencyKey(ctx: ServiceContext, key: string): Promise<Payment | undefined> {
@@ -135,6 +153,7 @@ async function insertClaimedPayment(ctx: ServiceContext, input: CreatePaymentInp
   const key = input.idempotencyKey;
   const earlier = key ? await findByIdempotencyKey(ctx, key) : undefined;
   if (earlier) return earlier;
+  await spendPromptBudget(ctx, msisdn);
   let reference: string | undefined;
   try {
     return await ctx.db.transaction(async (tx) => {

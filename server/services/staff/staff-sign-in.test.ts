@@ -4,7 +4,7 @@ import { staffUsers } from "@/db/schema";
 import { systemClock } from "@/server/clock";
 import { newId } from "@/server/domain/ids";
 import { hashPassword } from "@/server/domain/passwords";
-import { consumeSignInAttempt, forgetSignInFailures, resetRateLimitersForTests } from "@/server/http/rate-limit";
+import { consumeSignInAttempt, forgetSignInFailures, resetRateLimitersForTests } from "@/server/rate-limit";
 import { setEnv } from "@/server/testing/env";
 import { seedTestMerchant, type TestMerchant } from "@/server/testing/fixtures";
 import { authenticateStaff } from "./authenticate-staff";

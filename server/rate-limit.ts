@@ -2,13 +2,21 @@ import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAb
 import { env } from "@/server/env";
 import { log } from "@/server/log";
 
-type Limiters = { test: RateLimiterAbstract; live: RateLimiterAbstract; signIn: RateLimiterAbstract; signInByAddress: RateLimiterAbstract };
+type Limiters = {
+  test: RateLimiterAbstract;
+  live: RateLimiterAbstract;
+  signIn: RateLimiterAbstract;
+  signInByAddress: RateLimiterAbstract;
+  promptsPerMinute: RateLimiterAbstract;
+  promptsPerHour: RateLimiterAbstract;
+};
 
 const holder = globalThis as unknown as { __mariLimiters?: Promise<Limiters> };
 
 /** Counters in memory, or in Redis when REDIS_URL is set (shared by every instance). */
 async function build(): Promise<Limiters> {
-  const { REDIS_URL, RATE_LIMIT_TEST_PER_SECOND, RATE_LIMIT_LIVE_PER_SECOND, SIGN_IN_ATTEMPTS_PER_15_MIN } = env();
+  const { REDIS_URL, RATE_LIMIT_TEST_PER_SECOND, RATE_LIMIT_LIVE_PER_SECOND, SIGN_IN_ATTEMPTS_PER_15_MIN, PIN_PROMPTS_PER_NUMBER_PER_MINUTE, PIN_PROMPTS_PER_NUMBER_PER_HOUR } =
+    env();
   const memory = (keyPrefix: string, points: number, duration: number) => new RateLimiterMemory({ points, duration, keyPrefix });
   let make: (keyPrefix: string, points: number, duration: number) => RateLimiterAbstract = memory;
   if (REDIS_URL) {
@@ -25,6 +33,8 @@ async function build(): Promise<Limiters> {
     signIn: make("mari:signin", SIGN_IN_ATTEMPTS_PER_15_MIN, 15 * 60),
     // An office or a mobile network puts many people behind one address.
     signInByAddress: make("mari:signin-ip", SIGN_IN_ATTEMPTS_PER_15_MIN * 10, 15 * 60),
+    promptsPerMinute: make("mari:prompt-1m", PIN_PROMPTS_PER_NUMBER_PER_MINUTE, 60),
+    promptsPerHour: make("mari:prompt-1h", PIN_PROMPTS_PER_NUMBER_PER_HOUR, 60 * 60),
   };
 }
 
@@ -44,6 +54,16 @@ async function consume(pick: (l: Limiters) => RateLimiterAbstract, key: string):
 
 /** Takes one request from a key's per-second budget; returns seconds to wait when it is spent. */
 export const consumeRateLimit = (keyId: string, livemode: boolean): Promise<Verdict> => consume((l) => (livemode ? l.live : l.test), keyId);
+
+/**
+ * One PIN prompt to a phone number, whichever merchant asks: a few a minute at most, so that no
+ * one (a merchant's bug, or anyone holding a payment link) can flood a customer's phone with
+ * prompts. The hour's budget is only spent by prompts the minute's allows.
+ */
+export async function consumePinPrompt(msisdn: string): Promise<Verdict> {
+  const minute = await consume((l) => l.promptsPerMinute, msisdn);
+  return minute.ok ? consume((l) => l.promptsPerHour, msisdn) : minute;
+}
 
 const emailKey = (email: string) => email.trim().toLowerCase();
 

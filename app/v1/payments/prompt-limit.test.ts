@@ -1,0 +1,110 @@
+import { randomInt, randomUUID } from "node:crypto";
+import { and, eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { getDb } from "@/db/client";
+import { idempotencyKeys, payments } from "@/db/schema";
+import { resetRateLimitersForTests } from "@/server/rate-limit";
+import { createPaymentLink } from "@/server/services/payment-links/create-payment-link";
+import { payPaymentLink } from "@/server/services/payment-links/pay-payment-link";
+import { api } from "@/server/testing/api";
+import { setEnv } from "@/server/testing/env";
+import { expectError, serviceRefusal } from "@/server/testing/expect-error";
+import { paymentBody, seedTestMerchant, type TestMerchant } from "@/server/testing/fixtures";
+
+/**
+ * PIN prompts to one phone number: a few a minute, whichever merchant asks (live mode; the
+ * sandbox's test numbers are shared by every integration and reach no phone). Each test uses
+ * numbers of its own: with REDIS_URL set the counters are shared by everything on that Redis.
+ */
+const freshNumber = () => `26377${String(randomInt(1_000_000, 9_999_999))}`;
+
+let a: TestMerchant;
+let b: TestMerchant;
+let restore: () => void;
+
+const create = (m: TestMerchant, msisdn: string, opts: { live?: boolean; idempotencyKey?: string } = {}) =>
+  api("POST", "/v1/payments", {
+    key: opts.live === false ? m.keys.test : m.keys.live,
+    body: paymentBody({ customer: { msisdn } }),
+    idempotencyKey: opts.idempotencyKey ?? randomUUID(),
+  });
+
+beforeAll(async () => {
+  restore = setEnv({ PIN_PROMPTS_PER_NUMBER_PER_MINUTE: "3", PIN_PROMPTS_PER_NUMBER_PER_HOUR: "5" });
+  resetRateLimitersForTests();
+  [a, b] = await Promise.all([seedTestMerchant(), seedTestMerchant()]);
+});
+
+afterAll(() => {
+  restore();
+  resetRateLimitersForTests();
+});
+
+describe("PIN prompts per phone number", () => {
+  it("allows three a minute to one number across merchants; the fourth is 429 with Retry-After, writes nothing, and other numbers and test mode go on", async () => {
+    const number = freshNumber();
+    const made = [await create(a, number), await create(b, number), await create(a, number)];
+    expect(made.map((r) => r.status)).toEqual([201, 201, 201]);
+
+    const refused = await create(b, number);
+    expectError(refused, 429, "rate_limited", "rate_limited", "customer.msisdn");
+    expect(refused.body.error.message).toMatch(/^Too many payment prompts have been sent to this number\. Wait (a second|\d+ seconds) before trying again\.$/);
+    const retryAfter = Number(refused.headers.get("retry-after"));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+
+    const db = await getDb();
+    const rows = await db.select({ id: payments.id }).from(payments).where(and(eq(payments.customerMsisdn, number), eq(payments.livemode, true)));
+    expect(rows).toHaveLength(3);
+
+    expect((await create(b, freshNumber())).status).toBe(201);
+    expect((await create(a, number, { live: false })).status).toBe(201);
+  });
+
+  it("a refused create is not stored under its Idempotency-Key: the same request is tried afresh, not replayed", async () => {
+    const number = freshNumber();
+    for (let i = 0; i < 3; i++) expect((await create(a, number)).status).toBe(201);
+    const key = randomUUID();
+    const first = await create(a, number, { idempotencyKey: key });
+    const again = await create(a, number, { idempotencyKey: key });
+    for (const r of [first, again]) expectError(r, 429, "rate_limited", "rate_limited", "customer.msisdn");
+    expect(again.headers.get("idempotent-replayed")).toBeNull();
+    const db = await getDb();
+    const stored = await db.select().from(idempotencyKeys).where(and(eq(idempotencyKeys.merchantId, a.merchant.id), eq(idempotencyKeys.key, key)));
+    expect(stored).toEqual([]);
+  });
+
+  it("the hour's budget holds when the minute's is spread out", async () => {
+    restore();
+    restore = setEnv({ PIN_PROMPTS_PER_NUMBER_PER_MINUTE: "100", PIN_PROMPTS_PER_NUMBER_PER_HOUR: "5" });
+    resetRateLimitersForTests();
+    try {
+      const number = freshNumber();
+      for (let i = 0; i < 5; i++) expect((await create(i % 2 ? a : b, number)).status).toBe(201);
+      const refused = await create(a, number);
+      expectError(refused, 429, "rate_limited", "rate_limited", "customer.msisdn");
+      expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(60);
+    } finally {
+      restore();
+      restore = setEnv({ PIN_PROMPTS_PER_NUMBER_PER_MINUTE: "3", PIN_PROMPTS_PER_NUMBER_PER_HOUR: "5" });
+      resetRateLimitersForTests();
+    }
+  });
+
+  it("on a live payment link, a double tap is one prompt; a third attempt in the minute is refused in words the customer can act on", async () => {
+    const live = await a.ctx(true);
+    const link = await createPaymentLink(live, { amount: 2_000, currency: "USD", description: "Prompt limit" });
+    const number = freshNumber();
+    const pay = (idempotencyKey: string) => payPaymentLink(live, { linkId: link.id, msisdn: number, idempotencyKey });
+    const tap = randomUUID();
+    const [first, second] = [await pay(tap), await pay(tap)];
+    expect(second.id).toBe(first.id);
+    // Two more fit (three a minute): the double tap spent one.
+    await pay(randomUUID());
+    await pay(randomUUID());
+    const refusal = await serviceRefusal(pay(randomUUID()));
+    expect(refusal).toMatchObject({ code: "rate_limited", param: "customer.msisdn" });
+    expect(refusal.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    expect(refusal.message).toMatch(/^Too many payment prompts have been sent to this number\./);
+  });
+});
