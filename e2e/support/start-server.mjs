@@ -59,7 +59,8 @@ function pidAlive(pid) {
 
 // Webhook receivers in the tests listen on 127.0.0.1.
 // The push of …04 "times out": 3 s here instead of 8 keeps the hosted-page tests short.
-// The dashboard's sessions are signed with a secret of this run's own.
+// The dashboard's sessions are signed with a secret of this run's own, and three wrong passwords
+// per address stop sign-in (e2e/dashboard/auth.spec.ts counts on it; each attempt costs a scrypt).
 const env = {
   ...process.env,
   PUBLIC_BASE_URL: baseUrl,
@@ -68,6 +69,7 @@ const env = {
   PROVIDER_PUSH_TIMEOUT_MS: "3000",
   NEXTAUTH_SECRET: process.env.NEXTAUTH_SECRET ?? randomBytes(32).toString("base64url"),
   NEXTAUTH_URL: `${baseUrl}/api/auth`,
+  SIGN_IN_ATTEMPTS_PER_15_MIN: "3",
 };
 
 if (!env.DATABASE_URL) {
