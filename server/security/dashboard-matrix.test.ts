@@ -1,0 +1,231 @@
+import { and, eq } from "drizzle-orm";
+import { beforeAll, describe, expect, it } from "vitest";
+import { getDb } from "@/db/client";
+import { apiKeys, staffUsers } from "@/db/schema";
+import { newId } from "@/server/domain/ids";
+import { roleAllows, STAFF_ROLES, type StaffRole } from "@/server/domain/staff";
+import { seedPayment } from "@/server/testing/fixtures";
+import type { TrpcContext } from "@/server/trpc/init";
+import { appRouter } from "@/server/trpc/routers/_app";
+import { dashboardWire, fingerprint, seedWorld, staffContext, type Objects, type World } from "./world";
+
+/**
+ * The dashboard's half of the matrix, over tRPC's own fetch handler so the answers are what the
+ * browser gets. Each area's tests and authorization.test.ts (signed out; viewers and mutations)
+ * cover the basics; this walks every procedure that names an object, and every role below each
+ * mutation's minimum, with real inputs.
+ */
+
+type Procedure = { _def: { type: "query" | "mutation" | "subscription" } };
+const PROCEDURES = Object.entries(appRouter._def.procedures as unknown as Record<string, Procedure>).map(([path, p]) => ({ path, type: p._def.type }));
+
+/** Extra per-world ids the dashboard names that /v1 does not: API keys and staff members. */
+type Extra = { apiKey: string; staff: string };
+type Kind = keyof Omit<Objects, "livemode" | "reference"> | keyof Extra;
+type Ids = Omit<Objects, "livemode" | "reference"> & Extra;
+
+const ID_OF: Record<Kind, Parameters<typeof newId>[0]> = {
+  payment: "payment",
+  paidPayment: "payment",
+  refund: "refund",
+  paymentLink: "paymentLink",
+  checkoutSession: "checkoutSession",
+  event: "event",
+  webhookEndpoint: "webhookEndpoint",
+  webhookDelivery: "webhookDelivery",
+  settlement: "settlement",
+  apiKey: "apiKey",
+  staff: "staffUser",
+};
+
+/**
+ * Every procedure that takes an object's id, with an input naming `id`. `perEnvironment: false`
+ * for staff: a team member belongs to the merchant in both modes, so there is no other
+ * environment's staff member to ask for.
+ */
+const ID_PROCEDURES: Record<string, { kind: Kind; input: (id: string, own: Ids) => unknown; perEnvironment?: false }> = {
+  "payments.get": { kind: "payment", input: (id) => ({ id }) },
+  "payments.timeline": { kind: "payment", input: (id) => ({ id }) },
+  "payments.refund": { kind: "paidPayment", input: (paymentId) => ({ paymentId, amount: 1, idempotencyKey: `probe-${paymentId}` }) },
+  "payments.resolve": { kind: "payment", input: (paymentId) => ({ paymentId, outcome: "succeeded", reason: "confirmed with the provider" }) },
+  "events.get": { kind: "event", input: (id) => ({ id }) },
+  "events.replay": { kind: "event", input: (id) => ({ id }) },
+  "events.replay(endpointId)": { kind: "webhookEndpoint", input: (endpointId, own) => ({ id: own.event, endpointId }) },
+  "events.replayWindow": { kind: "webhookEndpoint", input: (endpointId) => ({ createdGte: new Date(Date.now() - 3_600_000).toISOString(), endpointId, dryRun: false }) },
+  "webhooks.get": { kind: "webhookEndpoint", input: (id) => ({ id }) },
+  "webhooks.deliveries": { kind: "webhookEndpoint", input: (endpointId) => ({ endpointId }) },
+  "webhooks.update": { kind: "webhookEndpoint", input: (id) => ({ id, description: "taken over", disabled: true }) },
+  "webhooks.rollSecret": { kind: "webhookEndpoint", input: (id) => ({ id }) },
+  "webhooks.delete": { kind: "webhookEndpoint", input: (id) => ({ id }) },
+  "webhooks.sendTest": { kind: "webhookEndpoint", input: (id) => ({ id }) },
+  "apiKeys.revoke": { kind: "apiKey", input: (id) => ({ id }) },
+  "paymentLinks.deactivate": { kind: "paymentLink", input: (id) => ({ id }) },
+  "settlements.get": { kind: "settlement", input: (id) => ({ id }) },
+  "settlements.lines": { kind: "settlement", input: (id) => ({ id }) },
+  "settlements.confirmPayout": { kind: "settlement", input: (id) => ({ id }) },
+  "staff.changeRole": { kind: "staff", input: (id) => ({ id, role: "viewer" }), perEnvironment: false },
+  "staff.remove": { kind: "staff", input: (id) => ({ id }), perEnvironment: false },
+};
+
+/** Procedures that name no object (lists take cursors, checked by the /v1 cursor rule they share), and why. */
+const NO_ID: Record<string, string> = {
+  "session.me": "the caller themself",
+  "overview.get": "the caller's merchant",
+  "payments.list": "list",
+  "events.list": "list",
+  "webhooks.list": "list",
+  "webhooks.create": "creates",
+  "apiKeys.scopes": "constant",
+  "apiKeys.list": "list",
+  "apiKeys.create": "creates",
+  "paymentLinks.list": "list",
+  "paymentLinks.create": "creates",
+  "settlements.list": "list",
+  "settings.get": "the caller's merchant",
+  "settings.update": "the caller's merchant",
+  "staff.list": "list",
+  "staff.add": "creates",
+};
+
+/** The least role each mutation needs (init.ts: viewer reads; developer keys, endpoints, replays, refunds; admin the rest). */
+const MIN_ROLE: Record<string, StaffRole> = {
+  "payments.refund": "developer",
+  "payments.resolve": "admin",
+  "events.replay": "developer",
+  "events.replayWindow": "developer",
+  "webhooks.create": "developer",
+  "webhooks.update": "developer",
+  "webhooks.rollSecret": "developer",
+  "webhooks.delete": "developer",
+  "webhooks.sendTest": "developer",
+  "apiKeys.create": "developer",
+  "apiKeys.revoke": "developer",
+  "paymentLinks.create": "developer",
+  "paymentLinks.deactivate": "developer",
+  "settlements.confirmPayout": "admin",
+  "settings.update": "admin",
+  "staff.add": "admin",
+  "staff.changeRole": "admin",
+  "staff.remove": "admin",
+};
+
+const procedurePath = (name: string) => name.replace(/\(.*\)$/, "");
+const typeOf = (name: string) => PROCEDURES.find((p) => p.path === procedurePath(name))!.type as "query" | "mutation";
+
+let w: World;
+let ours: Ids;
+let usLive: Ids;
+let theirs: Ids;
+
+async function extras(merchantId: string, livemode: boolean): Promise<Extra> {
+  const db = await getDb();
+  const [key] = await db.select().from(apiKeys).where(and(eq(apiKeys.merchantId, merchantId), eq(apiKeys.livemode, livemode)));
+  const now = new Date();
+  const staff = newId("staffUser", now);
+  await db.insert(staffUsers).values({ id: staff, merchantId, email: `member-${staff}@test.mari.test`, passwordHash: "scrypt$1$1$1$x$y", role: "developer", createdAt: now });
+  return { apiKey: key!.id, staff };
+}
+
+beforeAll(async () => {
+  w = await seedWorld();
+  ours = { ...w.ours, ...(await extras(w.us.merchant.id, false)) };
+  usLive = { ...w.usLive, ...(await extras(w.us.merchant.id, true)) };
+  theirs = { ...w.theirs, ...(await extras(w.them.merchant.id, false)) };
+});
+
+describe("the procedure tables", () => {
+  it("cover every procedure of the dashboard's router", () => {
+    const covered = [...Object.keys(ID_PROCEDURES).map(procedurePath), ...Object.keys(NO_ID)];
+    expect([...new Set(covered)].sort()).toEqual(PROCEDURES.map((p) => p.path).sort());
+  });
+
+  it("give every mutation its least role", () => {
+    expect(Object.keys(MIN_ROLE).sort()).toEqual(PROCEDURES.filter((p) => p.type === "mutation").map((p) => p.path).sort());
+  });
+});
+
+/** The wire answer with what must differ taken out: the id the caller sent, quoted by the message. */
+function comparable(body: any, sentId: string) {
+  const error = body.error;
+  return { ...error, message: String(error.message).split(sentId).join("<id>") };
+}
+
+describe.each(Object.entries(ID_PROCEDURES))("%s", (name, p) => {
+  it("answers NOT_FOUND alike to another merchant's object, the other environment's and a random id, and changes nothing", async () => {
+    const admin = await staffContext(w.us, "admin", false);
+    const adminLive = await staffContext(w.us, "admin", true);
+    const cases: { name: string; ctx: TrpcContext; id: string }[] = [
+      { name: "another merchant's", ctx: admin, id: theirs[p.kind] },
+      ...(p.perEnvironment === false
+        ? []
+        : [
+            { name: "live object, test mode", ctx: admin, id: usLive[p.kind] },
+            { name: "test object, live mode", ctx: adminLive, id: ours[p.kind] },
+          ]),
+      { name: "random id", ctx: admin, id: newId(ID_OF[p.kind]) },
+    ];
+    const before = await fingerprint([w.us.merchant.id, w.them.merchant.id]);
+    const keysBefore = await (await getDb()).select().from(apiKeys).where(eq(apiKeys.id, theirs.apiKey));
+    const seen = [];
+    for (const c of cases) {
+      const res = await dashboardWire(c.ctx, procedurePath(name), typeOf(name), p.input(c.id, c.ctx.livemode ? usLive : ours));
+      expect({ case: c.name, status: res.status, code: res.body.error?.data?.code }).toEqual({ case: c.name, status: 404, code: "NOT_FOUND" });
+      expect(res.body.error.data.service.code).toBe("resource_missing");
+      seen.push({ case: c.name, error: comparable(res.body, c.id) });
+    }
+    for (const s of seen.slice(1)) expect({ ...s.error, case: s.case }).toEqual({ ...seen[0]!.error, case: s.case });
+    expect(await fingerprint([w.us.merchant.id, w.them.merchant.id])).toEqual(before);
+    expect(await (await getDb()).select().from(apiKeys).where(eq(apiKeys.id, theirs.apiKey))).toEqual(keysBefore);
+  });
+});
+
+describe("roles below a mutation's minimum", () => {
+  /** Real inputs on our own objects: were the role check missing, each would change something. */
+  const realInput = async (path: string): Promise<unknown> => {
+    const unresolved = await seedPayment(w.us, "unresolved");
+    const inputs: Record<string, unknown> = {
+      "payments.refund": { paymentId: ours.paidPayment, amount: 1, idempotencyKey: `role-probe-${Date.now()}-refund` },
+      "payments.resolve": { paymentId: unresolved.id, outcome: "succeeded", reason: "confirmed with the provider" },
+      "events.replay": { id: ours.event },
+      "events.replayWindow": { createdGte: new Date(Date.now() - 3_600_000).toISOString(), dryRun: false },
+      "webhooks.create": { url: "https://127.0.0.1:9/role-probe", enabledEvents: ["*"] },
+      "webhooks.update": { id: ours.webhookEndpoint, disabled: true },
+      "webhooks.rollSecret": { id: ours.webhookEndpoint },
+      "webhooks.delete": { id: ours.webhookEndpoint },
+      "webhooks.sendTest": { id: ours.webhookEndpoint },
+      "apiKeys.create": { kind: "secret" },
+      "apiKeys.revoke": { id: ours.apiKey },
+      "paymentLinks.create": { amount: 100, currency: "USD", description: "role probe" },
+      "paymentLinks.deactivate": { id: ours.paymentLink },
+      "settlements.confirmPayout": { id: ours.settlement },
+      "settings.update": { feeBearer: "customer" },
+      "staff.add": { email: `probe-${Date.now()}@test.mari.test`, role: "admin" },
+      "staff.changeRole": { id: ours.staff, role: "admin" },
+      "staff.remove": { id: ours.staff },
+    };
+    return inputs[path];
+  };
+
+  const below = Object.entries(MIN_ROLE).flatMap(([path, min]) => STAFF_ROLES.filter((r) => !roleAllows(r, min)).map((role) => [path, role, min] as const));
+
+  it.each(below)("%s refuses a %s (needs %s) and changes nothing", async (path, role) => {
+    const ctx = await staffContext(w.us, role, false);
+    const input = await realInput(path);
+    const before = await fingerprint([w.us.merchant.id]);
+    const keys = await (await getDb()).select().from(apiKeys).where(eq(apiKeys.merchantId, w.us.merchant.id));
+    const res = await dashboardWire(ctx, path, "mutation", input);
+    expect({ status: res.status, code: res.body.error?.data?.code }).toEqual({ status: 403, code: "FORBIDDEN" });
+    expect(await fingerprint([w.us.merchant.id])).toEqual(before);
+    const db = await getDb();
+    expect(await db.select().from(apiKeys).where(eq(apiKeys.merchantId, w.us.merchant.id))).toEqual(keys);
+    if (path.startsWith("staff.")) expect((await db.select().from(staffUsers).where(eq(staffUsers.id, ours.staff)))[0]?.role).toBe("developer");
+  });
+
+  it.each(Object.entries(MIN_ROLE))("%s lets its least role (%s) past the role check (the control)", async (path, min) => {
+    const ctx = await staffContext(w.us, min, false);
+    // A random id where it names one: past the role check without spending our objects.
+    const input = JSON.parse(JSON.stringify(await realInput(path)).replace(/"(pay|evt|we|key|plink|stl|usr)_[0-9a-z]{26}"/g, (_m, prefix: string) => `"${prefix}_${"0".repeat(26)}"`));
+    const res = await dashboardWire(ctx, path, "mutation", input);
+    expect(res.body.error?.data?.code ?? "OK").not.toBe("FORBIDDEN");
+  });
+});

@@ -1,0 +1,229 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { ID_PREFIXES, idTime, newId, type IdKind } from "@/server/domain/ids";
+import { OPERATIONS } from "@/server/openapi";
+import { createEndpoint } from "@/server/services/webhooks/create-endpoint";
+import { expectError } from "@/server/testing/expect-error";
+import { callRoute, ID_ROUTES, label, ROUTES, sampleCall, servedRoutes, type Answer, type ObjectKind, type RouteProbe } from "./surface";
+import { fingerprint, idsOf, seedWorld, type Objects, type World } from "./world";
+
+/**
+ * Tenant isolation over the whole /v1 surface: an id of another merchant, or of our own other
+ * environment, is exactly as missing as one that never existed (spec §4 rule 5), and asking for
+ * it with a mutation changes nothing.
+ */
+
+const KIND: Record<ObjectKind, IdKind> = {
+  payment: "payment",
+  refund: "refund",
+  paymentLink: "paymentLink",
+  checkoutSession: "checkoutSession",
+  event: "event",
+  webhookEndpoint: "webhookEndpoint",
+  webhookDelivery: "webhookDelivery",
+  settlement: "settlement",
+};
+
+let w: World;
+beforeAll(async () => {
+  w = await seedWorld();
+});
+
+/** An error body with what must differ taken out: the request id, and the id the caller sent (which the message quotes). */
+function comparable(res: Answer, sentId: string) {
+  const { request_id: _r, ...error } = res.body.error;
+  return { status: res.status, error: { ...error, message: String(error.message).split(sentId).join("<id>") } };
+}
+
+describe("the route table", () => {
+  it("is every route file and method the app serves under /v1, and nothing else", async () => {
+    expect(ROUTES.map(label).sort()).toEqual(await servedRoutes());
+  });
+
+  it("gives each operation the scope DESIGN.md's scopes list gives it", () => {
+    const declared = Object.fromEntries(OPERATIONS.map((op) => [`${op.method} ${op.path}`, op.scope]));
+    for (const r of ROUTES.filter((r) => r.scope !== null)) expect({ route: label(r), scope: declared[label(r)] }).toEqual({ route: label(r), scope: r.scope });
+    expect(Object.keys(declared).sort()).toEqual(ROUTES.filter((r) => r.scope !== null).map(label).sort());
+  });
+});
+
+type IdCase = { name: string; key: (w: World) => string; id: (w: World, kind: ObjectKind) => string; wellFormed: boolean };
+
+const ID_CASES: IdCase[] = [
+  { name: "another merchant's object", key: (w) => w.us.keys.test, id: (w, k) => w.theirs[k], wellFormed: true },
+  { name: "our object in live mode, asked with the test key", key: (w) => w.us.keys.test, id: (w, k) => w.usLive[k], wellFormed: true },
+  { name: "our object in test mode, asked with the live key", key: (w) => w.us.keys.live, id: (w, k) => w.ours[k], wellFormed: true },
+  { name: "a random well-formed id", key: (w) => w.us.keys.test, id: (_w, k) => newId(KIND[k]), wellFormed: true },
+  { name: "a malformed id", key: (w) => w.us.keys.test, id: (_w, k) => `${ID_PREFIXES[KIND[k]]}_NOT-AN-ID`, wellFormed: false },
+];
+
+describe.each(ID_ROUTES.map((r) => [label(r), r] as const))("%s", (_name, route) => {
+  it(`answers 404 resource_missing to ${ID_CASES.length} kinds of id it must not serve, identically, and changes nothing`, async () => {
+    const before = await fingerprint([w.us.merchant.id, w.them.merchant.id]);
+    const seen: { name: string; body: ReturnType<typeof comparable> }[] = [];
+    for (const c of ID_CASES) {
+      const id = c.id(w, route.id);
+      const res = await callRoute(route, { ...sampleCall(route, w.ours, c.key(w), id) });
+      expect({ case: c.name, status: res.status }).toEqual({ case: c.name, status: 404 });
+      expectError(res, 404, "not_found", "resource_missing", "id");
+      // Nothing of the object leaks into the refusal.
+      for (const field of ["amount", "status", "livemode", "object"]) expect(res.body.error).not.toHaveProperty(field);
+      seen.push({ name: c.name, body: comparable(res, id) });
+    }
+    const [reference, ...rest] = seen.filter((s) => ID_CASES.find((c) => c.name === s.name)!.wellFormed);
+    for (const s of rest) expect({ case: s.name, ...s.body }).toEqual({ case: s.name, ...reference!.body });
+    expect(await fingerprint([w.us.merchant.id, w.them.merchant.id])).toEqual(before);
+  });
+
+  it("serves our own object in its own environment (the control)", async () => {
+    // Deleting is tried on an endpoint of its own, so the routes after it still have ours.
+    const id = route.method === "DELETE" ? (await createEndpoint(await w.us.ctx(false), { url: "https://127.0.0.1:9/spare", enabledEvents: ["*"] })).id : w.ours[route.id];
+    const res = await callRoute(route, sampleCall(route, w.ours, w.us.keys.test, id));
+    expect(res.status, res.text).toBeLessThan(300);
+  });
+});
+
+describe("test helpers", () => {
+  it.each(["fail", "expire", "unknown", "age"])("'%s' on another merchant's or the live environment's payment: 404, nothing moves", async (action) => {
+    const route: RouteProbe = { ...ID_ROUTES.find((r) => r.path.startsWith("/v1/test_helpers/payments"))!, params: { action } };
+    const before = await fingerprint([w.us.merchant.id, w.them.merchant.id]);
+    const bodies = [];
+    for (const id of [w.theirs.payment, w.usLive.payment, newId("payment")]) {
+      const res = await callRoute(route, { key: w.us.keys.test, id });
+      expectError(res, 404, "not_found", "resource_missing", "id");
+      bodies.push(comparable(res, id));
+    }
+    expect(new Set(bodies.map((b) => JSON.stringify(b))).size).toBe(1);
+    expect(await fingerprint([w.us.merchant.id, w.them.merchant.id])).toEqual(before);
+  });
+});
+
+/** GET a list route as us (test key) with a query. */
+async function list(path: string, query: Record<string, string>, id?: string) {
+  const route = ROUTES.find((r) => r.method === "GET" && r.path === path)!;
+  const res = await callRoute(route, { key: w.us.keys.test, query, id });
+  expect(res.status, res.text).toBe(200);
+  return res;
+}
+
+/** Ids of objects we must never see from our test key: the other merchant's and our live ones. */
+const foreignIds = () => [...idsOf(w.theirs), ...idsOf(w.usLive)];
+
+function expectNoForeignIds(res: Answer) {
+  for (const id of foreignIds()) expect(res.text).not.toContain(id);
+}
+
+describe("filters naming foreign objects", () => {
+  /**
+   * A filter by id is a condition, not a lookup: another merchant's id, our live id and an id that
+   * never existed all match nothing, so the three answers are the same empty list.
+   */
+  const FILTERS: { name: string; path: string; param: string; kind: ObjectKind | "paidPayment"; field: string }[] = [
+    { name: "refunds of a payment", path: "/v1/refunds", param: "payment", kind: "paidPayment", field: "payment" },
+    { name: "deliveries of an event", path: "/v1/webhook_deliveries", param: "event", kind: "event", field: "event" },
+    { name: "deliveries to an endpoint", path: "/v1/webhook_deliveries", param: "endpoint", kind: "webhookEndpoint", field: "endpoint" },
+  ];
+
+  it.each(FILTERS.map((f) => [f.name, f] as const))("%s: a foreign id lists what a random id lists (nothing)", async (_n, f) => {
+    const idKind = f.kind === "paidPayment" ? "payment" : KIND[f.kind];
+    const answers = [];
+    for (const id of [w.theirs[f.kind], w.usLive[f.kind], newId(idKind)]) {
+      const res = await list(f.path, { [f.param]: id });
+      expect(res.body).toMatchObject({ object: "list", data: [], has_more: false });
+      answers.push(res.body);
+    }
+    expect(answers[1]).toEqual(answers[0]);
+    expect(answers[2]).toEqual(answers[0]);
+    // The control: the same filter with our own id finds our object.
+    const own = await list(f.path, { [f.param]: w.ours[f.kind] });
+    expect(own.body.data.length).toBeGreaterThan(0);
+    for (const item of own.body.data) expect(item[f.field]).toBe(w.ours[f.kind]);
+  });
+
+  it("payment search by another merchant's or the live environment's reference finds nothing, as a made-up one does", async () => {
+    const bodies = [];
+    for (const search of [w.theirs.reference, w.usLive.reference, "no-such-reference-anywhere"]) {
+      const res = await list("/v1/payments", { search });
+      expect(res.body.data).toEqual([]);
+      bodies.push(res.body);
+    }
+    expect(new Set(bodies.map((b) => JSON.stringify(b))).size).toBe(1);
+    expect((await list("/v1/payments", { search: w.ours.reference })).body.data.map((p: { id: string }) => p.id)).toEqual([w.ours.payment]);
+  });
+
+  it("the event log, filtered by type, holds only our test events", async () => {
+    const res = await list("/v1/events", { type: "payment.expired", limit: "100" });
+    expect(res.body.data.map((e: { id: string }) => e.id)).toContain(w.ours.event);
+    expectNoForeignIds(res);
+  });
+
+  it("every list, unfiltered, shows none of the other merchant's objects and none of our live ones", async () => {
+    for (const route of ROUTES.filter((r) => r.cursor)) {
+      const res = await callRoute(route, { key: w.us.keys.test, id: w.ours.settlement, query: { limit: "100" } });
+      expect(res.status, label(route)).toBe(200);
+      expectNoForeignIds(res);
+    }
+  });
+
+  it("a replay naming a foreign endpoint is refused as one naming a missing endpoint is, and queues nothing", async () => {
+    const one = ROUTES.find((r) => r.path === "/v1/events/{id}/replay")!;
+    const window = ROUTES.find((r) => r.path === "/v1/events/replay")!;
+    const before = await fingerprint([w.us.merchant.id, w.them.merchant.id]);
+    for (const [route, extra] of [
+      [one, {}],
+      [window, { created_gte: String(Math.floor(Date.now() / 1000) - 3600) }],
+    ] as const) {
+      const bodies = [];
+      for (const endpoint of [w.theirs.webhookEndpoint, w.usLive.webhookEndpoint, newId("webhookEndpoint")]) {
+        const res = await callRoute(route, { key: w.us.keys.test, id: w.ours.event, body: { ...extra, endpoint } });
+        expectError(res, 404, "not_found", "resource_missing", "endpoint");
+        bodies.push(comparable(res, endpoint));
+      }
+      expect(new Set(bodies.map((b) => JSON.stringify(b))).size, label(route)).toBe(1);
+    }
+    expect(await fingerprint([w.us.merchant.id, w.them.merchant.id])).toEqual(before);
+  });
+
+  it("a refund of a foreign payment is refused as one of a missing payment is, and makes no refund", async () => {
+    const route = ROUTES.find((r) => r.method === "POST" && r.path === "/v1/refunds")!;
+    const before = await fingerprint([w.us.merchant.id, w.them.merchant.id]);
+    const bodies = [];
+    for (const payment of [w.theirs.paidPayment, w.usLive.paidPayment, newId("payment")]) {
+      const res = await callRoute(route, { key: w.us.keys.test, body: { payment, amount: 1 }, idempotencyKey: `refund-probe-${payment}` });
+      expectError(res, 404, "not_found", "resource_missing", "payment");
+      bodies.push(comparable(res, payment));
+    }
+    expect(new Set(bodies.map((b) => JSON.stringify(b))).size).toBe(1);
+    expect(await fingerprint([w.us.merchant.id, w.them.merchant.id])).toEqual(before);
+  });
+});
+
+describe("cursors set to foreign ids", () => {
+  /**
+   * DESIGN.md: lists page with `starting_after`/`ending_before` keyset cursors, never OFFSET. A
+   * cursor is a position in our own id order (ids sort by creation time), not an object that is
+   * looked up: an unknown id is not an error. So a foreign id must answer exactly what an id
+   * that never existed, made at the same millisecond, answers: 200, the same page, nothing foreign.
+   */
+  const sameInstant = (id: string, kind: IdKind) => newId(kind, idTime(id));
+
+  it.each(ROUTES.filter((r) => r.cursor).map((r) => [label(r), r] as const))("%s", async (_n, route) => {
+    const kind = KIND[route.cursor!];
+    for (const direction of ["starting_after", "ending_before"]) {
+      for (const foreign of [w.theirs[route.cursor!], w.usLive[route.cursor!]]) {
+        const call = (cursor: string) => callRoute(route, { key: w.us.keys.test, id: w.ours.settlement, query: { [direction]: cursor, limit: "100" } });
+        const viaForeign = await call(foreign);
+        const viaRandom = await call(sameInstant(foreign, kind));
+        expect(viaForeign.status, `${direction}=${foreign}: ${viaForeign.text}`).toBe(200);
+        expect(viaForeign.body).toEqual(viaRandom.body);
+        expectNoForeignIds(viaForeign);
+      }
+    }
+  });
+});
+
+/** The objects a test could have asked for by mistake are real and distinct (a guard on the fixtures, so no case passes vacuously). */
+it("the world has every kind of object, in both environments and for both merchants", () => {
+  const sets: Objects[] = [w.ours, w.usLive, w.theirs];
+  for (const o of sets) for (const id of idsOf(o)) expect(id).toMatch(/^[a-z]+_[0-9a-z]{26}$/);
+  expect(new Set(sets.flatMap(idsOf)).size).toBe(sets.length * idsOf(w.ours).length);
+});
