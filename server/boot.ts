@@ -6,6 +6,7 @@ import { env } from "./env";
 import { startBackgroundWork } from "./jobs/runtime";
 import { log } from "./log";
 import { seedMerchant } from "./services/merchants/seed-merchant";
+import { sealStoredSecrets } from "./services/webhooks/seal-stored-secrets";
 
 /**
  * Runs once per server process (instrumentation.ts). On the embedded default it opens and
@@ -14,6 +15,8 @@ import { seedMerchant } from "./services/merchants/seed-merchant";
  */
 export async function boot(): Promise<void> {
   const db = await getDb();
+  const sealed = await sealStoredSecrets(db);
+  if (sealed > 0) log.info("sealed webhook signing secrets stored in plain text", { endpoints: sealed });
   startBackgroundWork(db);
   if (!env().BOOTSTRAP_DEMO) return;
   const [row] = await db.select({ n: count() }).from(merchants);

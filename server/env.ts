@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { parseDataKey } from "./domain/sealing";
 
 /**
  * The one place that reads `process.env`. Everything else imports `env()`.
@@ -58,6 +59,14 @@ const schema = z.object({
   NEXTAUTH_SECRET: z.string().min(32, "NEXTAUTH_SECRET must be at least 32 characters").optional(),
   /** The dashboard's public origin + /api/auth, for next-auth behind a proxy (next-auth reads it too). */
   NEXTAUTH_URL: z.string().url().optional(),
+  /**
+   * Seals stored secrets (webhook signing secrets) with AES-256-GCM: 32 bytes as 64 hex digits or
+   * base64. Every instance on one database needs the same key. Unset → a key file in `.data/`.
+   */
+  DATA_ENCRYPTION_KEY: z
+    .string()
+    .refine((v) => parseDataKey(v) !== null, "DATA_ENCRYPTION_KEY must be 32 bytes, as 64 hex digits or base64")
+    .optional(),
   /** How long a dashboard sign-in lasts. */
   SESSION_MAX_AGE_HOURS: positiveInt(8),
   /** Sign-in attempts allowed per e-mail address in 15 minutes (a success clears them); per client address, ten times this. */

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { boolean, index, integer, jsonb, pgTable, smallint, text } from "drizzle-orm/pg-core";
-import { createdAt, idColumn, tstz } from "./columns";
+import { createdAt, idColumn, sealedText, tstz } from "./columns";
 import { events } from "./events";
 import { merchants } from "./merchants";
 
@@ -19,10 +19,10 @@ export const webhookEndpoints = pgTable(
     description: text("description"),
     metadata: jsonb("metadata").$type<Record<string, string>>().notNull().default({}),
     status: text("status", { enum: ["enabled", "disabled"] }).notNull().default("enabled"),
-    /** The signing secret as the merchant sees it (`whsec_…`): HMAC keys must be recoverable. */
-    secret: text("secret").notNull(),
+    /** The signing secret (`whsec_…`), sealed: HMAC keys must be recoverable, so not hashed. */
+    secret: sealedText("secret").notNull(),
     /** After a roll, the old secret keeps signing alongside the new one until this time. */
-    previousSecret: text("previous_secret"),
+    previousSecret: sealedText("previous_secret"),
     previousSecretExpiresAt: tstz("previous_secret_expires_at"),
     /** Failed attempts in a row; 5 make the endpoint degraded, one success resets it. */
     consecutiveFailures: integer("consecutive_failures").notNull().default(0),

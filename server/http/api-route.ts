@@ -3,6 +3,8 @@ import { getDb } from "@/db/client";
 import { keyAllows } from "@/server/domain/api-keys";
 import { isServiceError, ServiceError } from "@/server/domain/errors";
 import { newId } from "@/server/domain/ids";
+import { seal, unseal } from "@/server/domain/sealing";
+import { dataKey } from "@/server/data-key";
 import { systemClock } from "@/server/clock";
 import type { ServiceContext } from "@/server/context";
 import { log } from "@/server/log";
@@ -75,7 +77,7 @@ export function apiRoute<B extends z.ZodType | undefined, Q extends z.ZodType | 
           idempotencyKey,
           requestFingerprint(op.method, url.pathname, parsedBody?.value),
         );
-        if (claim.kind === "replay") return raw(claim.status, claim.body, requestId, { "Idempotent-Replayed": "true" });
+        if (claim.kind === "replay") return raw(claim.status, unseal(dataKey(), claim.body), requestId, { "Idempotent-Replayed": "true" });
         held = claim;
       }
 
@@ -89,7 +91,7 @@ export function apiRoute<B extends z.ZodType | undefined, Q extends z.ZodType | 
       };
       const result = await handler({ ctx, body, query, params, idempotencyKey, url });
       const text = JSON.stringify(result);
-      if (held) await held.complete(op.status, text);
+      if (held) await held.complete(op.status, op.secretInResponse ? seal(dataKey(), text) : text);
       return raw(op.status, text, requestId);
     } catch (e) {
       const error = isServiceError(e) ? e : internalError();

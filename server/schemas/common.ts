@@ -74,6 +74,8 @@ export type Operation<Body extends z.ZodType | undefined = z.ZodType | undefined
   query?: Query;
   /** `required`: no Idempotency-Key → 400. `optional`: honoured when sent. */
   idempotency: "required" | "optional" | "none";
+  /** The answer shows a secret: its idempotency record is stored sealed (server/domain/sealing.ts). */
+  secretInResponse?: true;
   status: 200 | 201;
   response: z.ZodType;
   pathParams?: Record<string, string>;

@@ -140,12 +140,11 @@ describe("secrets at rest", () => {
 
   /**
    * Webhook signing secrets cannot be hashed: every delivery is an HMAC keyed with the secret
-   * itself, so the endpoint row keeps it readable (db/schema/webhooks.ts). What holds is that no
-   * other table gets a copy (events, deliveries, outbox), that reads never show it, and that the
-   * only other copy is the idempotency record of a create or roll sent with an Idempotency-Key,
-   * which must replay the original answer byte for byte and is swept after 24 h.
+   * itself. They are stored sealed (AES-256-GCM, db/schema/columns.ts sealedText), and so is the
+   * idempotency record of a create or roll, which must replay the answer byte for byte: no table
+   * holds a secret in a form that can be read without the data key, and reads never show it.
    */
-  it("webhook secrets: kept only in their endpoint row (and a keyed request's stored answer), never shown on reads", async () => {
+  it("webhook secrets: no table holds one readable, a keyed create or roll replays it, and reads never show it", async () => {
     const create = ROUTES.find((r) => label(r) === "POST /v1/webhook_endpoints")!;
     const roll = ROUTES.find((r) => label(r) === "POST /v1/webhook_endpoints/{id}/roll_secret")!;
     const get = ROUTES.find((r) => label(r) === "GET /v1/webhook_endpoints/{id}")!;
@@ -155,12 +154,18 @@ describe("secrets at rest", () => {
     expect(plain.status).toBe(201);
     const first: string = plain.body.secret;
     expect(first).toMatch(/^whsec_/);
-    expect(await tablesHolding(first)).toEqual(["webhook_endpoints"]);
+    expect(await tablesHolding(first)).toEqual([]);
+    expect(await tablesHolding(first.slice("whsec_".length))).toEqual([]);
 
-    const rolled = await callRoute(roll, { key: w.us.keys.test, id: plain.body.id, idempotencyKey: `roll-${plain.body.id}` });
+    const rollOnce = () => callRoute(roll, { key: w.us.keys.test, id: plain.body.id, idempotencyKey: `roll-${plain.body.id}` });
+    const rolled = await rollOnce();
     const second: string = rolled.body.secret;
     expect(second).not.toBe(first);
-    expect(await tablesHolding(second)).toEqual(["idempotency_keys", "webhook_endpoints"]);
+    expect(await tablesHolding(second)).toEqual([]);
+    expect(await tablesHolding(first)).toEqual([]);
+    const replayed = await rollOnce();
+    expect(replayed.headers.get("idempotent-replayed")).toBe("true");
+    expect(replayed.text).toBe(rolled.text);
 
     for (const res of [await callRoute(get, { key: w.us.keys.test, id: plain.body.id }), await callRoute(listAll, { key: w.us.keys.test, query: { limit: "100" } })]) {
       expect(res.status).toBe(200);

@@ -1,0 +1,44 @@
+import { eq, sql } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { getDb } from "@/db/client";
+import { webhookEndpoints } from "@/db/schema";
+import { newId } from "@/server/domain/ids";
+import { seedTestMerchant } from "@/server/testing/fixtures";
+import { sealStoredSecrets } from "./seal-stored-secrets";
+
+type Raw = { secret: string; previous_secret: string | null };
+const rawRow = async (id: string): Promise<Raw> => {
+  const db = await getDb();
+  const result = (await db.execute(sql`select secret, previous_secret from webhook_endpoints where id = ${id}`)) as unknown as { rows?: Raw[] } | Raw[];
+  return (Array.isArray(result) ? result : result.rows!)[0]!;
+};
+
+describe("webhook signing secrets at rest", () => {
+  it("are written sealed and read back in plain; secrets stored before sealing are sealed at start-up", async () => {
+    const db = await getDb();
+    const m = await seedTestMerchant();
+    const now = new Date();
+    const [made] = await db
+      .insert(webhookEndpoints)
+      .values({ id: newId("webhookEndpoint"), merchantId: m.merchant.id, livemode: false, url: "https://example.com/hooks", enabledEvents: ["*"], secret: "whsec_new", createdAt: now, updatedAt: now })
+      .returning();
+    expect(made!.secret).toBe("whsec_new");
+    expect((await rawRow(made!.id)).secret).toMatch(/^sealed:v1:/);
+
+    // An endpoint from before sealing: plain text in both columns.
+    const legacy = newId("webhookEndpoint");
+    await db.execute(sql`
+      insert into webhook_endpoints (id, merchant_id, livemode, url, enabled_events, secret, previous_secret, created_at, updated_at)
+      values (${legacy}, ${m.merchant.id}, false, 'https://example.com/old', ${"{*}"}, 'whsec_old', 'whsec_older', now(), now())`);
+    const [before] = await db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, legacy));
+    expect(before).toMatchObject({ secret: "whsec_old", previousSecret: "whsec_older" });
+
+    expect(await sealStoredSecrets(db)).toBeGreaterThanOrEqual(1);
+    const raw = await rawRow(legacy);
+    expect(raw.secret).toMatch(/^sealed:v1:/);
+    expect(raw.previous_secret).toMatch(/^sealed:v1:/);
+    const [after] = await db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, legacy));
+    expect(after).toMatchObject({ secret: "whsec_old", previousSecret: "whsec_older" });
+    expect(await sealStoredSecrets(db)).toBe(0);
+  });
+});
