@@ -24,6 +24,9 @@ async function build(): Promise<Limiters> {
     // Fail fast rather than queue: when Redis is away, the in-memory insurance limiter answers.
     const client = new Redis(REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false });
     client.on("error", (e: Error) => log.warn("rate-limit redis error", { error: e.message }));
+    // Until it connects, every command fails over to the in-memory insurance limiter, and counts
+    // made there are lost once Redis answers: a fresh process would allow a budget twice over.
+    await readyOrTimeout(client, 2_000);
     make = (keyPrefix, points, duration) =>
       new RateLimiterRedis({ storeClient: client, points, duration, keyPrefix, insuranceLimiter: memory(keyPrefix, points, duration) });
   }
@@ -36,6 +39,18 @@ async function build(): Promise<Limiters> {
     promptsPerMinute: make("mari:prompt-1m", PIN_PROMPTS_PER_NUMBER_PER_MINUTE, 60),
     promptsPerHour: make("mari:prompt-1h", PIN_PROMPTS_PER_NUMBER_PER_HOUR, 60 * 60),
   };
+}
+
+function readyOrTimeout(client: import("ioredis").Redis, ms: number): Promise<void> {
+  if (client.status === "ready") return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    timer.unref();
+    client.once("ready", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
 }
 
 type Verdict = { ok: true } | { ok: false; retryAfterSeconds: number };
