@@ -131,8 +131,18 @@ export async function fuzzTarget(target: Target, opts: FuzzOptions, realIds: Set
       }
       let answer: Answer | undefined;
       try {
-        for (;;) {
-          answer = await send(opts.baseUrl, request);
+        for (let resets = 0; ; ) {
+          try {
+            answer = await send(opts.baseUrl, request);
+          } catch (e) {
+            // A server may answer an oversized body early and close; when its close overtakes
+            // the answer while the client is still writing, the client loses the answer (EPIPE,
+            // ECONNRESET). That race is TCP's, not the server's: such a request is sent again,
+            // twice at most, and a third loss is a failure.
+            const code = (e as NodeJS.ErrnoException).code;
+            if (request.body.kind === "huge" && (code === "EPIPE" || code === "ECONNRESET") && resets++ < 2) continue;
+            throw e;
+          }
           if (answer.status !== 429 || !opts.retryRateLimited) break;
           result.rateLimited++;
           const wait = Number(answer.headers["retry-after"] ?? 1);

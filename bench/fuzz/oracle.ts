@@ -130,7 +130,7 @@ export function expectationFor(op: Operation | undefined, req: FuzzRequest, keys
     if (code && !first && reasons.length === 1) first = { status: HTTP_STATUS[ERROR_CODES[code]], code };
   };
   const key = presentedKey(headerValue(req.headers, "authorization"));
-  if (key !== keys.test && key !== keys.restricted) fail("not authenticated", "api_key_invalid");
+  if (key !== keys.key && key !== keys.restricted) fail("not authenticated", "api_key_invalid");
   else if (key === keys.restricted && op.scope !== "payments:read") fail("scope missing", "scope_missing");
   const q = queryProblem(op, req.query);
   if (q) fail(q, "parameter_invalid");

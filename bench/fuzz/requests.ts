@@ -31,7 +31,8 @@ export type FuzzRequest = {
   notes: string[];
 };
 
-export type Keys = { test: string; restricted?: string };
+/** The key the fuzzer authenticates with, and optionally a restricted key (payments:read) to be refused scopes with. */
+export type Keys = { key: string; restricted?: string };
 /** Ids of real objects of the fuzz merchant, so that some requests reach objects that exist. */
 export type RealIds = Partial<Record<IdKind, string>>;
 
@@ -112,7 +113,7 @@ function badAuth(keys: Keys): fc.Arbitrary<{ headers: Record<string, string>; no
   const secret = fc.string({ unit: fc.constantFrom(...ALPHABET), minLength: 32, maxLength: 32 });
   return fc.oneof(
     fc.constant({ headers: {}, note: "no Authorization" }),
-    fc.constantFrom("Bearer", "Bearer ", "Token abc", "Basic", "Basic !!!", "Digest x", "bearer\tsk_test_", "Bearer sk_test_", `Bearer ${keys.test.toUpperCase()}`, `Bearer ${keys.test}x`, `Bearer ${keys.test.slice(0, -1)}`, `Bearer ${keys.test} ${keys.test}`).map((a) => ({ headers: { authorization: a }, note: `Authorization ${JSON.stringify(a.slice(0, 40))}` })),
+    fc.constantFrom("Bearer", "Bearer ", "Token abc", "Basic", "Basic !!!", "Digest x", "bearer\tsk_test_", "Bearer sk_test_", `Bearer ${keys.key.toUpperCase()}`, `Bearer ${keys.key}x`, `Bearer ${keys.key.slice(0, -1)}`, `Bearer ${keys.key} ${keys.key}`).map((a) => ({ headers: { authorization: a }, note: `Authorization ${JSON.stringify(a.slice(0, 40))}` })),
     secret.map((s) => ({ headers: authHeader(`sk_test_${s}`), note: "unknown test key" })),
     secret.map((s) => ({ headers: authHeader(`rk_live_${s}`), note: "unknown restricted live key" })),
     secret.map((s) => ({ headers: { authorization: `Basic ${Buffer.from(`sk_test_${s}:`).toString("base64")}` }, note: "unknown key as Basic user" })),
@@ -261,7 +262,7 @@ function operationTarget(op: Operation): Target {
               segments.action = odd ? enc(r.oddAction) : r.realAction;
               if (odd) notes.push(`action ${JSON.stringify(r.oddAction)}`);
             }
-            const headers: Record<string, string | string[]> = { ...authHeader(keys.test) };
+            const headers: Record<string, string | string[]> = { ...authHeader(keys.key) };
             if (op.idempotency === "required" || (op.idempotency === "optional" && r.sendIdem)) headers["idempotency-key"] = r.idemKey;
             let bodyOut: Body = op.method === "POST" && op.body ? { kind: "text", text: JSON.stringify(r.body) } : { kind: "none" };
             let queryOut = op.query ? toQueryString(r.query) : "";
@@ -330,7 +331,7 @@ function unroutedTarget(): Target {
           method: r.method,
           path: r.path,
           query: "",
-          headers: { ...(r.auth ? authHeader(keys.test) : {}), ...(r.body !== undefined && r.method !== "GET" ? { "content-type": "application/json" } : {}) },
+          headers: { ...(r.auth ? authHeader(keys.key) : {}), ...(r.body !== undefined && r.method !== "GET" ? { "content-type": "application/json" } : {}) },
           body: r.body !== undefined && r.method !== "GET" ? ({ kind: "text", text: JSON.stringify(r.body) } as Body) : ({ kind: "none" } as Body),
           notes: ["no operation serves this method and path"],
         }));

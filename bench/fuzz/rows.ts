@@ -28,16 +28,22 @@ const VIA: Record<string, string> = {
 };
 const LEFT_OUT: Record<string, string[]> = { api_keys: ["last_used_at"] };
 
-export async function snapshot(sql: Sql, merchantId: string): Promise<Snapshot> {
-  const tables = await sql<{ table_name: string; scoped: boolean }[]>`
-    select c.table_name, bool_or(k.column_name = 'merchant_id') as scoped
+/**
+ * `livemode` narrows to one environment (tables that have the column); `ownedOnly` leaves out
+ * tables that cannot be tied to the merchant, for a database other tests write to at the same time.
+ */
+export async function snapshot(sql: Sql, merchantId: string, opts: { livemode?: boolean; ownedOnly?: boolean } = {}): Promise<Snapshot> {
+  const tables = await sql<{ table_name: string; scoped: boolean; has_livemode: boolean }[]>`
+    select c.table_name, bool_or(k.column_name = 'merchant_id') as scoped, bool_or(k.column_name = 'livemode') as has_livemode
     from information_schema.tables c
     left join information_schema.columns k on k.table_schema = c.table_schema and k.table_name = c.table_name
     where c.table_schema = 'public' and c.table_type = 'BASE TABLE' and c.table_name <> 'idempotency_keys'
     group by c.table_name order by c.table_name`;
   const out: Snapshot = { tables: new Map(), idempotency: new Map() };
-  for (const { table_name: name, scoped } of tables) {
-    const where = VIA[name] ?? (scoped ? "t.merchant_id = $1" : "true");
+  for (const { table_name: name, scoped, has_livemode } of tables) {
+    if (opts.ownedOnly && !VIA[name] && !scoped) continue;
+    let where = VIA[name] ?? (scoped ? "t.merchant_id = $1" : "true");
+    if (opts.livemode !== undefined && has_livemode) where += ` and t.livemode = ${opts.livemode}`;
     const row = (LEFT_OUT[name] ?? []).reduce((expr, col) => `${expr} - '${col}'`, "to_jsonb(t)");
     const usesParam = where.includes("$1");
     const [r] = await sql.unsafe<{ rows: number; hash: string | null }[]>(
@@ -48,11 +54,11 @@ export async function snapshot(sql: Sql, merchantId: string): Promise<Snapshot> 
   }
   const keys = await sql<{ key: string; livemode: boolean; state: string; response_status: number | null; response_body: string | null }[]>`
     select key, livemode, state, response_status, response_body from idempotency_keys where merchant_id = ${merchantId}`;
-  for (const k of keys) out.idempotency.set(`${k.livemode ? "live" : "test"}:${k.key}`, { state: k.state, status: k.response_status, body: k.response_body });
+  for (const k of keys) if (opts.livemode === undefined || k.livemode === opts.livemode) out.idempotency.set(`${k.livemode ? "live" : "test"}:${k.key}`, { state: k.state, status: k.response_status, body: k.response_body });
   return out;
 }
 
-/** Bodies the fuzzer was answered with, per test-mode Idempotency-Key it sent. */
+/** Bodies the fuzzer was answered with, per Idempotency-Key it sent (`test:key` or `live:key`). */
 export type Answered = Map<string, Set<string>>;
 
 /** What changed that may not: "payments +1", "webhook_endpoints changed", "idempotency_keys: …". */

@@ -167,7 +167,7 @@ async function main(): Promise<void> {
     const started = Date.now();
     const results: TargetResult[] = await fuzz({
       baseUrl: server.url,
-      keys: { test: seeded.keys.test, restricted: seeded.keys.restricted },
+      keys: { key: seeded.keys.test, restricted: seeded.keys.restricted },
       ids,
       seed,
       runs,
