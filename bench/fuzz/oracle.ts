@@ -1,0 +1,198 @@
+/**
+ * What a fuzz request must get back, worked out from the bytes it sends, and the check of the
+ * answer: a 4xx, exactly the spec's error envelope, the status its type maps to, and a
+ * Request-Id header equal to the body's request_id.
+ */
+import { ERROR_CODES, type ErrorCode } from "@/server/domain/errors";
+import { HTTP_STATUS } from "@/server/http/errors";
+import type { Operation } from "@/server/schemas/common";
+import type { Body, FuzzRequest, Keys } from "./requests";
+
+/** DESIGN.md's body limit and the idempotency key's shape, restated: the oracle does not import the code it judges. */
+const MAX_BODY_BYTES = 64 * 1024;
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+const REQUEST_ID = /^req_[0-9a-z]{26}$/;
+const TEST_ACTIONS = new Set(["succeed", "fail", "expire", "unknown", "age"]);
+
+/** Why the request must fail, in the order the server checks, and the answer that order implies. */
+export type Expectation = { reasons: string[]; status?: number; code?: ErrorCode };
+
+export function bodyBytes(body: Body): Buffer {
+  switch (body.kind) {
+    case "none":
+      return Buffer.alloc(0);
+    case "text":
+      return Buffer.from(body.text, "utf8");
+    case "bytes":
+      return Buffer.from(body.hex, "hex");
+    case "huge": {
+      const fill = Buffer.from(body.fill, "utf8");
+      const head = Buffer.from(body.prefix, "utf8");
+      const tail = Buffer.from(body.suffix, "utf8");
+      const n = Math.max(0, Math.ceil((body.bytes - head.length - tail.length) / fill.length));
+      return Buffer.concat([head, Buffer.alloc(n * fill.length, fill), tail]);
+    }
+  }
+}
+
+/** A header as the server reads it: repeated values joined, surrounding blanks gone. */
+export function headerValue(headers: Record<string, string | string[]>, name: string): string | null {
+  const v = headers[name];
+  if (v === undefined) return null;
+  return (Array.isArray(v) ? v.join(", ") : v).replace(/^[ \t]+|[ \t]+$/g, "");
+}
+
+function presentedKey(header: string | null): string | null {
+  if (!header) return null;
+  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (bearer) return bearer[1]!;
+  const basic = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
+  if (basic) return Buffer.from(basic[1]!, "base64").toString("utf8").split(":")[0] ?? "";
+  return "";
+}
+
+/** Iterative: a 64 KB body can nest thousands of levels deep. */
+function hasNul(root: unknown): boolean {
+  const stack: unknown[] = [root];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (typeof value === "string") {
+      if (value.includes("\u0000")) return true;
+    } else if (Array.isArray(value)) stack.push(...value);
+    else if (value && typeof value === "object") {
+      for (const [k, v] of Object.entries(value)) {
+        if (k.includes("\u0000")) return true;
+        stack.push(v);
+      }
+    }
+  }
+  return false;
+}
+
+/** Why the body is refused, or null when the operation would take it. */
+function bodyProblem(op: Operation, req: FuzzRequest): string | null {
+  const bytes = bodyBytes(req.body);
+  if (bytes.length > MAX_BODY_BYTES) return "body over 64 KB";
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    return "body not UTF-8";
+  }
+  let value: unknown;
+  if (text.trim() !== "") {
+    const type = (headerValue(req.headers, "content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+    if (type !== "application/json") return "not JSON content type";
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return "body not JSON";
+    }
+    if (hasNul(value)) return "NUL in body";
+  }
+  if (op.body) {
+    const parsed = op.body.safeParse(value === undefined ? {} : value);
+    return parsed.success ? null : `body: ${parsed.error.issues[0]?.message ?? "invalid"}`;
+  }
+  const empty = value === undefined || (value !== null && typeof value === "object" && !Array.isArray(value) && Object.keys(value).length === 0);
+  return empty ? null : "body on a bodiless operation";
+}
+
+function queryProblem(op: Operation, query: string): string | null {
+  const params = new URLSearchParams(query);
+  const out: Record<string, string | string[]> = Object.create(null) as Record<string, string | string[]>;
+  let any = false;
+  for (const [k, v] of params) {
+    // Next 16.4.5 drops a `__proto__` query parameter before the handler sees request.url, so
+    // the server cannot refuse it; it is no reason for the request to fail.
+    if (k === "__proto__") continue;
+    any = true;
+    if (k.includes("\u0000") || v.includes("\u0000")) return "NUL in query";
+    const prev = out[k];
+    out[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
+  }
+  if (!op.query) return any ? "query on an operation without one" : null;
+  const parsed = op.query.safeParse(out);
+  return parsed.success ? null : `query: ${parsed.error.issues[0]?.message ?? "invalid"}`;
+}
+
+/**
+ * The reasons the request must be refused, checked in the server's own order (auth, scope,
+ * query, body, idempotency, then the objects named in the path). The first decides the answer,
+ * except a path naming nothing, which the service answers and the fuzzer only requires to be a 4xx.
+ */
+export function expectationFor(op: Operation | undefined, req: FuzzRequest, keys: Keys, realIds: Set<string>): Expectation {
+  if (!op) return { reasons: ["no route"], status: 404, code: "resource_missing" };
+  const reasons: string[] = [];
+  let first: { status: number; code: ErrorCode } | undefined;
+  const fail = (reason: string, code?: ErrorCode) => {
+    reasons.push(reason);
+    if (code && !first && reasons.length === 1) first = { status: HTTP_STATUS[ERROR_CODES[code]], code };
+  };
+  const key = presentedKey(headerValue(req.headers, "authorization"));
+  if (key !== keys.key && key !== keys.restricted) fail("not authenticated", "api_key_invalid");
+  else if (key === keys.restricted && op.scope !== "payments:read") fail("scope missing", "scope_missing");
+  const q = queryProblem(op, req.query);
+  if (q) fail(q, "parameter_invalid");
+  if (op.method === "POST") {
+    const b = bodyProblem(op, req);
+    if (b) fail(b, "parameter_invalid");
+  }
+  if (op.idempotency !== "none") {
+    const idem = headerValue(req.headers, "idempotency-key");
+    if (idem !== null && idem !== "" && !IDEMPOTENCY_KEY.test(idem)) fail("malformed Idempotency-Key", "parameter_invalid");
+    else if (idem === null && op.idempotency === "required") fail("no Idempotency-Key", "idempotency_key_required");
+  }
+  const segments = req.path.split("/");
+  const template = op.path.split("/");
+  template.forEach((t, i) => {
+    if (t === "{id}" && !realIds.has(segments[i]!)) fail("path names no object");
+    if (t === "{action}" && !TEST_ACTIONS.has(segments[i]!)) fail("no such test action");
+  });
+  return { reasons, ...(first ?? {}) };
+}
+
+export type Answer = { status: number; headers: Record<string, string | string[] | undefined>; body: string };
+
+/** Everything wrong with an answer to a request that had to be refused; empty when it is right. */
+export function judge(expect: Expectation, answer: Answer): string[] {
+  const problems: string[] = [];
+  if (answer.status >= 500) problems.push(`${answer.status}: a server error`);
+  else if (answer.status < 400) problems.push(`${answer.status}: accepted a request that is wrong (${expect.reasons.join("; ")})`);
+  if (answer.status === 429) problems.push("429: rate limited (the fuzz run's limits are too low)");
+  const type = String(answer.headers["content-type"] ?? "");
+  if (!type.startsWith("application/json")) problems.push(`Content-Type ${JSON.stringify(type)}, not JSON`);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(answer.body);
+  } catch {
+    problems.push("body is not JSON");
+    return problems;
+  }
+  problems.push(...envelopeProblems(parsed, answer));
+  if (problems.length === 0 && expect.status !== undefined) {
+    const code = (parsed as { error: { code: string } }).error.code;
+    if (answer.status !== expect.status || code !== expect.code) problems.push(`expected ${expect.status} ${expect.code} (${expect.reasons[0]}), got ${answer.status} ${code}`);
+  }
+  return problems;
+}
+
+/** Exactly `{ error: { type, code, message, param?, request_id } }`, consistent with the status and headers. */
+export function envelopeProblems(parsed: unknown, answer: Answer): string[] {
+  const problems: string[] = [];
+  const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
+  if (!isObject(parsed) || Object.keys(parsed).join() !== "error" || !isObject(parsed.error)) return ["body is not { error: {…} } alone"];
+  const e = parsed.error;
+  const allowed = new Set(["type", "code", "message", "param", "request_id"]);
+  for (const k of Object.keys(e)) if (!allowed.has(k)) problems.push(`unexpected error.${k}`);
+  for (const k of ["type", "code", "message", "request_id"]) if (typeof e[k] !== "string") problems.push(`error.${k} missing or not a string`);
+  if ("param" in e && typeof e.param !== "string") problems.push("error.param is not a string");
+  if (typeof e.message === "string" && e.message.trim() === "") problems.push("error.message is empty");
+  const code = e.code as ErrorCode;
+  if (typeof e.code === "string" && !(e.code in ERROR_CODES)) problems.push(`unknown error code ${JSON.stringify(e.code)}`);
+  else if (e.type !== ERROR_CODES[code]) problems.push(`type ${String(e.type)} does not go with code ${String(e.code)}`);
+  else if (HTTP_STATUS[ERROR_CODES[code]] !== answer.status) problems.push(`status ${answer.status} but type ${String(e.type)} maps to ${HTTP_STATUS[ERROR_CODES[code]]}`);
+  if (typeof e.request_id === "string" && !REQUEST_ID.test(e.request_id)) problems.push(`request_id ${JSON.stringify(e.request_id)} is not a request id`);
+  if (answer.headers["request-id"] !== e.request_id) problems.push(`Request-Id header ${JSON.stringify(answer.headers["request-id"])} ≠ request_id ${JSON.stringify(e.request_id)}`);
+  return problems;
+}
