@@ -53,7 +53,12 @@ export function createInstance(port: number): Instance {
       );
     });
 
-  run("initdb", ["-D", pgdata, "-U", "postgres", "--auth=trust", "--encoding=UTF8", "--locale=C", "--no-sync"]);
+  try {
+    run("initdb", ["-D", pgdata, "-U", "postgres", "--auth=trust", "--encoding=UTF8", "--locale=C", "--no-sync"]);
+  } catch (e) {
+    rmSync(dataDir, { recursive: true, force: true });
+    throw e;
+  }
   // Local, throwaway and crashed on purpose: durable commits (fsync on) are what the crash tests.
   writeFileSync(
     path.join(pgdata, "postgresql.auto.conf"),
