@@ -2,6 +2,8 @@ import { getToken } from "next-auth/jwt";
 import { NextResponse, type NextRequest } from "next/server";
 import { authSecret } from "@/server/auth/secret";
 import { env } from "@/server/env";
+import { newId } from "@/server/domain/ids";
+import { isMalformedPath, malformedPathResponse } from "@/server/http/errors";
 import { contentSecurityPolicy } from "@/server/http/security-headers";
 
 /**
@@ -11,9 +13,17 @@ import { contentSecurityPolicy } from "@/server/http/security-headers";
  * - the dashboard is for signed-in staff: without a valid session cookie a /dashboard page sends
  *   the browser to sign in, and back after. (tRPC checks the session again, and the staff
  *   member's role and merchant, on every call.)
+ * And paths whose percent-encoding is not UTF-8 (`/v1/payments/%ff`), which Next cannot route and
+ * would answer with a bare 500: a 400 here instead, in the error envelope on /v1. Only such /v1
+ * paths come here (the matcher wants a `%`), so the API's other requests never pay for a proxy.
  */
-export async function proxy(request: NextRequest): Promise<NextResponse> {
+export async function proxy(request: NextRequest): Promise<Response> {
   const { pathname, search } = request.nextUrl;
+  if (isMalformedPath(pathname)) {
+    if (pathname.startsWith("/v1/")) return malformedPathResponse(newId("request"));
+    return new Response("This address is not valid.", { status: 400, headers: { "Content-Type": "text/plain; charset=utf-8" } });
+  }
+  if (pathname.startsWith("/v1/")) return NextResponse.next();
   if (pathname.startsWith("/dashboard") && pathname !== "/dashboard/sign-in") {
     const secret = authSecret();
     const token = secret ? await getToken({ req: request, secret }) : null;
@@ -33,4 +43,4 @@ export async function proxy(request: NextRequest): Promise<NextResponse> {
   return response;
 }
 
-export const config = { matcher: ["/dashboard", "/dashboard/:path*", "/pay/:path*", "/checkout/:path*"] };
+export const config = { matcher: ["/dashboard", "/dashboard/:path*", "/pay/:path*", "/checkout/:path*", "/v1/:path(.*%.*)"] };

@@ -7,7 +7,7 @@ import http from "node:http";
 import fc from "fast-check";
 import type { ErrorCode } from "@/server/domain/errors";
 import { bodyBytes, expectationFor, judge, type Answer } from "./oracle";
-import { malformedPath, TARGETS, type FuzzRequest, type Keys, type RealIds, type Target } from "./requests";
+import { TARGETS, type FuzzRequest, type Keys, type RealIds, type Target } from "./requests";
 
 export type Failure = { target: string; index: number; request: FuzzRequest; answer?: Answer; problems: string[] };
 
@@ -34,8 +34,6 @@ export type FuzzOptions = {
   only?: string;
   /** Only this request of each target (reproducing one failure). */
   index?: number;
-  /** Also paths whose percent-encoding is not UTF-8 (see `malformedPath`). */
-  malformedPaths?: boolean;
   /** A shared server whose rate limit is not ours to raise: wait out 429s and send again. */
   retryRateLimited?: boolean;
   /** Every answer, e.g. to match stored idempotency records against what was answered. */
@@ -52,13 +50,13 @@ export function targetSeed(seed: number, name: string): number {
 }
 
 /** The target's `runs` requests for this seed, always the same ones. */
-export function generate(target: Target, keys: Keys, ids: RealIds, seed: number, runs: number, malformedPaths = false): FuzzRequest[] {
+export function generate(target: Target, keys: Keys, ids: RealIds, seed: number, runs: number): FuzzRequest[] {
   const real = realIdSet(ids);
   // Only requests with a reason to fail are sent: a mutation that happens to leave the request
   // valid (an extra metadata key, a boundary still inside the bounds) is dropped here.
   const wrong = target
     .arbitrary(keys, ids)
-    .filter((req) => (malformedPaths || !malformedPath(req.path)) && expectationFor(target.op, req, keys, real).reasons.length > 0);
+    .filter((req) => expectationFor(target.op, req, keys, real).reasons.length > 0);
   return fc.sample(wrong, { seed: targetSeed(seed, target.name), numRuns: runs });
 }
 
@@ -116,7 +114,7 @@ export function send(baseUrl: string, req: FuzzRequest, timeoutMs = 30_000): Pro
 /** Sends one target's requests, `concurrency` at a time, and judges every answer. */
 export async function fuzzTarget(target: Target, opts: FuzzOptions, realIds: Set<string>): Promise<TargetResult> {
   const started = Date.now();
-  const all = generate(target, opts.keys, opts.ids ?? {}, opts.seed, opts.runs, opts.malformedPaths);
+  const all = generate(target, opts.keys, opts.ids ?? {}, opts.seed, opts.runs);
   const indexes = opts.index !== undefined ? [opts.index] : all.map((_, i) => i);
   const result: TargetResult = { name: target.name, requests: 0, byCode: {}, serverErrors: 0, envelopeViolations: 0, rateLimited: 0, failures: [], ms: 0 };
   let next = 0;

@@ -6,7 +6,7 @@
 import { ERROR_CODES, type ErrorCode } from "@/server/domain/errors";
 import { HTTP_STATUS } from "@/server/http/errors";
 import type { Operation } from "@/server/schemas/common";
-import type { Body, FuzzRequest, Keys } from "./requests";
+import { malformedPath, type Body, type FuzzRequest, type Keys } from "./requests";
 
 /** DESIGN.md's body limit and the idempotency key's shape, restated: the oracle does not import the code it judges. */
 const MAX_BODY_BYTES = 64 * 1024;
@@ -122,6 +122,8 @@ function queryProblem(op: Operation, query: string): string | null {
  * except a path naming nothing, which the service answers and the fuzzer only requires to be a 4xx.
  */
 export function expectationFor(op: Operation | undefined, req: FuzzRequest, keys: Keys, realIds: Set<string>): Expectation {
+  // proxy.ts answers these before any route (Next cannot route them): 400, whatever else is wrong.
+  if (malformedPath(req.path)) return { reasons: ["path is not percent-encoded UTF-8"], status: 400, code: "parameter_invalid" };
   if (!op) return { reasons: ["no route"], status: 404, code: "resource_missing" };
   const reasons: string[] = [];
   let first: { status: number; code: ErrorCode } | undefined;

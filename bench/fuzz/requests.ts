@@ -40,9 +40,8 @@ export type Target = { name: string; op?: Operation; arbitrary: (keys: Keys, ids
 
 /**
  * A path whose percent-encoding does not decode to UTF-8 (`%ff`, `%`, a lone surrogate's bytes).
- * Next 16.4.5 fails such a request itself, before any route runs: its router meets the decode
- * error, cannot render its own 400 page in an App Router build, and answers a plain-text 500.
- * No code of ours sees the request, so these are generated only on request (`--malformed-paths`).
+ * Next 16.4.5 cannot route such a request (its router meets the decode error and answers a
+ * plain-text 500), so proxy.ts answers it first: 400 parameter_invalid in the envelope.
  */
 export function malformedPath(path: string): boolean {
   return path.split("/").some((seg) => {

@@ -10,7 +10,7 @@
  * bookkeeping that may change). Prints a table per endpoint; on any failure, the seed and each
  * failing request, and exits 1.
  *
- *   npm run fuzz -- [--seed N] [--runs N] [--endpoint "POST /v1/payments"] [--case I] [--concurrency N] [--malformed-paths]
+ *   npm run fuzz -- [--seed N] [--runs N] [--endpoint "POST /v1/payments"] [--case I] [--concurrency N]
  *
  * `FUZZ_SEED` or `--seed` reproduces a run exactly; `--endpoint` and `--case` narrow it to one
  * request. Environment: DATABASE_URL (default: database `mari_fuzz` on postgres://postgres@127.0.0.1:5432,
@@ -117,7 +117,6 @@ async function main(): Promise<void> {
       endpoint: { type: "string" },
       case: { type: "string" },
       concurrency: { type: "string", default: "8" },
-      "malformed-paths": { type: "boolean", default: false },
     },
     strict: true,
   });
@@ -173,7 +172,6 @@ async function main(): Promise<void> {
       runs,
       concurrency: Number(values.concurrency),
       only: values.endpoint,
-      malformedPaths: values["malformed-paths"],
       index: values.case !== undefined ? Number(values.case) : undefined,
       onAnswer(req, answer) {
         const key = req.headers["idempotency-key"];

@@ -41,3 +41,22 @@ describe("proxy.ts: who sees /dashboard", () => {
     isSignInRedirect(await visit("/dashboard", forged), "/dashboard");
   });
 });
+
+describe("proxy.ts: paths Next cannot route", () => {
+  it("answers a /v1 path that is not percent-encoded UTF-8 with a 400 in the error envelope, and lets a valid one through", async () => {
+    for (const path of ["/v1/payments/%ff", "/v1/%", "/v1/payments/%ED%A0%80"]) {
+      const res = await visit(path);
+      expect(res.status, path).toBe(400);
+      const body = await res.json();
+      expect(body).toEqual({
+        error: { type: "invalid_request", code: "parameter_invalid", message: "The request path is not valid percent-encoded UTF-8.", param: "path", request_id: expect.stringMatching(/^req_/) },
+      });
+      expect(res.headers.get("request-id")).toBe(body.error.request_id);
+    }
+    expect((await visit("/v1/payments/pay_%41bc")).headers.get("x-middleware-next")).toBe("1");
+  });
+
+  it("answers a page path that is not percent-encoded UTF-8 with a plain 400", async () => {
+    for (const path of ["/pay/%ff", "/checkout/%", "/dashboard/%c0"]) expect((await visit(path)).status, path).toBe(400);
+  });
+});

@@ -12,7 +12,7 @@ import { providers } from "@/server/providers/registry";
 import type { Operation } from "@/server/schemas/common";
 import { authenticateApiKey } from "@/server/services/api-keys/authenticate-api-key";
 import { readJsonBody } from "./body";
-import { errorBody, internalError, statusOf } from "./errors";
+import { errorBody, internalError, raw, statusOf } from "./errors";
 import { claimIdempotencyKey, requestFingerprint, validateIdempotencyKey, type OwnedKey } from "./idempotency";
 import { consumeRateLimit } from "@/server/rate-limit";
 import { parseOrThrow, queryObject } from "./validation";
@@ -141,11 +141,6 @@ async function resolveParams(routeContext: RouteContext | undefined): Promise<Re
   return out;
 }
 
-const BASE_HEADERS = { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store" };
-
-function raw(status: number, body: string, requestId: string, extra: Record<string, string> = {}): Response {
-  return new Response(body, { status, headers: { ...BASE_HEADERS, "Request-Id": requestId, ...extra } });
-}
 
 export function json(status: number, body: unknown, requestId: string, extra: Record<string, string> = {}): Response {
   return raw(status, JSON.stringify(body), requestId, extra);

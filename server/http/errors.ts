@@ -37,3 +37,29 @@ export const internalError = () =>
     "internal",
     "An unexpected error occurred on our side. Query the resource to see whether the request took effect, then retry with the same Idempotency-Key.",
   );
+
+const BASE_HEADERS = { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store" };
+
+/** A /v1 answer: JSON, never cached, with its Request-Id. */
+export function raw(status: number, body: string, requestId: string, extra: Record<string, string> = {}): Response {
+  return new Response(body, { status, headers: { ...BASE_HEADERS, "Request-Id": requestId, ...extra } });
+}
+
+/**
+ * True when a raw (still percent-encoded) path does not decode to UTF-8 (`%ff`, a lone `%`). Next
+ * cannot route such a path and answers a bare 500 of its own, so proxy.ts answers it first.
+ */
+export function isMalformedPath(rawPath: string): boolean {
+  try {
+    decodeURIComponent(rawPath);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/** The answer to a malformed /v1 path: 400 in the error envelope. */
+export function malformedPathResponse(requestId: string): Response {
+  const error = new ServiceError("parameter_invalid", "The request path is not valid percent-encoded UTF-8.", "path");
+  return raw(statusOf(error), JSON.stringify(errorBody(error, requestId)), requestId);
+}
