@@ -305,11 +305,16 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       await receiver.refresh();
       return (await eventCount()) - receiver.received.size;
     };
-    /** Lets the deliveries (and the sandbox's callbacks) of one phase finish before the next is measured. */
-    const drain = async (limitS: number) => {
-      await new Promise((r) => setTimeout(r, 2_000));
-      return waitFor(async () => (await backlog()) <= 0, limitS * 1000);
+    const awaiting = async () => {
+      const [row] = await sql<{ n: number }[]>`
+        select count(*)::int as n from payments where merchant_id = ${merchant.merchant_id} and status = 'awaiting_customer'`;
+      return row!.n;
     };
+    /**
+     * Until every payment has its answer (the sandbox calls back a second after the push, so the
+     * last events are committed after the load stops) and every event has reached the receiver.
+     */
+    const drain = (limitS: number) => waitFor(async () => (await awaiting()) === 0 && (await backlog()) <= 0, limitS * 1000);
     const pacedRun = (rate: number, s: number) =>
       paced({
         url: server.url,
@@ -431,7 +436,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       clearInterval(sampler);
     }
     const loadEnded = Date.now();
-    const drained = await waitFor(async () => (await backlog()) <= 0, drainSeconds * 1000);
+    const drained = await drain(drainSeconds);
     const drainMs = Date.now() - loadEnded;
 
     // ---- figures and verdicts -------------------------------------------------------------------
