@@ -68,7 +68,8 @@ export function summarize(runs: Samples[], connections: number): PhaseResult {
   };
 }
 
-export type PacedRequest = { method: string; path: string; headers: Record<string, string>; body?: string };
+/** `kind` is the caller's own label (which part of a mix a request belongs to); it is not sent. */
+export type PacedRequest = { method: string; path: string; headers: Record<string, string>; body?: string; kind?: string };
 export type PacedSpec = {
   url: string;
   /** Requests per second, sent on a fixed schedule whether or not earlier ones have answered. */
@@ -76,7 +77,10 @@ export type PacedSpec = {
   seconds: number;
   maxSockets: number;
   next: () => PacedRequest;
-  onResponse?: (status: number, body: string) => void;
+  /** Each answer, with its latency from the request's due time and the request it answers. */
+  onResponse?: (status: number, body: string, latencyMs: number, req: PacedRequest) => void;
+  /** A request that got no answer (connection error or timeout). */
+  onError?: (req: PacedRequest) => void;
 };
 
 /**
@@ -107,9 +111,10 @@ export async function paced(spec: PacedSpec): Promise<Samples> {
           res.on("data", (c: Buffer) => chunks.push(c));
           res.on("end", () => {
             const status = res.statusCode ?? 0;
+            const ms = performance.now() - due;
             statuses[status] = (statuses[status] ?? 0) + 1;
-            if (status >= 200 && status < 300) latencies.push(performance.now() - due);
-            spec.onResponse?.(status, Buffer.concat(chunks).toString());
+            if (status >= 200 && status < 300) latencies.push(ms);
+            spec.onResponse?.(status, Buffer.concat(chunks).toString(), ms, req);
             resolve();
           });
         },
@@ -117,6 +122,7 @@ export async function paced(spec: PacedSpec): Promise<Samples> {
       r.setTimeout(30_000, () => r.destroy(new Error("timeout")));
       r.on("error", () => {
         transportErrors++;
+        spec.onError?.(req);
         resolve();
       });
       r.end(req.body);

@@ -6,7 +6,8 @@
  * floor (a Next route doing one INSERT), payment create, and idempotent replay, which must write
  * nothing (checked with table statistics and the WAL). Then timers, webhooks, and the hosted pages'
  * speed budget (bench/pages.ts: LCP and first-load JS of /pay/{id}, and /checkout/{id} shown, in
- * Chromium with Slow 4G and a 4× CPU slowdown). Prints one table; BENCHMARKS.md explains it.
+ * Chromium with Slow 4G and a 4× CPU slowdown), and last the sustained mixed load (bench/soak.ts)
+ * on a second server whose sandbox answers at its normal speed. Prints one table; BENCHMARKS.md explains it.
  *
  * The machine is shared and small, so phases that are compared are interleaved (A, B, A, B, …) and
  * every phase reports how much CPU went to processes outside the benchmark.
@@ -21,6 +22,7 @@
  *   BENCH_BUILD=1   rebuild even when the build looks current
  *   BENCH_PAGE_RUNS cold loads per hosted page (default 5)
  *   BENCH_PORT      port for next start (default 3200)
+ *   BENCH_SOAK_SECONDS  length of the sustained mixed load (default 600; 0 leaves it out)
  *   CHROMIUM_PATH   the browser for the page budget (default /usr/bin/chromium when present, else Playwright's own)
  */
 import { randomBytes } from "node:crypto";
@@ -40,6 +42,7 @@ import { connect, resolveDatabaseUrl, tableDeltas, walBytes, walRecords, writeSn
 import { load, paced, summarize, type PacedRequest, type Samples } from "./load";
 import { cpuLines, table, type Measured, type Row } from "./report";
 import { startServer, type Server } from "./server";
+import { runSoak, startSoakServer, type SoakReport } from "./soak";
 import { CPU_SLOWDOWN, createHostedPages, JS_RATIO_BUDGET, kB, LCP_BUDGET_MS, measurePages, pageNotes } from "./pages";
 
 const PORT = Number(process.env.BENCH_PORT ?? 3200);
@@ -60,6 +63,7 @@ const ROUND_GAP_MS = 1_500;
 const QUIET_WAIT_S = Number(process.env.BENCH_QUIET_WAIT ?? 120);
 const PAGE_RUNS = Number(process.env.BENCH_PAGE_RUNS ?? 5);
 const PAGES_BASELINE = "/bench/empty";
+const SOAK_SECONDS = Number(process.env.BENCH_SOAK_SECONDS ?? 600);
 /** PostgreSQL backends flush table statistics at most every 10 s when idle (PGSTAT_IDLE_INTERVAL). */
 const STATS_SETTLE_MS = 11_000;
 /** A substring of ten references (INV-00421370 … INV-00421379). */
@@ -164,6 +168,7 @@ async function main(): Promise<void> {
   const lister = seed("bench-list", baseEnv);
   const timers = seed("bench-timers", baseEnv);
   const hooks = seed("bench-webhooks", baseEnv);
+  const soaker = seed("bench-soak", baseEnv);
 
   const sql = connect(databaseUrl, 1);
   const holder: { server?: Server; receiver?: Receiver } = {};
@@ -406,6 +411,18 @@ async function main(): Promise<void> {
       reapedChildrenCpuMs() - browserCpu0,
     );
 
+    // ---- sustained mixed load (bench/soak.ts) ---------------------------------------------------
+    // The server above delays the sandbox's callbacks past the end of the run; the soak needs them
+    // at their normal speed, so it gets a server of its own on the same port once the first is gone.
+    let soak: SoakReport | undefined;
+    if (SOAK_SECONDS > 0) {
+      await server.stop();
+      const soakServer = await startSoakServer(PORT, { ...baseEnv, ...(poolMax ? { DATABASE_POOL_MAX: poolMax } : {}) });
+      holder.server = soakServer.server;
+      say(`soak: next start pid ${soakServer.server.pid} on ${soakServer.server.url}`);
+      soak = await runSoak({ ...soakServer, sql, merchant: soaker, say, seconds: SOAK_SECONDS, quietWaitSeconds: QUIET_WAIT_S });
+    }
+
     const noWrites = replayTuples === 0 && ("unavailable" in wal || wal.userRelations === 0) && notReplayed === 0;
 
     // ---- the table ------------------------------------------------------------------------------
@@ -559,7 +576,7 @@ async function main(): Promise<void> {
         },
       ];
     });
-    rows.push(...pageRows);
+    rows.push(...pageRows, ...(soak?.rows ?? []));
 
     const cpus = os.cpus();
     const machine = [
@@ -582,7 +599,7 @@ async function main(): Promise<void> {
         `answers with Idempotent-Replayed: true ${replayed.toLocaleString("en")}, without ${notReplayed}`,
     ];
     const failures = rows.filter((r) => r.r.failures > 0).map((r) => `FAILED REQUESTS in ${r.phase}: ${JSON.stringify(r.r.statuses)}`);
-    const output = [...machine, "", table(rows), "", ...writeCheck, ...pageNotes(pages), ...cpuLines(rows, cpus.length), ...failures];
+    const output = [...machine, "", table(rows), "", ...writeCheck, ...pageNotes(pages), ...(soak?.lines ?? []), ...cpuLines(rows, cpus.length), ...failures];
     const passed = rows.filter((r) => r.pass === true).length;
     const judged = rows.filter((r) => r.pass !== null).length;
     output.push("", `${passed}/${judged} targets met`);
@@ -599,6 +616,7 @@ async function main(): Promise<void> {
       timers: lateness,
       webhooks: { lag, pipelineRate, bareRate, burstMissing, failedTransitions: driven.failed },
       pages,
+      soak: soak?.details,
     };
     writeFileSync(path.join(dir, `${stamp}.json`), `${JSON.stringify(details, null, 2)}\n`);
     writeFileSync(path.join(dir, `${stamp}.md`), `${output.join("\n")}\n`);
