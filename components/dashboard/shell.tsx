@@ -36,8 +36,8 @@ export function DashboardShell({ merchantName, email, role, livemode, children }
           Mari · {merchantName}
         </Link>
         <label className="dash-mode">
-          <input type="checkbox" role="switch" checked={livemode} onChange={(e) => switchMode(e.target.checked)} aria-describedby="mode-state" />
-          <span id="mode-state">{livemode ? "Live data" : "Test data"}</span>
+          <input type="checkbox" role="switch" checked={!livemode} onChange={(e) => switchMode(!e.target.checked)} />
+          <span>Test mode</span>
         </label>
         <span className="dash-who">
           {email} ({role})

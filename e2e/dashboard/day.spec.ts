@@ -114,16 +114,18 @@ test("the test/live switch: every page shows the chosen environment's data", asy
   expect(res.status(), await res.text()).toBe(201);
 
   await page.goto(`/dashboard/payments?q=${reference}`);
+  const testMode = page.getByRole("switch", { name: "Test mode" });
+  await expect(testMode).toBeChecked();
   await expect(page.getByText("Test mode: you are looking at test data.")).toBeVisible();
   await expect(page.getByRole("link", { name: reference })).toHaveCount(0);
 
-  // The switch reloads the page in the other mode.
-  await page.getByRole("switch").click();
-  await expect(page.getByText("Live data")).toBeVisible();
+  // Turning test mode off reloads the page on live data, and on again back to test data.
+  await testMode.click();
+  await expect(testMode).not.toBeChecked();
   await expect(page.getByText("Test mode: you are looking at test data.")).toHaveCount(0);
   await expect(page.getByRole("link", { name: reference })).toBeVisible();
 
-  await page.getByRole("switch").click();
+  await testMode.click();
   await expect(page.getByText("Test mode: you are looking at test data.")).toBeVisible();
-  await expect(page.getByRole("switch")).not.toBeChecked();
+  await expect(testMode).toBeChecked();
 });
