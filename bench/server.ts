@@ -19,7 +19,10 @@ export async function portInUse(port: number): Promise<boolean> {
 export async function startServer(cwd: string, port: number, env: NodeJS.ProcessEnv): Promise<Server> {
   if (await portInUse(port)) throw new Error(`port ${port} is already in use: stop whatever listens there first (the bench will not touch it)`);
   const nextBin = path.join(cwd, "node_modules", "next", "dist", "bin", "next");
-  const child: ChildProcess = spawn(process.execPath, [nextBin, "start", "-p", String(port), "-H", "127.0.0.1"], {
+  // BENCH_NODE_ARGS: flags for the server's node, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to
+  // see where its time goes (NODE_OPTIONS refuses --cpu-prof).
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, nextBin, "start", "-p", String(port), "-H", "127.0.0.1"], {
     cwd,
     env,
     stdio: ["ignore", "pipe", "pipe"],
