@@ -3,7 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { useState, type ReactNode } from "react";
 import { roleAllows, type StaffRole } from "@/server/domain/staff";
-import { useTRPC } from "./trpc";
+import { errorMessage, useTRPC } from "./trpc";
 
 /**
  * Small pieces every dashboard page shares. Times are shown on the merchants' business clock
@@ -98,5 +98,16 @@ export function ConfirmAction({
         Cancel
       </button>
     </span>
+  );
+}
+
+/** Why an action failed, announced to screen readers; nothing while it has not failed. */
+export function ErrorNote({ error, prefix = "" }: { error: unknown; prefix?: string }) {
+  if (!error) return null;
+  return (
+    <p className="error" role="alert">
+      {prefix}
+      {errorMessage(error)}
+    </p>
   );
 }

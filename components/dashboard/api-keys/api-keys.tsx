@@ -6,7 +6,7 @@ import { Badge } from "@/components/ui/status-badge";
 import { Pager, type Cursor } from "@/components/ui/pager";
 import { Empty, Failed, Loading } from "@/components/ui/states";
 import type { KeyKind, Scope } from "@/server/domain/api-keys";
-import { ConfirmAction, CopyButton, RoleNote, formatWhen, useRole } from "../kit";
+import { ConfirmAction, CopyButton, ErrorNote, RoleNote, formatWhen, useRole } from "../kit";
 import { errorMessage, useTRPC } from "../trpc";
 import "../overview/admin.css";
 
@@ -109,11 +109,7 @@ function CreateKey({ onCreated }: { onCreated: (secret: string, prefix: string) 
           {problem}
         </p>
       ) : null}
-      {create.isError ? (
-        <p className="error" role="alert">
-          {errorMessage(create.error)}
-        </p>
-      ) : null}
+      <ErrorNote error={create.error} />
       <div>
         <button type="submit" className="primary" disabled={create.isPending}>
           {create.isPending ? "Creating…" : "Create key"}
@@ -191,11 +187,7 @@ function KeyList({ canRevoke, role }: { canRevoke: boolean; role: string | null 
   return (
     <section aria-labelledby="keys-h">
       <h2 id="keys-h">Keys</h2>
-      {revoke.isError ? (
-        <p className="error" role="alert">
-          Could not revoke: {errorMessage(revoke.error)}
-        </p>
-      ) : null}
+      <ErrorNote error={revoke.error} prefix="Could not revoke: " />
       {body}
     </section>
   );

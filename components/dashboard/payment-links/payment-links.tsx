@@ -6,7 +6,7 @@ import { Pager, type Cursor } from "@/components/ui/pager";
 import { Empty, Failed, Loading } from "@/components/ui/states";
 import { Badge } from "@/components/ui/status-badge";
 import { CURRENCIES, formatAmount, parseMajorAmount, type Currency } from "@/server/domain/money";
-import { ConfirmAction, CopyButton, RoleNote, formatWhen, useRole } from "../kit";
+import { ConfirmAction, CopyButton, ErrorNote, RoleNote, formatWhen, useRole } from "../kit";
 import { errorMessage, useTRPC } from "../trpc";
 import "../overview/admin.css";
 
@@ -110,11 +110,7 @@ function CreateLink() {
             {problem}
           </p>
         ) : null}
-        {create.isError ? (
-          <p className="error" role="alert">
-            {errorMessage(create.error)}
-          </p>
-        ) : null}
+        <ErrorNote error={create.error} />
         <div>
           <button type="submit" className="primary" disabled={create.isPending}>
             {create.isPending ? "Creating…" : "Create link"}
@@ -214,11 +210,7 @@ function LinkList({ canDeactivate, role }: { canDeactivate: boolean; role: strin
           Hide deactivated
         </label>
       </div>
-      {deactivate.isError ? (
-        <p className="error" role="alert">
-          Could not deactivate: {errorMessage(deactivate.error)}
-        </p>
-      ) : null}
+      <ErrorNote error={deactivate.error} prefix="Could not deactivate: " />
       {body}
     </section>
   );

@@ -2,7 +2,8 @@
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { errorMessage, useTRPC } from "@/components/dashboard/trpc";
+import { ErrorNote } from "@/components/dashboard/kit";
+import { useTRPC } from "@/components/dashboard/trpc";
 import { formatAmount, parseMajorAmount, toMajorInput } from "@/server/domain/money";
 import { REFUND_REASONS } from "@/server/domain/refunds";
 import type { StaffRole } from "@/server/domain/staff";
@@ -93,11 +94,7 @@ export function RefundForm({ payment, refundable, role }: { payment: PaymentView
               ))}
             </select>
           </label>
-          {refund.isError ? (
-            <p className="error" role="alert">
-              {errorMessage(refund.error)}
-            </p>
-          ) : null}
+          <ErrorNote error={refund.error} />
           {confirming && cents !== null ? (
             <div className="pay-confirm" role="alert">
               <p>

@@ -2,7 +2,8 @@
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { errorMessage, useTRPC } from "@/components/dashboard/trpc";
+import { ErrorNote } from "@/components/dashboard/kit";
+import { useTRPC } from "@/components/dashboard/trpc";
 import { formatAmount } from "@/server/domain/money";
 import type { StaffRole } from "@/server/domain/staff";
 import type { PaymentView } from "./types";
@@ -69,11 +70,7 @@ export function ResolveForm({ payment, role }: { payment: PaymentView; role: Sta
               placeholder="e.g. EcoCash statement of 12 March shows the debit, ref MP2403…"
             />
           </label>
-          {resolve.isError ? (
-            <p className="error" role="alert">
-              {errorMessage(resolve.error)}
-            </p>
-          ) : null}
+          <ErrorNote error={resolve.error} />
           {confirming && outcome ? (
             <div className="pay-confirm" role="alert">
               <p>

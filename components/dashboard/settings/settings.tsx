@@ -5,7 +5,7 @@ import { useState, type FormEvent } from "react";
 import { Failed, Loading } from "@/components/ui/states";
 import type { FeeBearer } from "@/server/domain/fees";
 import { PAYMENT_EXPIRY_MAX_SECONDS, PAYMENT_EXPIRY_MIN_SECONDS } from "@/server/domain/merchant-settings";
-import { RoleNote, useRole } from "../kit";
+import { ErrorNote, RoleNote, useRole } from "../kit";
 import { errorMessage, useTRPC } from "../trpc";
 import "../overview/admin.css";
 
@@ -92,11 +92,7 @@ function SettingsForm({ feeBearer, expiry, canEdit }: { feeBearer: FeeBearer; ex
           {problem}
         </p>
       ) : null}
-      {update.isError ? (
-        <p className="error" role="alert">
-          {errorMessage(update.error)}
-        </p>
-      ) : null}
+      <ErrorNote error={update.error} />
       {saved ? (
         <p className="notice" role="status">
           Saved.

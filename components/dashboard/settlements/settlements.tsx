@@ -8,7 +8,7 @@ import { Empty, Failed, Loading } from "@/components/ui/states";
 import { Badge } from "@/components/ui/status-badge";
 import { formatAmount } from "@/server/domain/money";
 import { SETTLEMENT_STATUSES, type SettlementStatus } from "@/server/domain/settlements";
-import { ConfirmAction, RoleNote, formatWhen, useRole } from "../kit";
+import { ConfirmAction, ErrorNote, RoleNote, formatWhen, useRole } from "../kit";
 import { errorMessage, useTRPC } from "../trpc";
 import "../overview/admin.css";
 
@@ -187,11 +187,7 @@ export function SettlementDetail({ id }: { id: string }) {
               <RoleNote needed="admin" role={role} />
             </>
           )}
-          {confirm.isError ? (
-            <p className="error" role="alert">
-              {errorMessage(confirm.error)}
-            </p>
-          ) : null}
+          <ErrorNote error={confirm.error} />
         </section>
       ) : s.status === "pending" && !s.livemode ? (
         <p className="notice">Test batches are paid out automatically a few seconds after they are made.</p>
