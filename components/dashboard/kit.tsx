@@ -1,8 +1,9 @@
 "use client";
 
-import { useQuery } from "@tanstack/react-query";
+import { useQuery, type UseQueryResult } from "@tanstack/react-query";
 import { useState, type ReactNode } from "react";
 import { roleAllows, type StaffRole } from "@/server/domain/staff";
+import { Empty, Failed, Loading } from "@/components/ui/states";
 import { errorMessage, useTRPC } from "./trpc";
 
 /**
@@ -110,4 +111,18 @@ export function ErrorNote({ error, prefix = "" }: { error: unknown; prefix?: str
       {errorMessage(error)}
     </p>
   );
+}
+
+/** A page of a list query, as every dashboard list procedure answers. */
+type ListPage<T> = { data: T[]; hasMore: boolean };
+
+/**
+ * A list query's view: loading, the failure with a way to try again, the empty note, or (once it
+ * has rows) what `children` makes of the page.
+ */
+export function ListView<T>({ q, what, empty, children }: { q: UseQueryResult<ListPage<T>, unknown>; what: string; empty: ReactNode; children: (page: ListPage<T>) => ReactNode }) {
+  if (q.isPending) return <Loading what={what} />;
+  if (q.isError) return <Failed message={errorMessage(q.error)} retry={() => void q.refetch()} />;
+  if (q.data.data.length === 0) return <Empty>{empty}</Empty>;
+  return <>{children(q.data)}</>;
 }

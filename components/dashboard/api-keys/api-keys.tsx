@@ -4,9 +4,9 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { Badge } from "@/components/ui/status-badge";
 import { Pager, type Cursor } from "@/components/ui/pager";
-import { Empty, Failed, Loading } from "@/components/ui/states";
+import { Failed, Loading } from "@/components/ui/states";
 import type { KeyKind, Scope } from "@/server/domain/api-keys";
-import { ConfirmAction, CopyButton, ErrorNote, RoleNote, formatWhen, useRole } from "../kit";
+import { ConfirmAction, CopyButton, ErrorNote, ListView, RoleNote, formatWhen, useRole } from "../kit";
 import { errorMessage, useTRPC } from "../trpc";
 import "../overview/admin.css";
 
@@ -126,63 +126,62 @@ function KeyList({ canRevoke, role }: { canRevoke: boolean; role: string | null 
   const q = useQuery(trpc.apiKeys.list.queryOptions({ limit: 25, ...cursor }));
   const revoke = useMutation(trpc.apiKeys.revoke.mutationOptions({ onSuccess: () => void qc.invalidateQueries({ queryKey: trpc.apiKeys.pathKey() }) }));
 
-  let body;
-  if (q.isPending) body = <Loading what="API keys" />;
-  else if (q.isError) body = <Failed message={errorMessage(q.error)} retry={() => void q.refetch()} />;
-  else if (q.data.data.length === 0) body = <Empty>No keys in this environment yet.</Empty>;
-  else
-    body = (
-      <>
-        <div className="table-wrap">
-          <table className="data">
-            <thead>
-              <tr>
-                <th>Key</th>
-                <th>Kind</th>
-                <th>Scopes</th>
-                <th>Created</th>
-                <th>Last used</th>
-                <th>State</th>
-                <th>
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {q.data.data.map((k) => (
-                <tr key={k.id}>
-                  <td>
-                    <code>{k.display_prefix}</code>
-                    {k.name ? <div className="hint">{k.name}</div> : null}
-                  </td>
-                  <td>{k.kind === "secret" ? "Full" : "Restricted"}</td>
-                  <td className="wrap">{k.kind === "secret" ? <span className="muted">All</span> : k.scopes.join(", ")}</td>
-                  <td>{formatWhen(k.created_at)}</td>
-                  <td>{formatWhen(k.last_used_at, "Never")}</td>
-                  <td>{k.revoked_at ? <Badge tone="neutral">{`Revoked ${formatWhen(k.revoked_at)}`}</Badge> : <Badge tone="good">Active</Badge>}</td>
-                  <td>
-                    {k.revoked_at ? null : canRevoke ? (
-                      <ConfirmAction
-                        label="Revoke"
-                        question={`Revoke ${k.display_prefix}? Requests using it are refused within seconds; this cannot be undone.`}
-                        confirmLabel="Revoke key"
-                        pending={revoke.isPending && revoke.variables?.id === k.id}
-                        onConfirm={() => revoke.mutate({ id: k.id })}
-                      />
-                    ) : (
-                      <button type="button" disabled title={`Revoking keys needs the developer role; you are ${role ?? "…"}`}>
-                        Revoke
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-        <Pager ids={q.data.data.map((k) => k.id)} hasMore={q.data.hasMore} cursor={cursor} onChange={setCursor} />
-      </>
-    );
+  const body = (
+    <ListView q={q} what="API keys" empty={"No keys in this environment yet."}>
+      {(page) => (
+          <>
+            <div className="table-wrap">
+              <table className="data">
+                <thead>
+                  <tr>
+                    <th>Key</th>
+                    <th>Kind</th>
+                    <th>Scopes</th>
+                    <th>Created</th>
+                    <th>Last used</th>
+                    <th>State</th>
+                    <th>
+                      <span className="visually-hidden">Actions</span>
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {page.data.map((k) => (
+                    <tr key={k.id}>
+                      <td>
+                        <code>{k.display_prefix}</code>
+                        {k.name ? <div className="hint">{k.name}</div> : null}
+                      </td>
+                      <td>{k.kind === "secret" ? "Full" : "Restricted"}</td>
+                      <td className="wrap">{k.kind === "secret" ? <span className="muted">All</span> : k.scopes.join(", ")}</td>
+                      <td>{formatWhen(k.created_at)}</td>
+                      <td>{formatWhen(k.last_used_at, "Never")}</td>
+                      <td>{k.revoked_at ? <Badge tone="neutral">{`Revoked ${formatWhen(k.revoked_at)}`}</Badge> : <Badge tone="good">Active</Badge>}</td>
+                      <td>
+                        {k.revoked_at ? null : canRevoke ? (
+                          <ConfirmAction
+                            label="Revoke"
+                            question={`Revoke ${k.display_prefix}? Requests using it are refused within seconds; this cannot be undone.`}
+                            confirmLabel="Revoke key"
+                            pending={revoke.isPending && revoke.variables?.id === k.id}
+                            onConfirm={() => revoke.mutate({ id: k.id })}
+                          />
+                        ) : (
+                          <button type="button" disabled title={`Revoking keys needs the developer role; you are ${role ?? "…"}`}>
+                            Revoke
+                          </button>
+                        )}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+            <Pager ids={page.data.map((k) => k.id)} hasMore={page.hasMore} cursor={cursor} onChange={setCursor} />
+          </>
+      )}
+    </ListView>
+  );
 
   return (
     <section aria-labelledby="keys-h">

@@ -3,11 +3,10 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { Pager, type Cursor } from "@/components/ui/pager";
-import { Empty, Failed, Loading } from "@/components/ui/states";
 import { Badge } from "@/components/ui/status-badge";
 import { CURRENCIES, formatAmount, parseMajorAmount, type Currency } from "@/server/domain/money";
-import { ConfirmAction, CopyButton, ErrorNote, RoleNote, formatWhen, useRole } from "../kit";
-import { errorMessage, useTRPC } from "../trpc";
+import { ConfirmAction, CopyButton, ErrorNote, ListView, RoleNote, formatWhen, useRole } from "../kit";
+import { useTRPC } from "../trpc";
 import "../overview/admin.css";
 
 const STATUS_TONE = { active: "good", expired: "neutral", deactivated: "neutral" } as const;
@@ -129,70 +128,69 @@ function LinkList({ canDeactivate, role }: { canDeactivate: boolean; role: strin
   const q = useQuery(trpc.paymentLinks.list.queryOptions({ limit: 20, ...cursor, active: activeOnly ? true : undefined }));
   const deactivate = useMutation(trpc.paymentLinks.deactivate.mutationOptions({ onSuccess: () => void qc.invalidateQueries({ queryKey: trpc.paymentLinks.pathKey() }) }));
 
-  let body;
-  if (q.isPending) body = <Loading what="payment links" />;
-  else if (q.isError) body = <Failed message={errorMessage(q.error)} retry={() => void q.refetch()} />;
-  else if (q.data.data.length === 0) body = <Empty>{activeOnly ? "No payment links that are still open." : "No payment links in this environment yet."}</Empty>;
-  else
-    body = (
-      <>
-        <div className="table-wrap">
-          <table className="data">
-            <thead>
-              <tr>
-                <th>Description</th>
-                <th className="num">Amount</th>
-                <th>Status</th>
-                <th>Use</th>
-                <th>Expires</th>
-                <th>Created</th>
-                <th>
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {q.data.data.map((l) => (
-                <tr key={l.id}>
-                  <td className="wrap">
-                    {l.description}
-                    <div className="hint">
-                      <code>{l.id}</code>
-                    </div>
-                  </td>
-                  <td className="num">{formatAmount(l.amount, l.currency)}</td>
-                  <td>
-                    <Badge tone={STATUS_TONE[l.status]}>{STATUS_LABEL[l.status]}</Badge>
-                  </td>
-                  <td>{l.single_use ? "Single" : "Reusable"}</td>
-                  <td>{formatWhen(l.expires_at, "Never")}</td>
-                  <td>{formatWhen(l.created_at)}</td>
-                  <td>
-                    <div className="actions">
-                      <CopyButton text={l.url} label="Copy URL" />
-                      {!l.active ? null : canDeactivate ? (
-                        <ConfirmAction
-                          label="Deactivate"
-                          question="Stop this link taking payments? This cannot be undone."
-                          confirmLabel="Deactivate link"
-                          pending={deactivate.isPending && deactivate.variables?.id === l.id}
-                          onConfirm={() => deactivate.mutate({ id: l.id })}
-                        />
-                      ) : (
-                        <button type="button" disabled title={`Deactivating links needs the developer role; you are ${role ?? "…"}`}>
-                          Deactivate
-                        </button>
-                      )}
-                    </div>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-        <Pager ids={q.data.data.map((l) => l.id)} hasMore={q.data.hasMore} cursor={cursor} onChange={setCursor} />
-      </>
-    );
+  const body = (
+    <ListView q={q} what="payment links" empty={activeOnly ? "No payment links that are still open." : "No payment links in this environment yet."}>
+      {(page) => (
+          <>
+            <div className="table-wrap">
+              <table className="data">
+                <thead>
+                  <tr>
+                    <th>Description</th>
+                    <th className="num">Amount</th>
+                    <th>Status</th>
+                    <th>Use</th>
+                    <th>Expires</th>
+                    <th>Created</th>
+                    <th>
+                      <span className="visually-hidden">Actions</span>
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {page.data.map((l) => (
+                    <tr key={l.id}>
+                      <td className="wrap">
+                        {l.description}
+                        <div className="hint">
+                          <code>{l.id}</code>
+                        </div>
+                      </td>
+                      <td className="num">{formatAmount(l.amount, l.currency)}</td>
+                      <td>
+                        <Badge tone={STATUS_TONE[l.status]}>{STATUS_LABEL[l.status]}</Badge>
+                      </td>
+                      <td>{l.single_use ? "Single" : "Reusable"}</td>
+                      <td>{formatWhen(l.expires_at, "Never")}</td>
+                      <td>{formatWhen(l.created_at)}</td>
+                      <td>
+                        <div className="actions">
+                          <CopyButton text={l.url} label="Copy URL" />
+                          {!l.active ? null : canDeactivate ? (
+                            <ConfirmAction
+                              label="Deactivate"
+                              question="Stop this link taking payments? This cannot be undone."
+                              confirmLabel="Deactivate link"
+                              pending={deactivate.isPending && deactivate.variables?.id === l.id}
+                              onConfirm={() => deactivate.mutate({ id: l.id })}
+                            />
+                          ) : (
+                            <button type="button" disabled title={`Deactivating links needs the developer role; you are ${role ?? "…"}`}>
+                              Deactivate
+                            </button>
+                          )}
+                        </div>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+            <Pager ids={page.data.map((l) => l.id)} hasMore={page.hasMore} cursor={cursor} onChange={setCursor} />
+          </>
+      )}
+    </ListView>
+  );
 
   return (
     <section aria-labelledby="links-h">

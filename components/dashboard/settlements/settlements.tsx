@@ -8,7 +8,7 @@ import { Empty, Failed, Loading } from "@/components/ui/states";
 import { Badge } from "@/components/ui/status-badge";
 import { formatAmount } from "@/server/domain/money";
 import { SETTLEMENT_STATUSES, type SettlementStatus } from "@/server/domain/settlements";
-import { ConfirmAction, ErrorNote, RoleNote, formatWhen, useRole } from "../kit";
+import { ConfirmAction, ErrorNote, ListView, RoleNote, formatWhen, useRole } from "../kit";
 import { errorMessage, useTRPC } from "../trpc";
 import "../overview/admin.css";
 
@@ -28,57 +28,55 @@ export function SettlementList() {
   const [status, setStatus] = useState<SettlementStatus | "">("");
   const q = useQuery(trpc.settlements.list.queryOptions({ limit: 20, ...cursor, status: status || undefined }));
 
-  let body;
-  if (q.isPending) body = <Loading what="settlements" />;
-  else if (q.isError) body = <Failed message={errorMessage(q.error)} retry={() => void q.refetch()} />;
-  else if (q.data.data.length === 0)
-    body = <Empty>{status ? `No ${STATUS[status].label.toLowerCase()} batches.` : "No settlement batches yet: succeeded payments are batched daily at midnight (Harare)."}</Empty>;
-  else
-    body = (
-      <>
-        <div className="table-wrap">
-          <table className="data">
-            <thead>
-              <tr>
-                <th>Batch</th>
-                <th>Status</th>
-                <th className="num">Payout</th>
-                <th className="num">Gross</th>
-                <th className="num">Fees</th>
-                <th className="num">Refunds</th>
-                <th className="num">Items</th>
-                <th>Period</th>
-              </tr>
-            </thead>
-            <tbody>
-              {q.data.data.map((s) => (
-                <tr key={s.id}>
-                  <td>
-                    <Link href={`/dashboard/settlements/${s.id}`}>
-                      <code>{s.id}</code>
-                    </Link>
-                  </td>
-                  <td>
-                    <SettlementStatusBadge status={s.status} /> {s.awaiting_payout_confirmation ? <span className="hint">awaits confirmation</span> : null}
-                  </td>
-                  <td className="num">
-                    <strong>{formatAmount(s.amount, s.currency)}</strong>
-                  </td>
-                  <td className="num">{formatAmount(s.gross_amount, s.currency)}</td>
-                  <td className="num">{formatAmount(s.fee_total, s.currency)}</td>
-                  <td className="num">{formatAmount(s.refund_total, s.currency)}</td>
-                  <td className="num">{s.payment_count + s.refund_count}</td>
-                  <td>
-                    {formatWhen(s.period_start)} – {formatWhen(s.period_end)}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-        <Pager ids={q.data.data.map((s) => s.id)} hasMore={q.data.hasMore} cursor={cursor} onChange={setCursor} />
-      </>
-    );
+  const body = (
+    <ListView q={q} what="settlements" empty={status ? `No ${STATUS[status].label.toLowerCase()} batches.` : "No settlement batches yet: succeeded payments are batched daily at midnight (Harare)."}>
+      {(page) => (
+          <>
+            <div className="table-wrap">
+              <table className="data">
+                <thead>
+                  <tr>
+                    <th>Batch</th>
+                    <th>Status</th>
+                    <th className="num">Payout</th>
+                    <th className="num">Gross</th>
+                    <th className="num">Fees</th>
+                    <th className="num">Refunds</th>
+                    <th className="num">Items</th>
+                    <th>Period</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {page.data.map((s) => (
+                    <tr key={s.id}>
+                      <td>
+                        <Link href={`/dashboard/settlements/${s.id}`}>
+                          <code>{s.id}</code>
+                        </Link>
+                      </td>
+                      <td>
+                        <SettlementStatusBadge status={s.status} /> {s.awaiting_payout_confirmation ? <span className="hint">awaits confirmation</span> : null}
+                      </td>
+                      <td className="num">
+                        <strong>{formatAmount(s.amount, s.currency)}</strong>
+                      </td>
+                      <td className="num">{formatAmount(s.gross_amount, s.currency)}</td>
+                      <td className="num">{formatAmount(s.fee_total, s.currency)}</td>
+                      <td className="num">{formatAmount(s.refund_total, s.currency)}</td>
+                      <td className="num">{s.payment_count + s.refund_count}</td>
+                      <td>
+                        {formatWhen(s.period_start)} – {formatWhen(s.period_end)}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+            <Pager ids={page.data.map((s) => s.id)} hasMore={page.hasMore} cursor={cursor} onChange={setCursor} />
+          </>
+      )}
+    </ListView>
+  );
 
   return (
     <>
