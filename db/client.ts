@@ -21,7 +21,7 @@ type Handle = {
 // on the same directory (it is single-process and would corrupt).
 const holder = globalThis as unknown as { __mariDb?: Promise<Handle> };
 
-async function openPostgres(url: string): Promise<Handle> {
+export async function openPostgres(url: string): Promise<Handle> {
   const [{ default: postgres }, { drizzle }] = await Promise.all([
     import("postgres"),
     import("drizzle-orm/postgres-js"),
@@ -31,9 +31,12 @@ async function openPostgres(url: string): Promise<Handle> {
     onnotice: () => {},
     // Parse bigint counts as numbers; amounts are 32-bit integers anyway.
     types: { bigint: postgres.BigInt },
+    // Statements are prepared (see `preparing`), and a generic plan would not know a search's
+    // pattern or a filter's value: plan each run for its own parameters, as unprepared ones are.
+    connection: { plan_cache_mode: "force_custom_plan" },
   });
   return {
-    db: drizzle(client, { schema }) as unknown as Db,
+    db: drizzle(preparing(client), { schema }) as unknown as Db,
     driver: "postgres",
     close: () => client.end(),
     // postgres-js keeps one connection for LISTEN, outside the pool, and re-listens after a reconnect.
@@ -42,6 +45,40 @@ async function openPostgres(url: string): Promise<Handle> {
       return unlisten;
     },
   };
+}
+
+type PostgresClient = import("postgres").Sql;
+
+/**
+ * Every query as a named prepared statement. drizzle sends its queries through `unsafe(…, {
+ * prepare: false })` unless they are built with `.prepare()`, and postgres-js sends an unprepared
+ * query with parameters in two round trips (Parse and Describe to learn the parameter types, then
+ * Bind and Execute). Prepared, a statement is described once per connection and then costs one
+ * round trip. postgres-js keeps them per connection, until the connection is recycled.
+ */
+export function preparing(client: PostgresClient): PostgresClient {
+  return new Proxy(client, {
+    get(target, prop, receiver) {
+      if (prop === "unsafe") {
+        return (query: string, params?: unknown[], options?: Record<string, unknown>) =>
+          target.unsafe(query, params as never, { ...options, prepare: true });
+      }
+      if (prop === "begin") {
+        // drizzle's transactions run on the callback's client: prepare there too.
+        return (...args: unknown[]) => {
+          const fn = args.pop() as (tx: PostgresClient) => unknown;
+          return (target.begin as (...a: unknown[]) => unknown)(...args, (tx: PostgresClient) => fn(preparing(tx)));
+        };
+      }
+      if (prop === "savepoint") {
+        return (...args: unknown[]) => {
+          const fn = args.pop() as (tx: PostgresClient) => unknown;
+          return ((target as unknown as { savepoint: (...a: unknown[]) => unknown }).savepoint)(...args, (tx: PostgresClient) => fn(preparing(tx)));
+        };
+      }
+      return Reflect.get(target, prop, receiver);
+    },
+  });
 }
 
 export async function openPglite(dataDir: string | undefined, loadDataDir?: Blob): Promise<Handle> {
