@@ -63,7 +63,6 @@ function canonicalJson(value: unknown): string {
 export async function claimIdempotencyKey(ctx: BaseContext, scope: Scope, key: string, fingerprint: string): Promise<Claim> {
   for (let attempt = 0; attempt < 3; attempt++) {
     const now = ctx.clock.now();
-    const pk = and(eq(idempotencyKeys.merchantId, scope.merchantId), eq(idempotencyKeys.livemode, scope.livemode), eq(idempotencyKeys.key, key));
     // One round trip: claim the key, or read the record of whoever holds it. ON CONFLICT DO
     // NOTHING neither writes nor locks the existing row, so a replay writes nothing at all.
     const [claimed] = rowsOf<ClaimRow>(
@@ -95,7 +94,7 @@ export async function claimIdempotencyKey(ctx: BaseContext, scope: Scope, key: s
 
     if (row.expiresAt <= now) {
       // Kept 24 h: an older record is forgotten and the key is new again.
-      await ctx.db.delete(idempotencyKeys).where(and(pk, lte(idempotencyKeys.expiresAt, now)));
+      await ctx.db.delete(idempotencyKeys).where(and(primaryKey(scope, key), lte(idempotencyKeys.expiresAt, now)));
       continue;
     }
     if (row.requestHash !== fingerprint) {
@@ -112,7 +111,7 @@ export async function claimIdempotencyKey(ctx: BaseContext, scope: Scope, key: s
     const [taken] = await ctx.db
       .update(idempotencyKeys)
       .set({ lockedAt: now })
-      .where(and(pk, eq(idempotencyKeys.state, "in_progress"), eq(idempotencyKeys.lockedAt, row.lockedAt)))
+      .where(and(primaryKey(scope, key), eq(idempotencyKeys.state, "in_progress"), eq(idempotencyKeys.lockedAt, row.lockedAt)))
       .returning({ lockedAt: idempotencyKeys.lockedAt });
     if (!taken) throw inProgress();
     return owned(ctx, scope, key, taken.lockedAt);
@@ -120,16 +119,13 @@ export async function claimIdempotencyKey(ctx: BaseContext, scope: Scope, key: s
   throw inProgress();
 }
 
+const primaryKey = (scope: Scope, key: string) =>
+  and(eq(idempotencyKeys.merchantId, scope.merchantId), eq(idempotencyKeys.livemode, scope.livemode), eq(idempotencyKeys.key, key));
+
 function owned(ctx: BaseContext, scope: Scope, key: string, lockedAt: Date): OwnedKey {
   // Fenced on our own lock time: a holder that was presumed dead and taken over cannot clobber
   // the newer holder's record.
-  const mine = and(
-    eq(idempotencyKeys.merchantId, scope.merchantId),
-    eq(idempotencyKeys.livemode, scope.livemode),
-    eq(idempotencyKeys.key, key),
-    eq(idempotencyKeys.state, "in_progress"),
-    eq(idempotencyKeys.lockedAt, lockedAt),
-  );
+  const mine = () => and(primaryKey(scope, key), eq(idempotencyKeys.state, "in_progress"), eq(idempotencyKeys.lockedAt, lockedAt));
   return {
     kind: "owned",
     async complete(status, body) {
@@ -144,7 +140,7 @@ function owned(ctx: BaseContext, scope: Scope, key: string, lockedAt: Date): Own
       });
     },
     async release() {
-      await ctx.db.delete(idempotencyKeys).where(mine);
+      await ctx.db.delete(idempotencyKeys).where(mine());
     },
   };
 }

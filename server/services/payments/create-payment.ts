@@ -206,7 +206,7 @@ async function pushPrompt(ctx: ServiceContext, payment: Payment): Promise<Paymen
   }
   // Compare-and-set: only a payment still waiting for its prompt records it. Losing the race (a
   // callback or the expiry got there first) is normal: the current row is the answer.
-  const updated = await recordPromptSent(ctx.db, payment.id, now, result.providerReference);
+  const updated = await recordPromptSent(ctx.db, payment, now, result.providerReference);
   if (updated) return updated;
   const [current] = await ctx.db.select().from(payments).where(eq(payments.id, payment.id));
   return current!;

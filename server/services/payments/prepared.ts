@@ -44,7 +44,7 @@ function build(db: Db) {
       .update(payments)
       .set({ promptSentAt: sql.placeholder("at"), providerReference: sql.placeholder("ref"), updatedAt: sql.placeholder("at") } as unknown as Partial<NewPayment>)
       .where(and(eq(payments.id, sql.placeholder("id") as unknown as string), isNull(payments.promptSentAt)))
-      .returning()
+      .returning({ id: payments.id })
       .prepare("payments_prompt_sent"),
   };
 }
@@ -61,7 +61,12 @@ export async function insertPaymentRow(db: Db, values: InsertablePayment): Promi
   return row!;
 }
 
-export async function recordPromptSent(db: Db, paymentId: string, at: Date, providerReference: string): Promise<Payment | undefined> {
-  const [row] = (await prepared(db).promptSent.execute({ id: paymentId, at, ref: providerReference })) as Payment[];
-  return row;
+/**
+ * The payment as it is once its prompt is recorded, or undefined when it was not waiting for one
+ * (a callback or the expiry got there first). Only the id comes back: the three columns it sets
+ * are known, so the row is not read back and decoded again.
+ */
+export async function recordPromptSent(db: Db, payment: Payment, at: Date, providerReference: string): Promise<Payment | undefined> {
+  const [row] = await prepared(db).promptSent.execute({ id: payment.id, at, ref: providerReference });
+  return row ? { ...payment, promptSentAt: at, providerReference, updatedAt: at } : undefined;
 }
