@@ -4,7 +4,7 @@ import { env } from "@/server/env";
 import { setEnv } from "@/server/testing/env";
 import { rowsOf } from "./rows";
 import { merchants } from "./schema";
-import { openPostgres, preparing } from "./client";
+import { openPostgres, PREPARE_MAX_PARAMETERS, preparing } from "./client";
 
 type Call = { method: string; args: unknown[] };
 
@@ -43,6 +43,15 @@ describe("preparing", () => {
     ]);
     // Everything else is the client's own.
     expect(client.options).toEqual({ parsers: {} });
+  });
+
+  it("leaves batches unprepared: their text changes with their size", () => {
+    const calls: Call[] = [];
+    const client = preparing(recorder(calls));
+    const many = Array.from({ length: PREPARE_MAX_PARAMETERS + 1 }, (_, i) => i);
+    client.unsafe("insert …", many);
+    client.unsafe("insert …", many.slice(1));
+    expect(calls.map((c) => c.args[2])).toEqual([{ prepare: false }, { prepare: true }]);
   });
 
   // The driver itself: only PostgreSQL has prepared statements to look at (CI sets DATABASE_URL).

@@ -50,18 +50,22 @@ export async function openPostgres(url: string): Promise<Handle> {
 type PostgresClient = import("postgres").Sql;
 
 /**
- * Every query as a named prepared statement. drizzle sends its queries through `unsafe(…, {
- * prepare: false })` unless they are built with `.prepare()`, and postgres-js sends an unprepared
- * query with parameters in two round trips (Parse and Describe to learn the parameter types, then
- * Bind and Execute). Prepared, a statement is described once per connection and then costs one
- * round trip. postgres-js keeps them per connection, until the connection is recycled.
+ * Queries as named prepared statements. drizzle sends its queries through `unsafe(…, { prepare:
+ * false })` unless they are built with `.prepare()`, and postgres-js sends an unprepared query with
+ * parameters in two round trips (Parse and Describe to learn the parameter types, then Bind and
+ * Execute). Prepared, a statement is described once per connection and then costs one round trip.
+ * Each connection keeps its statements (here and in its PostgreSQL backend) until it is recycled,
+ * so batches stay unprepared: a multi-row INSERT or a long IN list has a new text for every size,
+ * and runs once per batch anyway.
  */
+export const PREPARE_MAX_PARAMETERS = 64;
+
 export function preparing(client: PostgresClient): PostgresClient {
   return new Proxy(client, {
     get(target, prop, receiver) {
       if (prop === "unsafe") {
         return (query: string, params?: unknown[], options?: Record<string, unknown>) =>
-          target.unsafe(query, params as never, { ...options, prepare: true });
+          target.unsafe(query, params as never, { ...options, prepare: (params?.length ?? 0) <= PREPARE_MAX_PARAMETERS });
       }
       if (prop === "begin") {
         // drizzle's transactions run on the callback's client: prepare there too.
