@@ -67,20 +67,17 @@ export function preparing(client: PostgresClient): PostgresClient {
         return (query: string, params?: unknown[], options?: Record<string, unknown>) =>
           target.unsafe(query, params as never, { ...options, prepare: (params?.length ?? 0) <= PREPARE_MAX_PARAMETERS });
       }
-      if (prop === "begin") {
-        // drizzle's transactions run on the callback's client: prepare there too.
+      const value: unknown = Reflect.get(target, prop, receiver);
+      // drizzle's transactions run on the callback's client: prepare there too. (Only a
+      // transaction's client has `savepoint`.)
+      if ((prop === "begin" || prop === "savepoint") && typeof value === "function") {
+        const method = (value as (...a: unknown[]) => unknown).bind(target);
         return (...args: unknown[]) => {
           const fn = args.pop() as (tx: PostgresClient) => unknown;
-          return (target.begin as (...a: unknown[]) => unknown)(...args, (tx: PostgresClient) => fn(preparing(tx)));
+          return method(...args, (tx: PostgresClient) => fn(preparing(tx)));
         };
       }
-      if (prop === "savepoint") {
-        return (...args: unknown[]) => {
-          const fn = args.pop() as (tx: PostgresClient) => unknown;
-          return ((target as unknown as { savepoint: (...a: unknown[]) => unknown }).savepoint)(...args, (tx: PostgresClient) => fn(preparing(tx)));
-        };
-      }
-      return Reflect.get(target, prop, receiver);
+      return value;
     },
   });
 }
