@@ -1,7 +1,7 @@
 /** Starts `next start` as our own child (own process group) and stops exactly that group. */
 import { spawn, type ChildProcess } from "node:child_process";
 import net from "node:net";
-import path from "node:path";
+import { nextStartArgs } from "./next-start.mjs";
 
 export type Server = { url: string; pid: number; stop(): Promise<void>; output(): string };
 
@@ -18,11 +18,10 @@ export async function portInUse(port: number): Promise<boolean> {
 
 export async function startServer(cwd: string, port: number, env: NodeJS.ProcessEnv): Promise<Server> {
   if (await portInUse(port)) throw new Error(`port ${port} is already in use: stop whatever listens there first (the bench will not touch it)`);
-  const nextBin = path.join(cwd, "node_modules", "next", "dist", "bin", "next");
   // BENCH_NODE_ARGS: flags for the server's node, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to
   // see where its time goes (NODE_OPTIONS refuses --cpu-prof).
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
-  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, nextBin, "start", "-p", String(port), "-H", "127.0.0.1"], {
+  const child: ChildProcess = spawn(process.execPath, nextStartArgs(cwd, port, "127.0.0.1", nodeArgs), {
     cwd,
     env,
     stdio: ["ignore", "pipe", "pipe"],

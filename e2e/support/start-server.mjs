@@ -19,6 +19,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import process from "node:process";
+import { nextStartArgs } from "../../bench/next-start.mjs";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const port = process.env.E2E_PORT ?? "3100";
@@ -117,8 +118,7 @@ if (process.env.E2E_REBUILD === "1" || !existsSync(path.join(root, ".next", "BUI
   run(npm, ["run", "build"], { ...process.env, NODE_ENV: "production" });
 }
 
-const nextBin = path.join(root, "node_modules", "next", "dist", "bin", "next");
-const server = spawn(process.execPath, [nextBin, "start", "-p", port, "-H", "127.0.0.1"], { cwd: root, env, stdio: "inherit" });
+const server = spawn(process.execPath, nextStartArgs(root, port, "127.0.0.1"), { cwd: root, env, stdio: "inherit" });
 
 let stopping = false;
 for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"]) {
