@@ -1,10 +1,11 @@
 import { eq, sql } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/postgres-js";
 import { describe, expect, it } from "vitest";
 import { env } from "@/server/env";
 import { setEnv } from "@/server/testing/env";
 import { rowsOf } from "./rows";
 import { merchants } from "./schema";
-import { openPostgres, PREPARE_MAX_PARAMETERS, preparing } from "./client";
+import { openPostgres, planPerValue, PREPARE_MAX_PARAMETERS, preparing } from "./client";
 
 type Call = { method: string; args: unknown[] };
 
@@ -20,7 +21,7 @@ function recorder(calls: Call[]): import("postgres").Sql {
       calls.push({ method: "savepoint", args: args.slice(0, -1) });
       return (args.at(-1) as (tx: unknown) => unknown)(client);
     },
-    options: { parsers: {} },
+    options: { parsers: {}, serializers: {} },
   };
   return client as unknown as import("postgres").Sql;
 }
@@ -42,7 +43,7 @@ describe("preparing", () => {
       { method: "unsafe", args: ["select $1", [3], { prepare: true }] },
     ]);
     // Everything else is the client's own.
-    expect(client.options).toEqual({ parsers: {} });
+    expect(client.options).toEqual({ parsers: {}, serializers: {} });
   });
 
   it("leaves batches unprepared: their text changes with their size", () => {
@@ -54,9 +55,17 @@ describe("preparing", () => {
     expect(calls.map((c) => c.args[2])).toEqual([{ prepare: false }, { prepare: true }]);
   });
 
+  it("leaves a query with a planPerValue condition unprepared, so it is planned for its values", async () => {
+    const calls: Call[] = [];
+    const handle = drizzle(preparing(recorder(calls)));
+    await handle.select({ id: merchants.id }).from(merchants).where(planPerValue(sql`${merchants.name} ilike ${"%a%"}`)).catch(() => {});
+    await handle.select({ id: merchants.id }).from(merchants).where(sql`${merchants.name} ilike ${"%a%"}`).catch(() => {});
+    expect(calls.map((c) => (c.args[2] as { prepare: boolean }).prepare)).toEqual([false, true]);
+  });
+
   // The driver itself: only PostgreSQL has prepared statements to look at (CI sets DATABASE_URL).
   describe.runIf(env().DATABASE_URL)("on PostgreSQL", () => {
-    it("runs drizzle's queries as named prepared statements with custom plans", async () => {
+    it("runs drizzle's queries as named prepared statements, except those planned per value", async () => {
       // One connection, so that the catalogue read below sees the statements of the queries before it.
       const restore = setEnv({ DATABASE_POOL_MAX: "1" });
       const handle = await openPostgres(env().DATABASE_URL!);
@@ -75,8 +84,9 @@ describe("preparing", () => {
         // Prepared once on this connection, run twice.
         expect(Number(bySlug!.calls)).toBe(2);
         expect(statements.some((s) => s.statement.includes('"id" = $1'))).toBe(true);
-        const [mode] = rowsOf<{ plan_cache_mode: string }>(await handle.db.execute(sql`show plan_cache_mode`));
-        expect(mode!.plan_cache_mode).toBe("force_custom_plan");
+        await handle.db.select({ id: merchants.id }).from(merchants).where(planPerValue(sql`${merchants.name} ilike ${"%no such name%"}`));
+        const again = rowsOf<{ statement: string }>(await handle.db.execute(sql`select statement from pg_prepared_statements`));
+        expect(again.filter((s) => s.statement.includes("ilike"))).toEqual([]);
       } finally {
         await handle.close();
         restore();

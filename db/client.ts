@@ -1,4 +1,5 @@
 import path from "node:path";
+import { sql, type SQL } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { env } from "@/server/env";
 import * as schema from "./schema";
@@ -31,9 +32,6 @@ export async function openPostgres(url: string): Promise<Handle> {
     onnotice: () => {},
     // Parse bigint counts as numbers; amounts are 32-bit integers anyway.
     types: { bigint: postgres.BigInt },
-    // Statements are prepared (see `preparing`), and a generic plan would not know a search's
-    // pattern or a filter's value: plan each run for its own parameters, as unprepared ones are.
-    connection: { plan_cache_mode: "force_custom_plan" },
   });
   return {
     db: drizzle(preparing(client), { schema }) as unknown as Db,
@@ -53,31 +51,52 @@ type PostgresClient = import("postgres").Sql;
  * Queries as named prepared statements. drizzle sends its queries through `unsafe(…, { prepare:
  * false })` unless they are built with `.prepare()`, and postgres-js sends an unprepared query with
  * parameters in two round trips (Parse and Describe to learn the parameter types, then Bind and
- * Execute). Prepared, a statement is described once per connection and then costs one round trip.
- * Each connection keeps its statements (here and in its PostgreSQL backend) until it is recycled,
- * so batches stay unprepared: a multi-row INSERT or a long IN list has a new text for every size,
- * and runs once per batch anyway.
+ * Execute). Prepared, a statement is described once per connection and then costs one round trip,
+ * and PostgreSQL's plan cache stops planning it on every run once a generic plan proves as good
+ * (for the fixed shapes of the hot path, that planning was a third of the database's time).
+ *
+ * Two kinds stay unprepared:
+ * - batches: a multi-row INSERT or a long IN list has a new text for every size, runs once per
+ *   batch anyway, and would fill each connection's statement cache (kept until it is recycled);
+ * - queries with a condition marked by `planPerValue`: an unprepared query is planned for its
+ *   own values every time.
  */
 export const PREPARE_MAX_PARAMETERS = 64;
 
+const PLAN_PER_VALUE = "/* plan per value */";
+
+/**
+ * Marks a condition whose best plan depends on its value, such as a search pattern: `%ab%` and
+ * `%0042137%` want different plans, and a generic plan (made once, without the value) can pick a
+ * walk over every row of a large merchant. The query it is part of is planned on every run.
+ */
+export function planPerValue(condition: SQL): SQL {
+  return sql`${condition} ${sql.raw(PLAN_PER_VALUE)}`;
+}
+
 export function preparing(client: PostgresClient): PostgresClient {
+  const unsafe = (query: string, params?: unknown[], options?: Record<string, unknown>) =>
+    client.unsafe(query, params as never, {
+      ...options,
+      prepare: (params?.length ?? 0) <= PREPARE_MAX_PARAMETERS && !query.includes(PLAN_PER_VALUE),
+    });
+  // drizzle's transactions run on the callback's client: prepare there too. (Only a
+  // transaction's client has `savepoint`.)
+  const inside = (method: unknown) =>
+    typeof method === "function"
+      ? (...args: unknown[]) => {
+          const fn = args.pop() as (tx: PostgresClient) => unknown;
+          return (method as (...a: unknown[]) => unknown).call(client, ...args, (tx: PostgresClient) => fn(preparing(tx)));
+        }
+      : method;
+  const begin = inside(client.begin);
+  const savepoint = inside((client as unknown as { savepoint?: unknown }).savepoint);
   return new Proxy(client, {
     get(target, prop, receiver) {
-      if (prop === "unsafe") {
-        return (query: string, params?: unknown[], options?: Record<string, unknown>) =>
-          target.unsafe(query, params as never, { ...options, prepare: (params?.length ?? 0) <= PREPARE_MAX_PARAMETERS });
-      }
-      const value: unknown = Reflect.get(target, prop, receiver);
-      // drizzle's transactions run on the callback's client: prepare there too. (Only a
-      // transaction's client has `savepoint`.)
-      if ((prop === "begin" || prop === "savepoint") && typeof value === "function") {
-        const method = (value as (...a: unknown[]) => unknown).bind(target);
-        return (...args: unknown[]) => {
-          const fn = args.pop() as (tx: PostgresClient) => unknown;
-          return method(...args, (tx: PostgresClient) => fn(preparing(tx)));
-        };
-      }
-      return value;
+      if (prop === "unsafe") return unsafe;
+      if (prop === "begin") return begin;
+      if (prop === "savepoint") return savepoint;
+      return Reflect.get(target, prop, receiver);
     },
   });
 }
