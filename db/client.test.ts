@@ -55,12 +55,19 @@ describe("preparing", () => {
     expect(calls.map((c) => c.args[2])).toEqual([{ prepare: false }, { prepare: true }]);
   });
 
-  it("leaves a query with a planPerValue condition unprepared, so it is planned for its values", async () => {
+  it("sends a query with a planPerValue condition to the per-value pool, prepared; in a transaction, unprepared", async () => {
     const calls: Call[] = [];
-    const handle = drizzle(preparing(recorder(calls)));
-    await handle.select({ id: merchants.id }).from(merchants).where(planPerValue(sql`${merchants.name} ilike ${"%a%"}`)).catch(() => {});
-    await handle.select({ id: merchants.id }).from(merchants).where(sql`${merchants.name} ilike ${"%a%"}`).catch(() => {});
-    expect(calls.map((c) => (c.args[2] as { prepare: boolean }).prepare)).toEqual([false, true]);
+    const perValueCalls: Call[] = [];
+    const handle = drizzle(preparing(recorder(calls), recorder(perValueCalls)));
+    const marked = sql`${merchants.name} ilike ${"%a%"}`;
+    await handle.select({ id: merchants.id }).from(merchants).where(planPerValue(marked)).catch(() => {});
+    await handle.select({ id: merchants.id }).from(merchants).where(marked).catch(() => {});
+    await handle.transaction(async (tx) => {
+      await tx.select({ id: merchants.id }).from(merchants).where(planPerValue(marked)).catch(() => {});
+    }).catch(() => {});
+    const prepared = (c: Call[]) => c.filter((x) => x.method === "unsafe").map((x) => (x.args[2] as { prepare: boolean }).prepare);
+    expect(prepared(perValueCalls)).toEqual([true]);
+    expect(prepared(calls)).toEqual([true, false]);
   });
 
   // The driver itself: only PostgreSQL has prepared statements to look at (CI sets DATABASE_URL).
@@ -84,9 +91,21 @@ describe("preparing", () => {
         // Prepared once on this connection, run twice.
         expect(Number(bySlug!.calls)).toBe(2);
         expect(statements.some((s) => s.statement.includes('"id" = $1'))).toBe(true);
-        await handle.db.select({ id: merchants.id }).from(merchants).where(planPerValue(sql`${merchants.name} ilike ${"%no such name%"}`));
-        const again = rowsOf<{ statement: string }>(await handle.db.execute(sql`select statement from pg_prepared_statements`));
-        expect(again.filter((s) => s.statement.includes("ilike"))).toEqual([]);
+        // The per-value pool (one connection here): prepared too, and planned for every run's values.
+        const [own] = rowsOf<{ mode: string; mine: boolean }>(
+          await handle.db.execute(
+            sql`select current_setting('plan_cache_mode') as mode,
+                  exists (select 1 from pg_prepared_statements where statement like '%plan per value%') as mine
+                where ${planPerValue(sql`${"x"}::text = ${"x"}`)}`,
+          ),
+        );
+        expect(own).toEqual({ mode: "force_custom_plan", mine: true });
+        // Both pools parse and send values alike: drizzle's parsers are installed on both.
+        const read = async (where: ReturnType<typeof sql>) =>
+          rowsOf(await handle.db.execute(sql`select ${"2026-01-02T03:04:05.678Z"}::timestamptz as at, 12::bigint as n where ${where}`));
+        const plain = await read(sql`true`);
+        expect(plain).toHaveLength(1);
+        expect(await read(planPerValue(sql`true`))).toEqual(plain);
       } finally {
         await handle.close();
         restore();

@@ -27,16 +27,26 @@ export async function openPostgres(url: string): Promise<Handle> {
     import("postgres"),
     import("drizzle-orm/postgres-js"),
   ]);
-  const client = postgres(url, {
-    max: env().DATABASE_POOL_MAX,
+  const options = {
     onnotice: () => {},
     // Parse bigint counts as numbers; amounts are 32-bit integers anyway.
     types: { bigint: postgres.BigInt },
-  });
+  };
+  const max = env().DATABASE_POOL_MAX;
+  const client = postgres(url, { ...options, max });
+  // Queries marked with planPerValue: a small pool of their own whose sessions plan every run of a
+  // prepared statement for its values, so that they keep the prepared statement's one round trip.
+  const perValue = postgres(url, { ...options, max: perValuePoolSize(max), connection: { plan_cache_mode: "force_custom_plan" } });
+  const db = drizzle(preparing(client, perValue), { schema }) as unknown as Db;
+  // drizzle installs its own type parsers on the client it is given: the second pool gets the same.
+  Object.assign(perValue.options.parsers, client.options.parsers);
+  Object.assign(perValue.options.serializers, client.options.serializers);
   return {
-    db: drizzle(preparing(client), { schema }) as unknown as Db,
+    db,
     driver: "postgres",
-    close: () => client.end(),
+    close: async () => {
+      await Promise.all([client.end(), perValue.end()]);
+    },
     // postgres-js keeps one connection for LISTEN, outside the pool, and re-listens after a reconnect.
     listen: async (channel, onNotify) => {
       const { unlisten } = await client.listen(channel, () => onNotify());
@@ -51,15 +61,16 @@ type PostgresClient = import("postgres").Sql;
  * Queries as named prepared statements. drizzle sends its queries through `unsafe(…, { prepare:
  * false })` unless they are built with `.prepare()`, and postgres-js sends an unprepared query with
  * parameters in two round trips (Parse and Describe to learn the parameter types, then Bind and
- * Execute). Prepared, a statement is described once per connection and then costs one round trip,
- * and PostgreSQL's plan cache stops planning it on every run once a generic plan proves as good
- * (for the fixed shapes of the hot path, that planning was a third of the database's time).
+ * Execute) and reads its row description anew each time. Prepared, a statement is described once
+ * per connection and then costs one round trip, and PostgreSQL's plan cache stops planning it on
+ * every run once a generic plan proves as good (for the fixed shapes of the hot path, that
+ * planning was a third of the database's time).
  *
- * Two kinds stay unprepared:
- * - batches: a multi-row INSERT or a long IN list has a new text for every size, runs once per
- *   batch anyway, and would fill each connection's statement cache (kept until it is recycled);
- * - queries with a condition marked by `planPerValue`: an unprepared query is planned for its
- *   own values every time.
+ * Batches stay unprepared: a multi-row INSERT or a long IN list has a new text for every size,
+ * runs once per batch anyway, and would fill each connection's statement cache (kept until the
+ * connection is recycled). Queries with a condition marked by `planPerValue` go to `perValue`,
+ * a pool whose sessions plan every run; inside a transaction, which has one connection, they go
+ * unprepared, which has the same effect.
  */
 export const PREPARE_MAX_PARAMETERS = 64;
 
@@ -74,12 +85,18 @@ export function planPerValue(condition: SQL): SQL {
   return sql`${condition} ${sql.raw(PLAN_PER_VALUE)}`;
 }
 
-export function preparing(client: PostgresClient): PostgresClient {
-  const unsafe = (query: string, params?: unknown[], options?: Record<string, unknown>) =>
-    client.unsafe(query, params as never, {
-      ...options,
-      prepare: (params?.length ?? 0) <= PREPARE_MAX_PARAMETERS && !query.includes(PLAN_PER_VALUE),
-    });
+/** Connections for queries planned per value: searches, a small share of the traffic. */
+export function perValuePoolSize(max: number): number {
+  return Math.max(1, Math.ceil(max / 4));
+}
+
+export function preparing(client: PostgresClient, perValue?: PostgresClient): PostgresClient {
+  const unsafe = (query: string, params?: unknown[], options?: Record<string, unknown>) => {
+    const batch = (params?.length ?? 0) > PREPARE_MAX_PARAMETERS;
+    if (!query.includes(PLAN_PER_VALUE)) return client.unsafe(query, params as never, { ...options, prepare: !batch });
+    if (perValue) return perValue.unsafe(query, params as never, { ...options, prepare: !batch });
+    return client.unsafe(query, params as never, { ...options, prepare: false });
+  };
   // drizzle's transactions run on the callback's client: prepare there too. (Only a
   // transaction's client has `savepoint`.)
   const inside = (method: unknown) =>
