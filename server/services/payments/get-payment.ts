@@ -1,17 +1,14 @@
-import { and, eq } from "drizzle-orm";
-import { payments, type Payment } from "@/db/schema";
+import type { Payment } from "@/db/schema";
 import { resourceMissing } from "@/server/domain/errors";
 import { isId } from "@/server/domain/ids";
 import type { ServiceContext } from "@/server/context";
+import { findPayment } from "./prepared";
 
 /** Another merchant's or environment's payment is exactly as missing as one that never existed. */
 export async function getPayment(ctx: ServiceContext, id: string): Promise<Payment> {
   // Not shaped like an id (path params arrive decoded, NUL included): missing, without asking the database.
   if (!isId("payment", id)) throw resourceMissing("payment", id);
-  const [row] = await ctx.db
-    .select()
-    .from(payments)
-    .where(and(eq(payments.id, id), eq(payments.merchantId, ctx.merchant.id), eq(payments.livemode, ctx.livemode)));
+  const row = await findPayment(ctx.db, id, ctx.merchant.id, ctx.livemode);
   if (!row) throw resourceMissing("payment", id);
   return row;
 }
