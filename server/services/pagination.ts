@@ -16,20 +16,42 @@ export type Page<T> = { data: T[]; hasMore: boolean };
  * for a page, measured on a million-row merchant behind 22,000 newer rows of others).
  */
 export function keyset(idColumn: AnyPgColumn, page: PageRequest, where: SQL | undefined, scope: AnyPgColumn[] = []) {
-  const backwards = page.endingBefore !== undefined;
-  const cursor = backwards
-    ? gt(idColumn, page.endingBefore!)
-    : page.startingAfter !== undefined
-      ? lt(idColumn, page.startingAfter)
-      : undefined;
+  const direction = directionOf(page);
+  const { cursor, fetch } = keysetValues(page);
   return {
-    where: and(where, cursor),
-    orderBy: [...scope, idColumn].map((c) => (backwards ? asc(c) : desc(c))),
-    limit: page.limit + 1,
-    finish<T>(rows: T[]): Page<T> {
-      const hasMore = rows.length > page.limit;
-      const data = rows.slice(0, page.limit);
-      return { data: backwards ? data.reverse() : data, hasMore };
-    },
+    ...keysetOrder(idColumn, direction, where, scope, cursor ?? ""),
+    limit: fetch,
+    finish: <T>(rows: T[]): Page<T> => finishPage(page, rows),
   };
+}
+
+export type Direction = "first" | "after" | "before";
+
+export function directionOf(page: PageRequest): Direction {
+  return page.endingBefore !== undefined ? "before" : page.startingAfter !== undefined ? "after" : "first";
+}
+
+/**
+ * The WHERE and ORDER BY of a page in `direction`, with `cursor` standing for the id to start
+ * from: a value, or a placeholder when the query is prepared once per direction (then filled
+ * with `keysetValues`).
+ */
+export function keysetOrder(idColumn: AnyPgColumn, direction: Direction, where: SQL | undefined, scope: AnyPgColumn[], cursor: unknown) {
+  const backwards = direction === "before";
+  const bound = direction === "before" ? gt(idColumn, cursor) : direction === "after" ? lt(idColumn, cursor) : undefined;
+  return {
+    where: and(where, bound),
+    orderBy: [...scope, idColumn].map((c) => (backwards ? asc(c) : desc(c))),
+  };
+}
+
+/** The cursor's id, and how many rows to fetch: one more than the page, to tell whether more exist. */
+export function keysetValues(page: PageRequest): { cursor: string | undefined; fetch: number } {
+  return { cursor: page.endingBefore ?? page.startingAfter, fetch: page.limit + 1 };
+}
+
+export function finishPage<T>(page: PageRequest, rows: T[]): Page<T> {
+  const hasMore = rows.length > page.limit;
+  const data = rows.slice(0, page.limit);
+  return { data: directionOf(page) === "before" ? data.reverse() : data, hasMore };
 }
