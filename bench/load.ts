@@ -79,8 +79,8 @@ export type PacedSpec = {
   next: () => PacedRequest;
   /** Each answer, with its latency from the request's due time and the request it answers. */
   onResponse?: (status: number, body: string, latencyMs: number, req: PacedRequest) => void;
-  /** A request that got no answer (connection error or timeout). */
-  onError?: (req: PacedRequest) => void;
+  /** A request that got no answer: `reason` is "timeout" (none within 30 s) or the socket error's code. */
+  onError?: (req: PacedRequest, reason: string) => void;
 };
 
 /**
@@ -120,9 +120,9 @@ export async function paced(spec: PacedSpec): Promise<Samples> {
         },
       );
       r.setTimeout(30_000, () => r.destroy(new Error("timeout")));
-      r.on("error", () => {
+      r.on("error", (e: NodeJS.ErrnoException) => {
         transportErrors++;
-        spec.onError?.(req);
+        spec.onError?.(req, e.code ?? e.message);
         resolve();
       });
       r.end(req.body);

@@ -203,8 +203,9 @@ class Mix {
     if (this.recent.length > RECENT) this.recent.shift();
   }
 
-  transportError(kind: Kind): void {
-    this.tally.fail(kind, "no answer");
+  /** No answer: "timeout" (none within 30 s), or how the connection failed (ECONNRESET: closed under the request). */
+  transportError(kind: Kind, reason: string): void {
+    this.tally.fail(kind, `no answer (${reason})`);
   }
 }
 
@@ -323,7 +324,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
         maxSockets: PACED_SOCKETS,
         next: () => mix.next(),
         onResponse: (status, body, ms, req) => mix.observe(req.kind as Kind, status, body, ms),
-        onError: (req) => mix.transportError(req.kind as Kind),
+        onError: (req, reason) => mix.transportError(req.kind as Kind, reason),
       });
     const ours = async () => [...descendants(server.pid), ...descendants(process.pid).filter((p) => p !== process.pid), ...(await ourBackends(sql))];
 
