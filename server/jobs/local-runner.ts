@@ -11,6 +11,7 @@ import { fanOutEvents } from "@/server/services/webhooks/fan-out-events";
 import { dailyCutoff } from "@/server/domain/settlements";
 import { payDueSettlements } from "@/server/services/settlements/pay-settlement";
 import { runSettlements } from "@/server/services/settlements/run-settlements";
+import { BackgroundScope } from "@/server/background";
 import { Batcher } from "./batcher";
 import { claimDue, claimDueDeliveries, claimDueRefunds, nextDueAt } from "./due-work";
 
@@ -41,6 +42,7 @@ export class LocalRunner {
   private running = false;
   private stopped = true;
   private wakeRequested = false;
+  private readonly background = new BackgroundScope("LocalRunner");
 
   constructor(private readonly deps: Deps) {}
 
@@ -243,7 +245,8 @@ export class LocalRunner {
   private schedule(ms: number): void {
     clearTimeout(this.timer);
     this.wakeAt = performance.now() + ms; // monotonic: this is timer bookkeeping, not business time
-    this.timer = setTimeout(() => void this.loop(), ms);
+    // notify() is called while requests are served: the wake-up must not keep (or run in) theirs.
+    this.timer = this.background.setTimeout(() => void this.loop(), ms);
     this.timer.unref();
   }
 

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { BackgroundScope } from "@/server/background";
 import { systemClock, type Clock } from "@/server/clock";
 import { idTime } from "@/server/domain/ids";
 import { signatureHeader, verifySignatureHeader } from "@/server/domain/signatures";
@@ -80,6 +81,8 @@ export class SandboxProvider implements WalletProvider {
   secret = "sandbox_callback_secret_for_tests_only";
   private sink: CallbackSink | undefined;
   /** Push calls received per idempotency key: the provider's own log, read by tests. */
+  /** Callbacks are background work: their timers must not hold on to the request that pushed. */
+  private readonly background = new BackgroundScope("SandboxCallbacks");
   private readonly calls = new Map<string, number>();
   /** Refund submissions received per refund id, and the refunds taken (once each) per payment. */
   private readonly refundCallLog = new Map<string, number>();
@@ -225,7 +228,7 @@ export class SandboxProvider implements WalletProvider {
           ? [body, { ...body, event_id: `${body.event_id}_stale`, status: answer.status === "SUCCESS" ? "DECLINED" : "SUCCESS" }]
           : [body];
     const sink = this.sink;
-    const timer = setTimeout(() => {
+    const timer = this.background.setTimeout(() => {
       void (async () => {
         for (const b of sends) {
           const { headers, rawBody } = this.signedCallback(b);

@@ -18,11 +18,17 @@ export async function callProvider<T>(
     log.error(`provider ${opts.what}: no such provider is configured`, opts.about);
     return "unavailable";
   }
+  // A deadline that ends with the call. AbortSignal.timeout's timer would stay until the deadline
+  // (seconds after a fast answer), holding the request's async context all that time.
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(new DOMException("provider call timed out", "TimeoutError")), opts.timeoutMs);
   try {
-    return await call(provider, AbortSignal.timeout(opts.timeoutMs));
+    return await call(provider, deadline.signal);
   } catch (e) {
     if (!(e instanceof ProviderUnavailableError)) throw e;
     log.warn(`provider ${opts.what} unavailable`, { ...opts.about, provider: provider.name, error: e.message });
     return "unavailable";
+  } finally {
+    clearTimeout(timer);
   }
 }
