@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { and, eq, lte, sql } from "drizzle-orm";
 import { rowsOf } from "@/db/rows";
 import type { Db } from "@/db/client";
+import { perHandle } from "@/db/per-handle";
 import { idempotencyKeys, type IdempotencyRecord } from "@/db/schema";
 import { invalidParam, ServiceError } from "@/server/domain/errors";
 import { IDEMPOTENCY_TTL_MS } from "@/server/domain/idempotency";
@@ -166,12 +167,7 @@ function buildCompletion(db: Db) {
     .prepare("idempotency_complete");
 }
 
-const completions = new WeakMap<Db, ReturnType<typeof buildCompletion>>();
-function completionFor(db: Db) {
-  let q = completions.get(db);
-  if (!q) completions.set(db, (q = buildCompletion(db)));
-  return q;
-}
+const completionFor = perHandle(buildCompletion);
 
 const inProgress = () =>
   new ServiceError(

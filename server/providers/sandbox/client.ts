@@ -80,9 +80,9 @@ export class SandboxProvider implements WalletProvider {
   delayScale = 1;
   secret = "sandbox_callback_secret_for_tests_only";
   private sink: CallbackSink | undefined;
-  /** Push calls received per idempotency key: the provider's own log, read by tests. */
   /** Callbacks are background work: their timers must not hold on to the request that pushed. */
   private readonly background = new BackgroundScope("SandboxCallbacks");
+  /** Push calls received per idempotency key: the provider's own log, read by tests. */
   private readonly calls = new Map<string, number>();
   /** Refund submissions received per refund id, and the refunds taken (once each) per payment. */
   private readonly refundCallLog = new Map<string, number>();

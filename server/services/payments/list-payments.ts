@@ -1,5 +1,6 @@
 import { and, eq, gte, ilike, lt, sql, type SQL } from "drizzle-orm";
 import { planPerValue, type Db } from "@/db/client";
+import { perHandle } from "@/db/per-handle";
 import { payments, type Payment } from "@/db/schema";
 import { idLowerBound } from "@/server/domain/ids";
 import type { Currency, PaymentMethod } from "@/server/domain/money";
@@ -69,12 +70,11 @@ function buildList(db: Db, present: readonly Filter[], direction: Direction) {
     .prepare(`payments_list_${direction}_${present.join("_")}`);
 }
 
-type ListQuery = ReturnType<typeof buildList>;
-const built = new WeakMap<Db, Map<string, ListQuery>>();
+/** Each shape's query, per database handle. */
+const listQueries = perHandle(() => new Map<string, ReturnType<typeof buildList>>());
 
-function listQuery(db: Db, present: readonly Filter[], direction: Direction): ListQuery {
-  let byShape = built.get(db);
-  if (!byShape) built.set(db, (byShape = new Map()));
+function listQuery(db: Db, present: readonly Filter[], direction: Direction) {
+  const byShape = listQueries(db);
   const shape = `${direction}:${present.join(",")}`;
   let q = byShape.get(shape);
   if (!q) byShape.set(shape, (q = buildList(db, present, direction)));

@@ -1,5 +1,6 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
+import { perHandle } from "@/db/per-handle";
 import { payments, type Payment } from "@/db/schema";
 
 /**
@@ -7,7 +8,7 @@ import { payments, type Payment } from "@/db/schema";
  * read behind `GET /v1/payments/{id}` (the poll). drizzle builds their SQL once per database
  * handle instead of on every request (building it was a quarter of create's CPU, and the
  * selection of 35 columns the largest part of a poll's).
- * Typed at the boundary; placeholders are untyped inside, so this file is the only place casts live.
+ * Typed at the boundary; placeholders are untyped inside, so the casts stay in this file.
  */
 type NewPayment = typeof payments.$inferInsert;
 
@@ -62,12 +63,7 @@ function build(db: Db) {
   };
 }
 
-const cache = new WeakMap<Db, ReturnType<typeof build>>();
-const prepared = (db: Db) => {
-  let p = cache.get(db);
-  if (!p) cache.set(db, (p = build(db)));
-  return p;
-};
+const prepared = perHandle(build);
 
 export async function insertPaymentRow(db: Db, values: InsertablePayment): Promise<Payment> {
   const [row] = (await prepared(db).insert.execute(values)) as Payment[];
