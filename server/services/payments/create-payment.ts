@@ -13,7 +13,7 @@ import { IDEMPOTENCY_TTL_MS } from "@/server/domain/idempotency";
 import { consumePinPrompt } from "@/server/rate-limit";
 import { signalJobs } from "@/server/services/job-signals";
 import { callProvider } from "../providers/call-provider";
-import { insertPaymentRow, recordPromptSent, type InsertablePayment } from "./prepared";
+import { findPayment, insertPaymentRow, recordPromptSent, type InsertablePayment } from "./prepared";
 import { transitionPayment } from "./transition-payment";
 
 /**
@@ -208,7 +208,6 @@ async function pushPrompt(ctx: ServiceContext, payment: Payment): Promise<Paymen
   // callback or the expiry got there first) is normal: the current row is the answer.
   const updated = await recordPromptSent(ctx.db, payment, now, result.providerReference);
   if (updated) return updated;
-  const [current] = await ctx.db.select().from(payments).where(eq(payments.id, payment.id));
-  return current!;
+  return (await findPayment(ctx.db, payment.id, payment.merchantId, payment.livemode))!;
 }
 
