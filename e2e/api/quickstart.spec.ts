@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import http from "node:http";
 import { expect, test, type APIResponse } from "@playwright/test";
 import { basic, bearer, seed } from "../support/seed";
 
@@ -44,6 +45,19 @@ test.describe("service endpoints", () => {
     expect(Object.keys(doc.paths["/v1/payments"]!)).toEqual(expect.arrayContaining(["get", "post"]));
     expect(Object.keys(doc.paths["/v1/payments/{id}"]!)).toContain("get");
     expect(Object.keys(doc.paths["/v1/payments/preview"]!)).toContain("post");
+  });
+
+  test("an idle connection is kept open 65 s, longer than load balancers and clients keep theirs", async ({ baseURL }) => {
+    const agent = new http.Agent({ keepAlive: true });
+    try {
+      const headers = await new Promise<http.IncomingHttpHeaders>((resolve, reject) => {
+        http.get(new URL("/api/health", baseURL), { agent }, (res) => res.resume().on("end", () => resolve(res.headers))).on("error", reject);
+      });
+      expect(headers.connection).toBe("keep-alive");
+      expect(headers["keep-alive"]).toBe("timeout=65");
+    } finally {
+      agent.destroy();
+    }
   });
 
   test("an unknown /v1 path is a JSON 404 resource_missing", async ({ request }) => {
