@@ -18,9 +18,10 @@ function machineTicks(): { busy: number; total: number } | null {
   }
 }
 
-function processTicks(pid: number): number {
+/** CPU ticks of a process (all its threads), or of one thread with `tid` (the main thread: tid = pid). */
+function processTicks(pid: number, tid?: number): number {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const stat = readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, "utf8");
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     return Number(fields[11]) + Number(fields[12]); // utime + stime
   } catch {
@@ -57,12 +58,21 @@ export function descendants(root: number): number[] {
   return out;
 }
 
-export type CpuUse = { seconds: number; coresBusy: number; coresOurs: number; coresOther: number };
+/**
+ * `loop`: the share of one core the server's main thread used, when a window was given the
+ * server's pid. Node runs every request and every background job on that one thread, so this is
+ * how close the server is to its limit, whatever the other cores do.
+ */
+export type CpuUse = { seconds: number; coresBusy: number; coresOurs: number; coresOther: number; loop?: number };
 export type CpuWindow = { end(ours: () => number[]): CpuUse };
 
-/** Starts a measurement window; `ours` lists the pids that belong to the benchmark at the end. */
-export function cpuWindow(ours: () => number[]): CpuWindow {
+/**
+ * Starts a measurement window; `ours` lists the pids that belong to the benchmark at the end;
+ * `server`, when given, is the pid of the node process whose main thread `loop` measures.
+ */
+export function cpuWindow(ours: () => number[], server?: number): CpuWindow {
   const m0 = machineTicks();
+  const loop0 = server === undefined ? 0 : processTicks(server, server);
   const pids0 = new Map(ours().map((p) => [p, processTicks(p)]));
   const self0 = process.cpuUsage();
   const t0 = performance.now();
@@ -77,7 +87,9 @@ export function cpuWindow(ours: () => number[]): CpuWindow {
       const busyMs = m0 && m1 ? (m1.busy - m0.busy) * TICK_MS : Number.NaN;
       const coresBusy = busyMs / 1000 / seconds;
       const coresOurs = oursMs / 1000 / seconds;
-      return { seconds, coresBusy, coresOurs, coresOther: Math.max(0, coresBusy - coresOurs) };
+      const use: CpuUse = { seconds, coresBusy, coresOurs, coresOther: Math.max(0, coresBusy - coresOurs) };
+      if (server !== undefined) use.loop = ((processTicks(server, server) - loop0) * TICK_MS) / 1000 / seconds;
+      return use;
     },
   };
 }
@@ -109,6 +121,8 @@ export async function waitForQuiet(say: (s: string) => void, threshold = 0.25, m
 /** Time-weighted average of several windows. */
 export function mergeCpu(windows: CpuUse[]): CpuUse {
   const seconds = windows.reduce((s, w) => s + w.seconds, 0);
-  const avg = (k: "coresBusy" | "coresOurs" | "coresOther") => windows.reduce((s, w) => s + w[k] * w.seconds, 0) / seconds;
-  return { seconds, coresBusy: avg("coresBusy"), coresOurs: avg("coresOurs"), coresOther: avg("coresOther") };
+  const avg = (k: "coresBusy" | "coresOurs" | "coresOther" | "loop") => windows.reduce((s, w) => s + (w[k] ?? Number.NaN) * w.seconds, 0) / seconds;
+  const merged: CpuUse = { seconds, coresBusy: avg("coresBusy"), coresOurs: avg("coresOurs"), coresOther: avg("coresOther") };
+  if (windows.every((w) => w.loop !== undefined)) merged.loop = avg("loop");
+  return merged;
 }

@@ -32,10 +32,12 @@ export function table(rows: Row[]): string {
 export function cpuLines(rows: Row[], cores: number): string[] {
   const width = Math.max(...rows.map((r) => r.phase.length));
   return [
-    `CPU while measuring, in cores of ${cores} (bench = load generator + next start + this database's backends; other = the rest of the machine):`,
+    `CPU while measuring, in cores of ${cores} (bench = load generator + next start + this database's backends; other = the rest of the machine; ` +
+      `the server's main thread, where given, in % of one core: node's one event loop, which serves every request and runs every background job):`,
     ...rows.map(
       (r) =>
-        `  ${r.phase.padEnd(width)}  busy ${r.r.cpu.coresBusy.toFixed(2)}  bench ${r.r.cpu.coresOurs.toFixed(2)}  other ${r.r.cpu.coresOther.toFixed(2)}`,
+        `  ${r.phase.padEnd(width)}  busy ${r.r.cpu.coresBusy.toFixed(2)}  bench ${r.r.cpu.coresOurs.toFixed(2)}  other ${r.r.cpu.coresOther.toFixed(2)}` +
+          (r.r.cpu.loop === undefined ? "" : `  server's main thread ${(r.r.cpu.loop * 100).toFixed(0)} %`),
     ),
   ];
 }

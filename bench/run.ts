@@ -125,7 +125,7 @@ async function interleaved(ctx: Ctx, phases: Phase[], opts: { waitForQuiet?: boo
   for (let round = 0; round < ROUNDS; round++) {
     for (const [i, p] of phases.entries()) {
       const pg0 = await ourBackends(ctx.sql);
-      const window = cpuWindow(() => [...descendants(ctx.server.pid), ...pg0]);
+      const window = cpuWindow(() => [...descendants(ctx.server.pid), ...pg0], ctx.server.pid);
       samples[i]!.push(await p.run(seconds));
       const pg1 = await ourBackends(ctx.sql);
       cpu[i]!.push(window.end(() => [...descendants(ctx.server.pid), ...pg1]));
@@ -136,7 +136,7 @@ async function interleaved(ctx: Ctx, phases: Phase[], opts: { waitForQuiet?: boo
     const r: Measured = { ...summarize(samples[i]!, p.connections), cpu: mergeCpu(cpu[i]!) };
     say(
       `${p.name}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, ${JSON.stringify(r.statuses)}; ` +
-        `cores busy ${r.cpu.coresBusy.toFixed(2)} (bench ${r.cpu.coresOurs.toFixed(2)}, other ${r.cpu.coresOther.toFixed(2)})`,
+        `cores busy ${r.cpu.coresBusy.toFixed(2)} (bench ${r.cpu.coresOurs.toFixed(2)}, other ${r.cpu.coresOther.toFixed(2)}), server's main thread ${((r.cpu.loop ?? Number.NaN) * 100).toFixed(0)} %`,
     );
     return r;
   });
@@ -369,7 +369,7 @@ async function main(): Promise<void> {
     );
     await waitForQuiet(say, 0.25, QUIET_WAIT_S);
     say(`webhooks: ${WEBHOOK_EVENTS.toLocaleString("en")} events committed at ${WEBHOOK_RATE}/s by this process`);
-    const lagCpu = cpuWindow(() => [...descendants(server.pid)]);
+    const lagCpu = cpuWindow(() => [...descendants(server.pid)], server.pid);
     const driven = await driveTransitions(databaseUrl, hookPayments, WEBHOOK_RATE);
     await waitFor(async () => (await receiver.refresh(), receiver.received.size >= WEBHOOK_EVENTS), 30_000);
     const lagCpuUse = lagCpu.end(() => [...descendants(server.pid)]);
@@ -378,7 +378,7 @@ async function main(): Promise<void> {
 
     await waitForQuiet(say, 0.25, QUIET_WAIT_S);
     say(`webhooks: a burst of ${WEBHOOK_EVENTS.toLocaleString("en")} events committed at once`);
-    const burstCpu = cpuWindow(() => [...descendants(server.pid)]);
+    const burstCpu = cpuWindow(() => [...descendants(server.pid)], server.pid);
     const burst = await commitBurst(sql, hooks.merchant_id, hookPayments);
     await waitFor(async () => (await receiver.refresh(), burst.every((e) => receiver.received.has(e.id))), 60_000);
     const burstCpuUse = burstCpu.end(() => [...descendants(server.pid)]);
@@ -394,7 +394,7 @@ async function main(): Promise<void> {
     await waitForQuiet(say, 0.25, QUIET_WAIT_S);
     const hosted = await createHostedPages(server.url, creator.keys.test);
     const pagesPg = await ourBackends(sql);
-    const pagesCpu = cpuWindow(() => [...descendants(server.pid), ...pagesPg]);
+    const pagesCpu = cpuWindow(() => [...descendants(server.pid), ...pagesPg], server.pid);
     const browserCpu0 = reapedChildrenCpuMs();
     const pages = await measurePages({
       baseUrl: server.url,

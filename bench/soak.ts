@@ -12,8 +12,12 @@
  *                  (ours applies it, the sandbox's is the duplicate) or after it (ours is the duplicate)
  * and in the background, every payment's final event delivered to a live webhook receiver.
  *
- * Phases: a closed-loop run finds the maximum; the mix paced at 5 % of it is the unloaded baseline;
- * then the soak, paced open loop at 70 %, measured per window (a minute in the full run).
+ * Phases: a closed-loop run gives a first figure; the maximum is the highest of a few paced steps
+ * below it that the server keeps pace with (see keptPace); the mix paced at 5 % of it is the
+ * unloaded baseline; then the soak, paced open loop at 70 %, measured per window (a minute in the
+ * full run). The closed loop alone overstates the maximum: the work each create leaves behind (the
+ * sandbox's callback a second later, the webhook delivery after it) can wait until its 20 s are
+ * over, while a paced run has to keep up with it.
  * Verdicts: soak p99 ≤ 2 × unloaded p99; no memory growth (the server's RSS over the last two
  * windows is within 10 % of windows 2–4, after warm-up); no errors (any non-2xx, 429 included,
  * or a request without an answer); every event delivered to the receiver once the load stops.
@@ -47,6 +51,21 @@ const CALLBACK_PATH = "/api/providers/sandbox/callback";
 const declines = (create: number) => create % 10 === 9;
 
 const MAX_FRACTION = 0.7;
+/** The maximum's paced steps: the first at this share of the closed-loop figure, each next one this much lower. */
+const FIRST_STEP = 0.95;
+const STEP_FACTOR = 0.92;
+const MAX_STEPS = 8;
+const STEP_SECONDS = 20;
+/**
+ * Keeping pace: the requests due in a step's second half are answered in a median of at most this
+ * (a server behind the rate queues them: its median grows to seconds, and one that fell behind
+ * at the step's start and answers no faster than the rate keeps a standing queue), …
+ */
+const PACE_P50_MS = 50;
+/** … from 40 % to 90 % of the step, answers arrive at no less than this share of the rate, … */
+const PACE_SHARE = 0.97;
+/** … every event committed more than this before the step's end has reached the receiver by then, and no request failed. */
+const DELIVERY_GRACE_MS = 3_000;
 const BASELINE_FRACTION = 0.05;
 const PACED_SOCKETS = 64;
 const RSS_SAMPLE_MS = 5_000;
@@ -248,6 +267,9 @@ export async function startSoakServer(port: number, env: NodeJS.ProcessEnv): Pro
   return { server, callbackSecret };
 }
 
+/** One paced step of the search for the maximum. */
+type Step = { rate: number; r: Measured; pace: number; secondHalfP50: number; lateEvents: number; errors: number; keptPace: boolean };
+
 /** The soak merchant starts empty: its events and deliveries are this run's alone. */
 async function resetMerchant(sql: Sql, merchantId: string): Promise<void> {
   await sql`delete from webhook_attempts where delivery_id in (select id from webhook_deliveries where merchant_id = ${merchantId})`;
@@ -316,19 +338,60 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
      * last events are committed after the load stops) and every event has reached the receiver.
      */
     const drain = (limitS: number) => waitFor(async () => (await awaiting()) === 0 && (await backlog()) <= 0, limitS * 1000);
-    const pacedRun = (rate: number, s: number) =>
+    /** `onAnswer` hears each 2xx answer's latency, counted from when its request was due. */
+    const pacedRun = (rate: number, s: number, onAnswer?: (ms: number) => void) =>
       paced({
         url: server.url,
         rate,
         seconds: s,
         maxSockets: PACED_SOCKETS,
         next: () => mix.next(),
-        onResponse: (status, body, ms, req) => mix.observe(req.kind as Kind, status, body, ms),
+        onResponse: (status, body, ms, req) => {
+          if (status >= 200 && status < 300) onAnswer?.(ms);
+          mix.observe(req.kind as Kind, status, body, ms);
+        },
         onError: (req, reason) => mix.transportError(req.kind as Kind, reason),
       });
+    /** Events committed in [from, before) that have not reached the receiver. */
+    const notReceived = async (from: number, before: number) => {
+      await receiver.refresh();
+      const rows = await sql<{ id: string }[]>`
+        select id from events where merchant_id = ${merchant.merchant_id} and created_at >= ${new Date(from)} and created_at < ${new Date(before)}`;
+      return rows.filter((e) => !receiver.received.has(e.id)).length;
+    };
+    /** The mix paced at `rate` for STEP_SECONDS: did the server keep pace? */
+    const paceStep = async (rate: number): Promise<Step> => {
+      mix.tally = new Tally();
+      const own = await ours();
+      const window = cpuWindow(() => own, server.pid);
+      const answered: number[] = [];
+      const secondHalf: number[] = [];
+      const startedAt = Date.now();
+      const t0 = performance.now();
+      const stepMs = STEP_SECONDS * 1000;
+      // Deliveries are judged at the step's end, not after its stragglers have been answered.
+      const late = new Promise<number>((resolve, reject) =>
+        setTimeout(() => notReceived(startedAt, startedAt + stepMs - DELIVERY_GRACE_MS).then(resolve, reject), stepMs),
+      );
+      const samples = await pacedRun(rate, STEP_SECONDS, (ms) => {
+        const now = performance.now();
+        answered.push(now);
+        if (now - ms >= t0 + stepMs / 2) secondHalf.push(ms);
+      });
+      const cpu = window.end(() => own);
+      const from = t0 + 0.4 * stepMs;
+      const to = t0 + 0.9 * stepMs;
+      const pace = answered.filter((t) => t >= from && t < to).length / (((to - from) / 1000) * rate);
+      const lateEvents = await late;
+      const errors = mix.tally.errors();
+      for (const e of mix.tally.examples) say(`soak: step at ${rate} req/s, failed: ${e}`);
+      const secondHalfP50 = pct(secondHalf, 50);
+      const keptPace = errors === 0 && secondHalfP50 <= PACE_P50_MS && pace >= PACE_SHARE && lateEvents === 0;
+      return { rate, r: { ...summarize([samples], PACED_SOCKETS), cpu }, pace, secondHalfP50, lateEvents, errors, keptPace };
+    };
     const ours = async () => [...descendants(server.pid), ...descendants(process.pid).filter((p) => p !== process.pid), ...(await ourBackends(sql))];
 
-    // ---- maximum: the mix closed loop ----------------------------------------------------------
+    // ---- maximum: first the mix closed loop, then paced steps below it ---------------------------
     const closedLoop = (c: number, s: number) =>
       load({
         url: server.url,
@@ -358,20 +421,34 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       say(`soak: maximum, the mix closed loop at ${maxConnections} connections for ${maxSeconds} s`);
       mix.tally = new Tally();
       const own = await ours();
-      const window = cpuWindow(() => own);
+      const window = cpuWindow(() => own, server.pid);
       const samples: Samples = await closedLoop(maxConnections, maxSeconds);
       const cpu = window.end(() => own);
       maxR = { ...summarize([samples], maxConnections), cpu };
-      say(`soak: maximum ${maxR.rps.toFixed(0)} req/s at ${maxConnections} connections, ${JSON.stringify(maxR.statuses)}, transport errors ${samples.transportErrors}`);
+      say(
+        `soak: closed loop ${maxR.rps.toFixed(0)} req/s at ${maxConnections} connections, ${JSON.stringify(maxR.statuses)}, transport errors ${samples.transportErrors}, ` +
+          `server's main thread ${pctOf(cpu.loop)}`,
+      );
       await drain(drainSeconds);
       for (const e of mix.tally.examples) say(`soak: maximum, failed: ${e}`);
       if (maxR.failures === 0 || maxConnections <= 2) break;
       // Errors at this concurrency: the maximum is below it.
       maxConnections = Math.floor(maxConnections / 2);
     }
-    const max = maxR!;
-    const soakRate = Math.max(1, Math.round(max.rps * MAX_FRACTION));
-    const baselineRate = Math.max(2, Math.round(max.rps * BASELINE_FRACTION));
+    const closed = maxR!;
+    const steps: Step[] = [];
+    for (let rate = Math.round(closed.rps * FIRST_STEP); steps.length < MAX_STEPS && !steps.at(-1)?.keptPace; rate = Math.max(1, Math.round(rate * STEP_FACTOR))) {
+      await waitForQuiet(say, 0.25, quietWait);
+      say(`soak: maximum, the mix paced at ${rate} req/s for ${STEP_SECONDS} s`);
+      const step = await paceStep(rate);
+      steps.push(step);
+      say(`soak: ${stepLine(step)}`);
+      await drain(drainSeconds);
+    }
+    // Without a step that kept pace, the lowest one tried stands in (and says so in the table).
+    const top = steps.find((s) => s.keptPace) ?? steps.at(-1)!;
+    const soakRate = Math.max(1, Math.round(top.rate * MAX_FRACTION));
+    const baselineRate = Math.max(2, Math.round(top.rate * BASELINE_FRACTION));
     const baselineSeconds = opts.baselineSeconds ?? Math.min(180, Math.max(60, Math.ceil(600 / baselineRate)));
 
     // ---- unloaded baseline ----------------------------------------------------------------------
@@ -379,7 +456,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     say(`soak: unloaded baseline, the mix paced at ${baselineRate} req/s for ${baselineSeconds} s`);
     mix.tally = new Tally();
     const baseOwn = await ours();
-    const baseWindow = cpuWindow(() => baseOwn);
+    const baseWindow = cpuWindow(() => baseOwn, server.pid);
     const baseSamples = await pacedRun(baselineRate, baselineSeconds);
     const baseCpu = baseWindow.end(() => baseOwn);
     const baseline = mix.tally;
@@ -401,7 +478,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
         mix.tally = new Tally();
         rss = [treeRssMb(server.pid)];
         const own = await ours();
-        const window = cpuWindow(() => own);
+        const window = cpuWindow(() => own, server.pid);
         const startedAt = Date.now();
         const samples = await pacedRun(soakRate, windowSeconds);
         const cpu = window.end(() => own);
@@ -430,7 +507,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
         cpus.push(cpu);
         say(
           `soak ${win.index}/${windows}: ${win.rps.toFixed(0)} req/s, p50 ${win.p50.toFixed(1)} ms, p99 ${win.p99.toFixed(1)} ms, errors ${win.errors}, ` +
-            `RSS ${win.rssMb.toFixed(0)} MB, events ${events} received ${win.received}, cores other ${cpu.coresOther.toFixed(2)}`,
+            `RSS ${win.rssMb.toFixed(0)} MB, events ${events} received ${win.received}, cores other ${cpu.coresOther.toFixed(2)}, server's main thread ${pctOf(cpu.loop)}`,
         );
       }
     } finally {
@@ -469,12 +546,22 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     const nan = { p50: Number.NaN, p99: Number.NaN, max: Number.NaN };
     const rows: Row[] = [
       {
-        phase: `soak: maximum, the mix closed loop (${maxSeconds} s)`,
+        phase: `soak: the mix closed loop (${maxSeconds} s)`,
         connections: maxConnections,
-        r: max,
+        r: closed,
         ratio: "–",
-        target: "none (sets the rates below)",
+        target: "none (where the steps start)",
         pass: null,
+      },
+      {
+        phase: top.keptPace
+          ? `soak: maximum, the highest paced rate kept up with (steps of ${STEP_SECONDS} s)`
+          : `soak: maximum NOT FOUND: no step kept pace; the lowest (${STEP_SECONDS} s) stands in`,
+        connections: PACED_SOCKETS,
+        r: top.r,
+        ratio: `${x(top.rate / closed.rps)} closed loop`,
+        target: "none (sets the rates below)",
+        pass: top.keptPace ? null : false,
       },
       {
         phase: `soak: unloaded, the mix at ${baselineRate} req/s (5 % of max, ${baselineSeconds} s)`,
@@ -517,10 +604,13 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       const s = soakTally.latencies.get(k)!;
       return `  ${k.padEnd(14)} ${String(b.length).padStart(6)} ${f(pct(b, 50)).padStart(8)} ${f(pct(b, 99)).padStart(8)}   ${String(s.length).padStart(7)} ${f(pct(s, 50)).padStart(8)} ${f(pct(s, 99)).padStart(8)} ${String(soakTally.errors(k)).padStart(7)}`;
     };
-    const head = "  window  start     req/s      p50      p99  errors  RSS MB (max)  events  received  backlog  lag p99  cores busy/bench/other";
+    const head = "  window  start     req/s      p50      p99  errors  RSS MB (max)  events  received  backlog  lag p99  cores busy/bench/other  main thread";
     const lines = [
       `Sustained mixed load: ${CYCLE.length}-request cycle of 20 % creates (1 in 10 declined), 45 % polls, 10 % payment lists, 10 % event lists, 15 % signed callbacks; ` +
-        `webhook deliveries in the background. Maximum ${max.rps.toFixed(0)} req/s (closed loop, ${maxConnections} connections); soak ${soakRate} req/s for ${seconds} s, baseline ${baselineRate} req/s.`,
+        `webhook deliveries in the background. Maximum ${top.rate} req/s (closed loop ${closed.rps.toFixed(0)} req/s at ${maxConnections} connections); soak ${soakRate} req/s for ${seconds} s, baseline ${baselineRate} req/s.`,
+      `The maximum, paced steps of ${STEP_SECONDS} s (kept pace: the second half's median answer ≤ ${PACE_P50_MS} ms, answers from 40 % to 90 % of the step ≥ ${PACE_SHARE * 100} % of the rate, ` +
+        `every event older than ${DELIVERY_GRACE_MS / 1000} s at its end delivered, no errors):`,
+      ...steps.map((st) => `  ${stepLine(st)}`),
       "Per request kind:       unloaded n      p50      p99      soak n      p50      p99  errors",
       ...KINDS.map(kindLine),
       `Per window of ${windowSeconds} s (RSS: mean of samples every ${RSS_SAMPLE_MS / 1000} s over next start's process tree; backlog: events not yet received at the window's end):`,
@@ -528,7 +618,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       ...series.map(
         (w) =>
           `  ${String(w.index).padStart(6)}  ${new Date(w.startedAt).toISOString().slice(11, 19)}  ${w.rps.toFixed(0).padStart(6)} ${f(w.p50).padStart(8)} ${f(w.p99).padStart(8)} ${String(w.errors).padStart(7)}` +
-          `  ${w.rssMb.toFixed(0).padStart(6)} (${w.rssMaxMb.toFixed(0)})  ${String(w.events).padStart(6)}  ${String(w.received).padStart(8)}  ${String(w.events - w.received).padStart(7)}  ${f(windowLag(w)).padStart(7)}  ${w.cpu.coresBusy.toFixed(2)}/${w.cpu.coresOurs.toFixed(2)}/${w.cpu.coresOther.toFixed(2)}`,
+          `  ${w.rssMb.toFixed(0).padStart(6)} (${w.rssMaxMb.toFixed(0)})  ${String(w.events).padStart(6)}  ${String(w.received).padStart(8)}  ${String(w.events - w.received).padStart(7)}  ${f(windowLag(w)).padStart(7)}  ${w.cpu.coresBusy.toFixed(2)}/${w.cpu.coresOurs.toFixed(2)}/${w.cpu.coresOther.toFixed(2)}  ${pctOf(w.cpu.loop).padStart(5)}`,
       ),
       `Verdicts: p99 ${f(soakR.p99)} vs unloaded ${f(baseR.p99)} = ${x(p99Ratio)} (≤ ${P99_LIMIT}×: ${p99Ratio <= P99_LIMIT ? "yes" : "NO"}); ` +
         `RSS ${rssRef.toFixed(0)} → ${rssLast.toFixed(0)} MB = ${Number.isFinite(rssRatio) ? x(rssRatio) : "not judged (fewer than 6 windows)"}; ` +
@@ -540,7 +630,8 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       rows,
       lines,
       details: {
-        rates: { max: max.rps, maxConnections, soak: soakRate, baseline: baselineRate },
+        rates: { closedLoop: closed.rps, maxConnections, max: top.rate, maxKeptPace: top.keptPace, soak: soakRate, baseline: baselineRate },
+        steps: steps.map((st) => ({ rate: st.rate, pace: st.pace, secondHalfP50: st.secondHalfP50, lateEvents: st.lateEvents, errors: st.errors, keptPace: st.keptPace, p50: st.r.p50, p99: st.r.p99, loop: st.r.cpu.loop })),
         baseline: Object.fromEntries(KINDS.map((k) => [k, { n: baseline.latencies.get(k)!.length, p50: pct(baseline.latencies.get(k)!, 50), p99: pct(baseline.latencies.get(k)!, 99) }])),
         soak: Object.fromEntries(KINDS.map((k) => [k, { n: soakTally.latencies.get(k)!.length, p50: pct(soakTally.latencies.get(k)!, 50), p99: pct(soakTally.latencies.get(k)!, 99), failures: soakTally.failures.get(k) }])),
         windows: series.map((w) => ({ ...w, lagP99: windowLag(w) })),
@@ -551,6 +642,18 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
   } finally {
     await receiver.close();
   }
+}
+
+/** A share of one core, as a percentage. */
+function pctOf(share: number | undefined): string {
+  return share === undefined ? "–" : `${(share * 100).toFixed(0)} %`;
+}
+
+function stepLine(st: Step): string {
+  return (
+    `${String(st.rate).padStart(5)} req/s: second half's p50 ${st.secondHalfP50.toFixed(1)} ms, answers ${(st.pace * 100).toFixed(1)} % of the rate, ${st.lateEvents} events late, ${st.errors} errors, ` +
+    `p50 ${st.r.p50.toFixed(1)} ms, p99 ${st.r.p99.toFixed(0)} ms, server's main thread ${pctOf(st.r.cpu.loop)}: ${st.keptPace ? "kept pace" : "fell behind"}`
+  );
 }
 
 function mean(values: number[]): number {
