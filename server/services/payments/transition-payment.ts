@@ -1,5 +1,6 @@
 import { and, asc, eq, inArray } from "drizzle-orm";
 import type { Db } from "@/db/client";
+import { inTransaction } from "@/db/transaction";
 import { checkoutSessions, payments, type EventRow, type Payment } from "@/db/schema";
 import { checkoutSessionStatus } from "@/server/domain/checkout";
 import { PAYMENT_EVENT } from "@/server/domain/events";
@@ -37,25 +38,30 @@ const STAMP = {
 
 /**
  * The one way a payment changes state: a compare-and-set on the allowed `from` states, its event
- * and outbox row, all in one transaction. Losing the race (someone else moved it first, or it is
- * terminal) is a normal outcome: `changed: false` with the current row, and no event.
+ * and outbox row, all in one transaction (the caller's, when `ctx.db` is one). Losing the race
+ * (someone else moved it first, or it is terminal) is a normal outcome: `changed: false` with the
+ * current row, and no event.
+ *
+ * The row lock and the compare-and-set go to the database together (pipelined: one round trip).
+ * The UPDATE runs after the SELECT … FOR UPDATE has taken the lock, so the row it changes is the
+ * one the SELECT read, and its own status condition makes the check in JavaScript a formality.
  */
 export async function transitionPayment(ctx: BaseContext, input: TransitionInput): Promise<TransitionResult> {
   if (input.to === "failed" && !input.failure) throw new Error("a payment fails only with the provider's decline reason");
   const from = TRANSITIONS[input.to] as readonly PaymentStatus[];
   let alsoRecorded: EventRow[] = [];
-  const result = await ctx.db.transaction(async (tx): Promise<TransitionResult> => {
-    const [current] = await tx.select().from(payments).where(eq(payments.id, input.paymentId)).for("update");
-    if (!current) throw resourceMissing("payment", input.paymentId);
-    if (!from.includes(current.status)) return { payment: current, changed: false, event: null };
-
+  const result = await inTransaction(ctx.db, async (tx): Promise<TransitionResult> => {
     const now = ctx.clock.now();
-    const [updated] = await tx
-      .update(payments)
-      .set(changes(input, now))
-      .where(and(eq(payments.id, input.paymentId), inArray(payments.status, from)))
-      .returning();
-    if (!updated) return { payment: current, changed: false, event: null };
+    const [[current], [updated]] = await Promise.all([
+      tx.select().from(payments).where(eq(payments.id, input.paymentId)).for("update"),
+      tx
+        .update(payments)
+        .set(changes(input, now))
+        .where(and(eq(payments.id, input.paymentId), inArray(payments.status, from)))
+        .returning(),
+    ]);
+    if (!current) throw resourceMissing("payment", input.paymentId);
+    if (!updated || !from.includes(current.status)) return { payment: current, changed: false, event: null };
     const [event, ...others] = await recordEvents(tx, [
       ...eventsFor([updated], new Map([[updated.id, current.status]]), now),
       ...(await completeCheckoutSession(tx, updated, now)),
@@ -70,8 +76,8 @@ export async function transitionPayment(ctx: BaseContext, input: TransitionInput
 
 /**
  * The same move for many payments at once (the expiry runner's batches): rows locked in id order,
- * one compare-and-set UPDATE, the events and outbox rows in two multi-row statements, all in one
- * transaction. Only moves that need no per-payment detail (no failure reason, no reference) batch.
+ * one compare-and-set UPDATE (pipelined with the locking SELECT), the events and outbox rows in
+ * two multi-row statements, all in one transaction. Only moves that need no per-payment detail (no failure reason, no reference) batch.
  * Returns the payments that moved; the others had already moved on.
  */
 export async function transitionPayments(
@@ -81,19 +87,16 @@ export async function transitionPayments(
 ): Promise<TransitionResult[]> {
   if (paymentIds.length === 0) return [];
   const from = TRANSITIONS[to] as readonly PaymentStatus[];
-  const results = await ctx.db.transaction(async (tx): Promise<TransitionResult[]> => {
-    const current = await tx
-      .select({ id: payments.id, status: payments.status })
-      .from(payments)
-      .where(inArray(payments.id, paymentIds))
-      .orderBy(asc(payments.id))
-      .for("update");
+  const results = await inTransaction(ctx.db, async (tx): Promise<TransitionResult[]> => {
     const now = ctx.clock.now();
-    const updated = await tx
-      .update(payments)
-      .set(changes({ paymentId: "", to }, now))
-      .where(and(inArray(payments.id, paymentIds), inArray(payments.status, from)))
-      .returning();
+    const [current, updated] = await Promise.all([
+      tx.select({ id: payments.id, status: payments.status }).from(payments).where(inArray(payments.id, paymentIds)).orderBy(asc(payments.id)).for("update"),
+      tx
+        .update(payments)
+        .set(changes({ paymentId: "", to }, now))
+        .where(and(inArray(payments.id, paymentIds), inArray(payments.status, from)))
+        .returning(),
+    ]);
     const recorded = await recordEvents(tx, eventsFor(updated, new Map(current.map((c) => [c.id, c.status])), now));
     const byPayment = new Map(recorded.map((e) => [e.objectId, e]));
     return updated.map((payment) => ({ payment, changed: true, event: byPayment.get(payment.id) ?? null }));

@@ -1,0 +1,53 @@
+import { randomBytes } from "node:crypto";
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { getDb } from "./client";
+import { rowsOf } from "./rows";
+import { inTransaction, isTransaction } from "./transaction";
+
+const table = sql.raw(`tx_probe_${randomBytes(4).toString("hex")}`);
+
+async function ids(): Promise<string[]> {
+  const db = await getDb();
+  return rowsOf<{ id: string }>(await db.execute(sql`select id from ${table} order by id`)).map((r) => r.id);
+}
+
+describe("inTransaction", () => {
+  beforeAll(async () => {
+    await (await getDb()).execute(sql`create table ${table} (id text primary key)`);
+  });
+  afterAll(async () => {
+    await (await getDb()).execute(sql`drop table ${table}`);
+  });
+
+  it("opens a transaction when given the database, and rolls it back on failure", async () => {
+    const db = await getDb();
+    expect(isTransaction(db)).toBe(false);
+    await inTransaction(db, async (tx) => {
+      expect(isTransaction(tx)).toBe(true);
+      await tx.execute(sql`insert into ${table} values ('kept')`);
+    });
+    await expect(
+      inTransaction(db, async (tx) => {
+        await tx.execute(sql`insert into ${table} values ('rolled-back')`);
+        throw new Error("boom");
+      }),
+    ).rejects.toThrow("boom");
+    expect(await ids()).toEqual(["kept"]);
+  });
+
+  it("runs in the caller's transaction when given one: no savepoint, so a failure undoes the caller's writes too", async () => {
+    const db = await getDb();
+    await expect(
+      db.transaction(async (tx) => {
+        await tx.execute(sql`insert into ${table} values ('outer')`);
+        await inTransaction(tx, async (inner) => {
+          expect(inner).toBe(tx);
+          await inner.execute(sql`insert into ${table} values ('inner')`);
+          throw new Error("inner failed");
+        });
+      }),
+    ).rejects.toThrow("inner failed");
+    expect(await ids()).toEqual(["kept"]);
+  });
+});
