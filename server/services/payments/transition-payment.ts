@@ -44,7 +44,7 @@ const STAMP = {
  *
  * The row lock and the compare-and-set go to the database together (pipelined: one round trip).
  * The UPDATE runs after the SELECT … FOR UPDATE has taken the lock, so the row it changes is the
- * one the SELECT read, and its own status condition makes the check in JavaScript a formality.
+ * one the SELECT read: it changes a row exactly when that row's status was one of `from`.
  */
 export async function transitionPayment(ctx: BaseContext, input: TransitionInput): Promise<TransitionResult> {
   if (input.to === "failed" && !input.failure) throw new Error("a payment fails only with the provider's decline reason");
@@ -61,7 +61,7 @@ export async function transitionPayment(ctx: BaseContext, input: TransitionInput
         .returning(),
     ]);
     if (!current) throw resourceMissing("payment", input.paymentId);
-    if (!updated || !from.includes(current.status)) return { payment: current, changed: false, event: null };
+    if (!updated) return { payment: current, changed: false, event: null };
     const [event, ...others] = await recordEvents(tx, [
       ...eventsFor([updated], new Map([[updated.id, current.status]]), now),
       ...(await completeCheckoutSession(tx, updated, now)),
@@ -77,7 +77,8 @@ export async function transitionPayment(ctx: BaseContext, input: TransitionInput
 /**
  * The same move for many payments at once (the expiry runner's batches): rows locked in id order,
  * one compare-and-set UPDATE (pipelined with the locking SELECT), the events and outbox rows in
- * two multi-row statements, all in one transaction. Only moves that need no per-payment detail (no failure reason, no reference) batch.
+ * two multi-row statements, all in one transaction. Only moves that need no per-payment detail
+ * (no failure reason, no reference) batch.
  * Returns the payments that moved; the others had already moved on.
  */
 export async function transitionPayments(
