@@ -51,8 +51,8 @@ const CALLBACK_PATH = "/api/providers/sandbox/callback";
 const declines = (create: number) => create % 10 === 9;
 
 const MAX_FRACTION = 0.7;
-/** The maximum's paced steps: the first at this share of the closed-loop figure, each next one this much lower. */
-const FIRST_STEP = 0.95;
+/** The maximum's paced steps: the first at the closed-loop figure (this share of it), each next one this much lower. */
+const FIRST_STEP = 1;
 const STEP_FACTOR = 0.92;
 const MAX_STEPS = 8;
 const STEP_SECONDS = 20;
@@ -268,7 +268,28 @@ export async function startSoakServer(port: number, env: NodeJS.ProcessEnv): Pro
 }
 
 /** One paced step of the search for the maximum. */
-type Step = { rate: number; r: Measured; pace: number; secondHalfP50: number; lateEvents: number; errors: number; keptPace: boolean };
+type Step = { rate: number; r: Measured; lateEvents: number; errors: number } & StepVerdict;
+
+/** A 2xx answer in a step: when its request was due and when it came, in ms from the step's start. */
+export type Answer = { due: number; at: number };
+export type StepVerdict = { pace: number; secondHalfP50: number; keptPace: boolean };
+
+/**
+ * Did the server keep pace with a step at `rate` lasting `stepMs`? `pace`: answers that came from
+ * 40 % to 90 % of the step per second, as a share of the rate (a server behind the rate answers at
+ * its own, lower one); `secondHalfP50`: the median latency of the requests due in the second half
+ * (it grows without end behind the rate, and stays high with a standing queue).
+ */
+export function judgeStep(answers: Answer[], stepMs: number, rate: number, lateEvents: number, errors: number): StepVerdict {
+  const from = 0.4 * stepMs;
+  const to = 0.9 * stepMs;
+  const pace = answers.filter((a) => a.at >= from && a.at < to).length / (((to - from) / 1000) * rate);
+  const secondHalfP50 = pct(
+    answers.filter((a) => a.due >= stepMs / 2).map((a) => a.at - a.due),
+    50,
+  );
+  return { pace, secondHalfP50, keptPace: errors === 0 && lateEvents === 0 && secondHalfP50 <= PACE_P50_MS && pace >= PACE_SHARE };
+}
 
 /** The soak merchant starts empty: its events and deliveries are this run's alone. */
 async function resetMerchant(sql: Sql, merchantId: string): Promise<void> {
@@ -364,8 +385,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       mix.tally = new Tally();
       const own = await ours();
       const window = cpuWindow(() => own, server.pid);
-      const answered: number[] = [];
-      const secondHalf: number[] = [];
+      const answers: Answer[] = [];
       const startedAt = Date.now();
       const t0 = performance.now();
       const stepMs = STEP_SECONDS * 1000;
@@ -374,20 +394,14 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
         setTimeout(() => notReceived(startedAt, startedAt + stepMs - DELIVERY_GRACE_MS).then(resolve, reject), stepMs),
       );
       const samples = await pacedRun(rate, STEP_SECONDS, (ms) => {
-        const now = performance.now();
-        answered.push(now);
-        if (now - ms >= t0 + stepMs / 2) secondHalf.push(ms);
+        const at = performance.now() - t0;
+        answers.push({ due: at - ms, at });
       });
       const cpu = window.end(() => own);
-      const from = t0 + 0.4 * stepMs;
-      const to = t0 + 0.9 * stepMs;
-      const pace = answered.filter((t) => t >= from && t < to).length / (((to - from) / 1000) * rate);
       const lateEvents = await late;
       const errors = mix.tally.errors();
       for (const e of mix.tally.examples) say(`soak: step at ${rate} req/s, failed: ${e}`);
-      const secondHalfP50 = pct(secondHalf, 50);
-      const keptPace = errors === 0 && secondHalfP50 <= PACE_P50_MS && pace >= PACE_SHARE && lateEvents === 0;
-      return { rate, r: { ...summarize([samples], PACED_SOCKETS), cpu }, pace, secondHalfP50, lateEvents, errors, keptPace };
+      return { rate, r: { ...summarize([samples], PACED_SOCKETS), cpu }, lateEvents, errors, ...judgeStep(answers, stepMs, rate, lateEvents, errors) };
     };
     const ours = async () => [...descendants(server.pid), ...descendants(process.pid).filter((p) => p !== process.pid), ...(await ourBackends(sql))];
 
