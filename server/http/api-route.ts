@@ -11,6 +11,7 @@ import { log } from "@/server/log";
 import { providers } from "@/server/providers/registry";
 import type { Operation } from "@/server/schemas/common";
 import { authenticateApiKey } from "@/server/services/api-keys/authenticate-api-key";
+import type { Completion, ResponseRecord } from "@/server/services/idempotency/completion";
 import { readJsonBody } from "./body";
 import { errorBody, internalError, raw, statusOf } from "./errors";
 import { claimIdempotencyKey, requestFingerprint, validateIdempotencyKey, type OwnedKey } from "./idempotency";
@@ -26,6 +27,12 @@ export type HandlerArgs<B, Q> = {
   params: Record<string, string>;
   idempotencyKey: string | null;
   url: URL;
+  /**
+   * The request's idempotency record for a service whose last write can store the response
+   * itself (`ResponseRecord`); `toBody` is how the handler renders that service's result.
+   * Undefined when the request carries no Idempotency-Key.
+   */
+  responseRecord<T>(toBody: (result: T) => unknown): ResponseRecord<T> | undefined;
 };
 
 type RouteContext = { params: Promise<Record<string, string | string[] | undefined>> };
@@ -89,7 +96,21 @@ export function apiRoute<B extends z.ZodType | undefined, Q extends z.ZodType | 
         actor: { type: "api_key", keyId: key.id },
         requestId,
       };
-      const result = await handler({ ctx, body, query, params, idempotencyKey, url });
+      const stored: { completion?: Completion } = {};
+      const owner = held;
+      const responseRecord = <T>(toBody: (result: T) => unknown): ResponseRecord<T> | undefined =>
+        owner && {
+          completionFor: (result) => {
+            const text = JSON.stringify(toBody(result));
+            return owner.completion(op.status, op.secretInResponse ? seal(dataKey(), text) : text, text);
+          },
+          completedWith: (completion) => {
+            stored.completion = completion;
+          },
+        };
+      const result = await handler({ ctx, body, query, params, idempotencyKey, url, responseRecord });
+      // The service's own write stored the response: send exactly what it stored.
+      if (stored.completion) return raw(op.status, stored.completion.sent, requestId);
       const text = JSON.stringify(result);
       if (held) await held.complete(op.status, op.secretInResponse ? seal(dataKey(), text) : text);
       return raw(op.status, text, requestId);

@@ -3,10 +3,11 @@ import { and, eq, lte, sql } from "drizzle-orm";
 import { rowsOf } from "@/db/rows";
 import type { Db } from "@/db/client";
 import { perHandle } from "@/db/per-handle";
-import { idempotencyKeys, type IdempotencyRecord } from "@/db/schema";
+import { idempotencyKeys } from "@/db/schema";
 import { invalidParam, ServiceError } from "@/server/domain/errors";
 import { IDEMPOTENCY_TTL_MS } from "@/server/domain/idempotency";
 import type { BaseContext } from "@/server/context";
+import { completeRecordStatement, type Completion } from "@/server/services/idempotency/completion";
 import { env } from "@/server/env";
 
 const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
@@ -23,9 +24,15 @@ type ClaimRow = {
   expires_at: Date | string;
 };
 
-/** We hold the key: run the request, then `complete` (stored for replay) or `release` (5xx). */
+/**
+ * We hold the key: run the request, then `complete` (stored for replay) or `release` (5xx).
+ * `completion` gives the values that complete the record, for a service whose own last write
+ * stores the response (see `ResponseRecord`); `sent` is what the client receives when `body` is
+ * stored sealed.
+ */
 export type OwnedKey = {
   kind: "owned";
+  completion(status: number, body: string, sent?: string): Completion;
   complete(status: number, body: string): Promise<void>;
   release(): Promise<void>;
 };
@@ -124,21 +131,23 @@ const primaryKey = (scope: Scope, key: string) =>
   and(eq(idempotencyKeys.merchantId, scope.merchantId), eq(idempotencyKeys.livemode, scope.livemode), eq(idempotencyKeys.key, key));
 
 function owned(ctx: BaseContext, scope: Scope, key: string, lockedAt: Date): OwnedKey {
-  // Fenced on our own lock time: a holder that was presumed dead and taken over cannot clobber
-  // the newer holder's record.
+  // Fenced on our own lock time (as the completion is): a holder that was presumed dead and taken
+  // over cannot clobber the newer holder's record.
   const mine = () => and(primaryKey(scope, key), eq(idempotencyKeys.state, "in_progress"), eq(idempotencyKeys.lockedAt, lockedAt));
+  const completion = (status: number, body: string, sent = body): Completion => ({
+    merchantId: scope.merchantId,
+    livemode: scope.livemode,
+    key,
+    lockedAt: lockedAt.toISOString(),
+    status,
+    body,
+    sent,
+  });
   return {
     kind: "owned",
+    completion,
     async complete(status, body) {
-      await completionFor(ctx.db).execute({
-        status,
-        body,
-        merchantId: scope.merchantId,
-        livemode: scope.livemode,
-        key,
-        // Placeholders in a WHERE are not encoded by their column: the timestamp goes as text.
-        lockedAt: lockedAt.toISOString(),
-      });
+      await completionFor(ctx.db).execute(completion(status, body));
     },
     async release() {
       await ctx.db.delete(idempotencyKeys).where(mine());
@@ -148,26 +157,9 @@ function owned(ctx: BaseContext, scope: Scope, key: string, lockedAt: Date): Own
 
 /**
  * The completion runs on every idempotent request: prepared once per database handle, so drizzle
- * does not rebuild its SQL each time. Same statement as `mine` above, with placeholders.
+ * does not rebuild its SQL each time.
  */
-function buildCompletion(db: Db) {
-  const p = (name: string) => sql.placeholder(name) as unknown as string;
-  return db
-    .update(idempotencyKeys)
-    .set({ state: "completed", responseStatus: sql.placeholder("status"), responseBody: sql.placeholder("body") } as unknown as Partial<IdempotencyRecord>)
-    .where(
-      and(
-        eq(idempotencyKeys.merchantId, p("merchantId")),
-        eq(idempotencyKeys.livemode, sql.placeholder("livemode") as unknown as boolean),
-        eq(idempotencyKeys.key, p("key")),
-        eq(idempotencyKeys.state, "in_progress"),
-        eq(idempotencyKeys.lockedAt, sql.placeholder("lockedAt") as unknown as Date),
-      ),
-    )
-    .prepare("idempotency_complete");
-}
-
-const completionFor = perHandle(buildCompletion);
+const completionFor = perHandle((db: Db) => completeRecordStatement(db).prepare("idempotency_complete"));
 
 const inProgress = () =>
   new ServiceError(

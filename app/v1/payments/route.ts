@@ -4,7 +4,7 @@ import { createPayment } from "@/server/services/payments/create-payment";
 import { listPayments } from "@/server/services/payments/list-payments";
 
 // POST /v1/payments – charge a customer's wallet (PIN prompt sent during the request)
-export const POST = apiRoute(paymentOperations.create, async ({ ctx, body, idempotencyKey }) =>
+export const POST = apiRoute(paymentOperations.create, async ({ ctx, body, idempotencyKey, responseRecord }) =>
   toPaymentResource(
     await createPayment(ctx, {
       amount: body.amount,
@@ -14,6 +14,7 @@ export const POST = apiRoute(paymentOperations.create, async ({ ctx, body, idemp
       msisdn: body.customer.msisdn,
       metadata: body.metadata,
       idempotencyKey: idempotencyKey ?? undefined,
+      response: responseRecord(toPaymentResource),
     }),
   ),
 );

@@ -11,6 +11,7 @@ import type { ServiceContext } from "@/server/context";
 import { env } from "@/server/env";
 import { IDEMPOTENCY_TTL_MS } from "@/server/domain/idempotency";
 import { consumePinPrompt } from "@/server/rate-limit";
+import type { ResponseRecord } from "@/server/services/idempotency/completion";
 import { signalJobs } from "@/server/services/job-signals";
 import { callProvider } from "../providers/call-provider";
 import { findPayment, insertPaymentRow, recordPromptSent, type InsertablePayment } from "./prepared";
@@ -37,6 +38,8 @@ export type CreatePaymentInput = {
   metadata?: Record<string, string>;
   /** The caller's Idempotency-Key. A retry with it finds and finishes a half-made payment. */
   idempotencyKey?: string;
+  /** The request's idempotency record: the write that records the prompt also stores the response. */
+  response?: ResponseRecord<Payment>;
 } & ({ reference: string; origin?: undefined } | { reference?: undefined; origin: PaymentOrigin });
 
 /**
@@ -64,7 +67,7 @@ export async function createPayment(ctx: ServiceContext, input: CreatePaymentInp
 
   if (payment.promptSentAt || payment.status !== "awaiting_customer") return payment;
   signalJobs({ type: "payment.created", paymentId: payment.id, expiresAt: payment.expiresAt });
-  return pushPrompt(ctx, payment);
+  return pushPrompt(ctx, payment, input.response);
 }
 
 /**
@@ -170,7 +173,7 @@ async function insertClaimedPayment(ctx: ServiceContext, input: CreatePaymentInp
   }
 }
 
-async function pushPrompt(ctx: ServiceContext, payment: Payment): Promise<Payment> {
+async function pushPrompt(ctx: ServiceContext, payment: Payment, response: ResponseRecord<Payment> | undefined): Promise<Payment> {
   const result = await callProvider(
     ctx.providers.forPayment({ livemode: payment.livemode, msisdn: payment.customerMsisdn }),
     (provider, signal) =>
@@ -206,7 +209,7 @@ async function pushPrompt(ctx: ServiceContext, payment: Payment): Promise<Paymen
   }
   // Compare-and-set: only a payment still waiting for its prompt records it. Losing the race (a
   // callback or the expiry got there first) is normal: the current row is the answer.
-  const updated = await recordPromptSent(ctx.db, payment, now, result.providerReference);
+  const updated = await recordPromptSent(ctx.db, payment, now, result.providerReference, response);
   if (updated) return updated;
   return (await findPayment(ctx.db, payment.id, payment.merchantId, payment.livemode))!;
 }

@@ -1,7 +1,8 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { perHandle } from "@/db/per-handle";
-import { payments, type Payment } from "@/db/schema";
+import { idempotencyKeys, payments, type Payment } from "@/db/schema";
+import { completeRecordStatement, type ResponseRecord } from "@/server/services/idempotency/completion";
 
 /**
  * The statements of the busiest paths as prepared statements: the create's two writes and the
@@ -40,15 +41,22 @@ export type InsertablePayment = Pick<Required<NewPayment>, (typeof INSERT_COLUMN
 
 function build(db: Db) {
   const placeholders = Object.fromEntries(INSERT_COLUMNS.map((c) => [c, sql.placeholder(c)]));
-  return {
-    insert: db.insert(payments).values(placeholders as unknown as NewPayment).returning().prepare("payments_insert"),
-    // Records the accepted prompt, once: compare-and-set on prompt_sent_at still null.
-    promptSent: db
+  // Records the accepted prompt, once: compare-and-set on prompt_sent_at still null.
+  const promptSent = () =>
+    db
       .update(payments)
       .set({ promptSentAt: sql.placeholder("at"), providerReference: sql.placeholder("ref"), updatedAt: sql.placeholder("at") } as unknown as Partial<NewPayment>)
       .where(and(eq(payments.id, sql.placeholder("id") as unknown as string), isNull(payments.promptSentAt)))
-      .returning({ id: payments.id })
-      .prepare("payments_prompt_sent"),
+      .returning({ id: payments.id });
+  const moved = db.$with("moved").as(promptSent());
+  return {
+    insert: db.insert(payments).values(placeholders as unknown as NewPayment).returning().prepare("payments_insert"),
+    promptSent: promptSent().prepare("payments_prompt_sent"),
+    // The same, and in the same statement the request's idempotency record completed with the
+    // response, if (and only if) the prompt was recorded. A row back means both happened.
+    promptSentAndStored: completeRecordStatement(db.with(moved), sql`exists (select 1 from ${moved})`)
+      .returning({ key: idempotencyKeys.key })
+      .prepare("payments_prompt_sent_stored"),
     byId: db
       .select()
       .from(payments)
@@ -73,11 +81,29 @@ export async function insertPaymentRow(db: Db, values: InsertablePayment): Promi
 /**
  * The payment as it is once its prompt is recorded, or undefined when it was not waiting for one
  * (a callback or the expiry got there first). Only the id comes back: the three columns it sets
- * are known, so the row is not read back and decoded again.
+ * are known, so the row is not read back and decoded again. With the request's `response`
+ * record, the same statement stores the response to the updated payment.
  */
-export async function recordPromptSent(db: Db, payment: Payment, at: Date, providerReference: string): Promise<Payment | undefined> {
-  const [row] = await prepared(db).promptSent.execute({ id: payment.id, at, ref: providerReference });
-  return row ? { ...payment, promptSentAt: at, providerReference, updatedAt: at } : undefined;
+export async function recordPromptSent(
+  db: Db,
+  payment: Payment,
+  at: Date,
+  providerReference: string,
+  response?: ResponseRecord<Payment>,
+): Promise<Payment | undefined> {
+  const updated: Payment = { ...payment, promptSentAt: at, providerReference, updatedAt: at };
+  const values = { id: payment.id, at, ref: providerReference };
+  if (!response) return (await prepared(db).promptSent.execute(values)).length > 0 ? updated : undefined;
+
+  const completion = response.completionFor(updated);
+  const [stored] = await prepared(db).promptSentAndStored.execute({ ...values, ...completion });
+  if (stored) {
+    response.completedWith(completion);
+    return updated;
+  }
+  // Not stored: the prompt was not recorded (a callback or the expiry got there first), or it
+  // was and the record has another holder now. Either way the caller reads the current row.
+  return undefined;
 }
 
 /** The payment with this id in this merchant's environment, or undefined. */
