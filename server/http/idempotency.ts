@@ -1,6 +1,5 @@
 import { createHash } from "node:crypto";
-import { and, eq, lte, sql } from "drizzle-orm";
-import { rowsOf } from "@/db/rows";
+import { and, eq, lte, notExists, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { perHandle } from "@/db/per-handle";
 import { idempotencyKeys } from "@/db/schema";
@@ -13,16 +12,6 @@ import { env } from "@/server/env";
 const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
 
 export type Scope = { merchantId: string; livemode: boolean };
-
-type ClaimRow = {
-  inserted: boolean;
-  locked_at: Date | string;
-  request_hash: string;
-  state: "in_progress" | "completed";
-  response_status: number | null;
-  response_body: string | null;
-  expires_at: Date | string;
-};
 
 /**
  * We hold the key: run the request, then `complete` (stored for replay) or `release` (5xx).
@@ -73,29 +62,15 @@ export async function claimIdempotencyKey(ctx: BaseContext, scope: Scope, key: s
     const now = ctx.clock.now();
     // One round trip: claim the key, or read the record of whoever holds it. ON CONFLICT DO
     // NOTHING neither writes nor locks the existing row, so a replay writes nothing at all.
-    const [claimed] = rowsOf<ClaimRow>(
-      await ctx.db.execute(sql`
-        with ins as (
-          insert into ${idempotencyKeys} (merchant_id, livemode, key, request_hash, state, locked_at, created_at, expires_at)
-          values (${scope.merchantId}, ${scope.livemode}, ${key}, ${fingerprint}, 'in_progress', ${now.toISOString()}, ${now.toISOString()},
-                  ${new Date(now.getTime() + IDEMPOTENCY_TTL_MS).toISOString()})
-          on conflict do nothing
-          returning locked_at, request_hash, state, response_status, response_body, expires_at)
-        select true as inserted, * from ins
-        union all
-        select false, locked_at, request_hash, state, response_status, response_body, expires_at
-        from ${idempotencyKeys}
-        where merchant_id = ${scope.merchantId} and livemode = ${scope.livemode} and key = ${key} and not exists (select 1 from ins)`),
-    );
-    if (claimed?.inserted) return owned(ctx, scope, key, new Date(claimed.locked_at));
-    const row = claimed && {
-      requestHash: claimed.request_hash,
-      state: claimed.state,
-      responseStatus: claimed.response_status,
-      responseBody: claimed.response_body,
-      expiresAt: new Date(claimed.expires_at),
-      lockedAt: new Date(claimed.locked_at),
-    };
+    const [row] = await claimFor(ctx.db).execute({
+      merchantId: scope.merchantId,
+      livemode: scope.livemode,
+      key,
+      requestHash: fingerprint,
+      now,
+      expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
+    });
+    if (row?.inserted) return owned(ctx, scope, key, row.lockedAt);
     // None: released or swept just now, or claimed by a request that committed after this
     // statement took its snapshot. Either way, asking again settles it.
     if (!row) continue;
@@ -126,6 +101,69 @@ export async function claimIdempotencyKey(ctx: BaseContext, scope: Scope, key: s
   }
   throw inProgress();
 }
+
+/**
+ * The claim runs on every idempotent request: prepared once per database handle. The CTE inserts
+ * the record and returns it; otherwise the second arm reads the existing one. (The union sits in
+ * a subquery because a data-modifying CTE must be at the top of the statement.)
+ */
+function buildClaim(db: Db) {
+  const text = (name: string) => sql.placeholder(name) as unknown as string;
+  const livemode = sql.placeholder("livemode") as unknown as boolean;
+  const time = (name: string) => sql.placeholder(name) as unknown as Date;
+  const stored = {
+    lockedAt: idempotencyKeys.lockedAt,
+    requestHash: idempotencyKeys.requestHash,
+    state: idempotencyKeys.state,
+    responseStatus: idempotencyKeys.responseStatus,
+    responseBody: idempotencyKeys.responseBody,
+    expiresAt: idempotencyKeys.expiresAt,
+  };
+  const ins = db.$with("ins").as(
+    db
+      .insert(idempotencyKeys)
+      .values({
+        merchantId: text("merchantId"),
+        livemode,
+        key: text("key"),
+        requestHash: text("requestHash"),
+        state: "in_progress",
+        lockedAt: time("now"),
+        createdAt: time("now"),
+        expiresAt: time("expiresAt"),
+      })
+      .onConflictDoNothing()
+      .returning(stored),
+  );
+  const claim = db
+    .select({
+      inserted: sql<boolean>`true`.as("inserted"),
+      lockedAt: ins.lockedAt,
+      requestHash: ins.requestHash,
+      state: ins.state,
+      responseStatus: ins.responseStatus,
+      responseBody: ins.responseBody,
+      expiresAt: ins.expiresAt,
+    })
+    .from(ins)
+    .unionAll(
+      db
+        .select({ inserted: sql<boolean>`false`.as("inserted"), ...stored })
+        .from(idempotencyKeys)
+        .where(
+          and(
+            eq(idempotencyKeys.merchantId, text("merchantId")),
+            eq(idempotencyKeys.livemode, livemode),
+            eq(idempotencyKeys.key, text("key")),
+            notExists(db.select({ one: sql`1` }).from(ins)),
+          ),
+        ),
+    )
+    .as("claim");
+  return db.with(ins).select().from(claim).prepare("idempotency_claim");
+}
+
+const claimFor = perHandle(buildClaim);
 
 const primaryKey = (scope: Scope, key: string) =>
   and(eq(idempotencyKeys.merchantId, scope.merchantId), eq(idempotencyKeys.livemode, scope.livemode), eq(idempotencyKeys.key, key));
