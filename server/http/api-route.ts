@@ -49,6 +49,8 @@ export function apiRoute<B extends z.ZodType | undefined, Q extends z.ZodType | 
   return async function route(request: Request, routeContext?: RouteContext): Promise<Response> {
     const requestId = newId("request");
     let held: OwnedKey | undefined;
+    // What the idempotency record keeps of a response: sealed when it carries a secret.
+    const storable = (text: string) => (op.secretInResponse ? seal(dataKey(), text) : text);
     try {
       const db = await getDb();
       const base = { db, clock: systemClock };
@@ -102,7 +104,7 @@ export function apiRoute<B extends z.ZodType | undefined, Q extends z.ZodType | 
         owner && {
           completionFor: (result) => {
             const text = JSON.stringify(toBody(result));
-            return owner.completion(op.status, op.secretInResponse ? seal(dataKey(), text) : text, text);
+            return owner.completion(op.status, storable(text), text);
           },
           completedWith: (completion) => {
             stored.completion = completion;
@@ -112,7 +114,7 @@ export function apiRoute<B extends z.ZodType | undefined, Q extends z.ZodType | 
       // The service's own write stored the response: send exactly what it stored.
       if (stored.completion) return raw(op.status, stored.completion.sent, requestId);
       const text = JSON.stringify(result);
-      if (held) await held.complete(op.status, op.secretInResponse ? seal(dataKey(), text) : text);
+      if (held) await held.complete(op.status, storable(text));
       return raw(op.status, text, requestId);
     } catch (e) {
       const error = isServiceError(e) ? e : internalError();
