@@ -1,5 +1,6 @@
 import { and, asc, eq, inArray, isNull, lte, or, sql, type SQL } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
+import { literalIn } from "@/db/literal";
 import { rowsOf } from "@/db/rows";
 import { outbox, payments, refunds, settlements, webhookDeliveries } from "@/db/schema";
 import type { Db } from "@/db/client";
@@ -42,8 +43,8 @@ export async function claimDue(
 ): Promise<string[]> {
   const due =
     kind === "expiry"
-      ? and(eq(payments.status, "awaiting_customer"), lte(payments.expiresAt, now), or(isNull(payments.nextCheckAt), lte(payments.nextCheckAt, now)))
-      : and(inArray(payments.status, ["unknown", "unresolved"]), lte(payments.nextCheckAt, now));
+      ? and(literalIn(payments.status, "awaiting_customer"), lte(payments.expiresAt, now), or(isNull(payments.nextCheckAt), lte(payments.nextCheckAt, now)))
+      : and(literalIn(payments.status, "unknown", "unresolved"), lte(payments.nextCheckAt, now));
   return claimLeased(db, { table: payments, id: payments.id, merchantId: payments.merchantId }, {
     due,
     order: kind === "expiry" ? payments.expiresAt : payments.nextCheckAt,
@@ -60,7 +61,7 @@ export async function claimDue(
  */
 export async function claimDueRefunds(db: Db, now: Date, limit: number, opts: { merchantId?: string; overdueMs?: number } = {}): Promise<string[]> {
   return claimLeased(db, { table: refunds, id: refunds.id, merchantId: refunds.merchantId }, {
-    due: and(eq(refunds.status, "pending"), lte(refunds.nextCheckAt, new Date(now.getTime() - (opts.overdueMs ?? 0)))),
+    due: and(literalIn(refunds.status, "pending"), lte(refunds.nextCheckAt, new Date(now.getTime() - (opts.overdueMs ?? 0)))),
     order: refunds.nextCheckAt,
     lease: { nextCheckAt: new Date(now.getTime() + LEASE_MS) },
     limit,
@@ -114,7 +115,7 @@ export async function claimDueDeliveries(
 ): Promise<string[]> {
   const dueBy = new Date(now.getTime() - (opts.overdueMs ?? 0));
   return claimLeased(db, { table: webhookDeliveries, id: webhookDeliveries.id, merchantId: webhookDeliveries.merchantId }, {
-    due: and(eq(webhookDeliveries.status, "pending"), lte(webhookDeliveries.nextAttemptAt, dueBy)),
+    due: and(literalIn(webhookDeliveries.status, "pending"), lte(webhookDeliveries.nextAttemptAt, dueBy)),
     order: webhookDeliveries.nextAttemptAt,
     lease: { nextAttemptAt: new Date(now.getTime() + DELIVERY_LEASE_MS) },
     limit,

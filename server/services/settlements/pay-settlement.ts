@@ -1,5 +1,6 @@
 import { and, asc, eq, inArray, lte, type SQL } from "drizzle-orm";
 import type { Db } from "@/db/client";
+import { literalIn } from "@/db/literal";
 import { payments, refunds, settlements, type Settlement } from "@/db/schema";
 import type { BaseContext, ServiceContext } from "@/server/context";
 import { ServiceError } from "@/server/domain/errors";
@@ -42,7 +43,7 @@ async function markPaid(tx: Db, now: Date, which: SQL): Promise<Settlement[]> {
 export async function payDueSettlements(ctx: BaseContext, opts: { limit: number; merchantId?: string; ids?: string[] }): Promise<Settlement[]> {
   const dueAt = (now: Date) =>
     and(
-      eq(settlements.status, "pending"),
+      literalIn(settlements.status, "pending"),
       lte(settlements.payAfter, now),
       opts.merchantId ? eq(settlements.merchantId, opts.merchantId) : undefined,
       opts.ids ? inArray(settlements.id, opts.ids) : undefined,

@@ -1,5 +1,6 @@
 import { and, eq, isNull, lt, sql, type SQL } from "drizzle-orm";
 import type { Db } from "@/db/client";
+import { literalIn } from "@/db/literal";
 import { rowsOf } from "@/db/rows";
 import { payments, refunds, settlementLines, settlements, type Settlement } from "@/db/schema";
 import type { BaseContext, ServiceContext } from "@/server/context";
@@ -39,7 +40,7 @@ export async function runSettlements(ctx: BaseContext, run: SettlementRun): Prom
 async function unsettledGroups(db: Db, run: SettlementRun): Promise<Group[]> {
   const scope = (t: typeof payments | typeof refunds): SQL =>
     and(
-      eq(t.status, "succeeded"),
+      literalIn(t.status, "succeeded"),
       isNull(t.settlementId),
       lt(t.succeededAt, run.cutoff),
       run.merchantId === undefined ? undefined : eq(t.merchantId, run.merchantId),

@@ -1,0 +1,51 @@
+import { sql } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { getDb, type Db } from "@/db/client";
+import { rowsOf } from "@/db/rows";
+import { manualClock } from "@/server/clock";
+import { payDueSettlements } from "@/server/services/settlements/pay-settlement";
+import { runSettlements } from "@/server/services/settlements/run-settlements";
+import { claimDue, claimDueDeliveries, claimDueRefunds } from "./due-work";
+
+/**
+ * Every query runs as a prepared statement, and PostgreSQL soon plans one generically: without its
+ * parameters' values. The claims of due work must still reach their partial indexes then, or each
+ * runner pass walks the whole table (and a table that only grows). Each claim runs once here under
+ * a forced generic plan, with sequential scans ruled out wherever an index can serve, and the
+ * transaction's own statistics tell which index it read. The moment is the epoch, so nothing is
+ * due: nothing is claimed, and the transaction is rolled back anyway.
+ */
+const EPOCH = new Date(0);
+
+async function indexScans(work: (tx: Db) => Promise<unknown>, index: string): Promise<number> {
+  const db = await getDb();
+  let scans = -1;
+  await db
+    .transaction(async (tx) => {
+      await tx.execute(sql`set local plan_cache_mode = force_generic_plan`);
+      await tx.execute(sql`set local enable_seqscan = off`);
+      await work(tx as unknown as Db);
+      const [row] = rowsOf<{ n: number }>(await tx.execute(sql`select pg_stat_get_xact_numscans(${index}::regclass)::int as n`));
+      scans = row!.n;
+      tx.rollback();
+    })
+    .catch((e: unknown) => {
+      if (scans < 0) throw e;
+    });
+  return scans;
+}
+
+describe("claims of due work under a generic plan", () => {
+  const cases: [string, string, (tx: Db) => Promise<unknown>][] = [
+    ["payments to expire", "payments_expiry_due_idx", (tx) => claimDue(tx, "expiry", EPOCH, 100)],
+    ["payments to reconcile", "payments_check_due_idx", (tx) => claimDue(tx, "reconcile", EPOCH, 100)],
+    ["refunds to advance", "refunds_check_due_idx", (tx) => claimDueRefunds(tx, EPOCH, 100)],
+    ["webhook deliveries", "webhook_deliveries_due_idx", (tx) => claimDueDeliveries(tx, EPOCH, 100)],
+    ["test payouts", "settlements_payout_due_idx", (tx) => payDueSettlements({ db: tx, clock: manualClock(EPOCH) }, { limit: 100 })],
+    ["payments to settle", "payments_unsettled_idx", (tx) => runSettlements({ db: tx, clock: manualClock(EPOCH) }, { cutoff: EPOCH })],
+    ["refunds to settle", "refunds_unsettled_idx", (tx) => runSettlements({ db: tx, clock: manualClock(EPOCH) }, { cutoff: EPOCH })],
+  ];
+  it.each(cases)("%s read %s", async (_name, index, work) => {
+    expect(await indexScans(work, index)).toBeGreaterThan(0);
+  });
+});
