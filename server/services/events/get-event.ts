@@ -1,16 +1,16 @@
-import { and, eq } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { events, type EventRow } from "@/db/schema";
 import { resourceMissing } from "@/server/domain/errors";
 import { isId } from "@/server/domain/ids";
+import { owned } from "@/server/domain/tenancy";
 import type { ServiceContext } from "@/server/context";
 
 /** This merchant's event in this environment; any other is missing. */
 export async function getEvent(ctx: ServiceContext, id: string): Promise<EventRow> {
   if (!isId("event", id)) throw resourceMissing("event", id);
-  const [row] = await ctx.db
-    .select()
-    .from(events)
-    .where(and(eq(events.id, id), eq(events.merchantId, ctx.merchant.id), eq(events.livemode, ctx.livemode)));
+  // By id alone, the owner checked here: see owned().
+  const [found] = await ctx.db.select().from(events).where(eq(events.id, id));
+  const row = owned(found, ctx);
   if (!row) throw resourceMissing("event", id);
   return row;
 }

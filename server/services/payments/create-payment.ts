@@ -211,6 +211,6 @@ async function pushPrompt(ctx: ServiceContext, payment: Payment, response: Respo
   // callback or the expiry got there first) is normal: the current row is the answer.
   const updated = await recordPromptSent(ctx.db, payment, now, result.providerReference, response);
   if (updated) return updated;
-  return (await findPayment(ctx.db, payment.id, payment.merchantId, payment.livemode))!;
+  return (await findPayment(ctx.db, payment.id))!;
 }
 

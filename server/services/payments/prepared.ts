@@ -57,16 +57,11 @@ function build(db: Db) {
     promptSentAndStored: completeRecordStatement(db.with(moved), sql`exists (select 1 from ${moved})`)
       .returning({ key: idempotencyKeys.key })
       .prepare("payments_prompt_sent_stored"),
+    // By id alone, the owner checked by the caller: see owned() in server/domain/tenancy.ts.
     byId: db
       .select()
       .from(payments)
-      .where(
-        and(
-          eq(payments.id, sql.placeholder("id") as unknown as string),
-          eq(payments.merchantId, sql.placeholder("merchantId") as unknown as string),
-          eq(payments.livemode, sql.placeholder("livemode") as unknown as boolean),
-        ),
-      )
+      .where(eq(payments.id, sql.placeholder("id") as unknown as string))
       .prepare("payments_by_id"),
   };
 }
@@ -106,8 +101,8 @@ export async function recordPromptSent(
   return undefined;
 }
 
-/** The payment with this id in this merchant's environment, or undefined. */
-export async function findPayment(db: Db, id: string, merchantId: string, livemode: boolean): Promise<Payment | undefined> {
-  const [row] = await prepared(db).byId.execute({ id, merchantId, livemode });
+/** The payment with this id, whoever's it is: callers answer for the owner (owned()). */
+export async function findPayment(db: Db, id: string): Promise<Payment | undefined> {
+  const [row] = (await prepared(db).byId.execute({ id })) as Payment[];
   return row;
 }

@@ -3,6 +3,7 @@ import { payments, refunds, type Payment, type Refund } from "@/db/schema";
 import { resourceMissing, ServiceError } from "@/server/domain/errors";
 import { IDEMPOTENCY_TTL_MS } from "@/server/domain/idempotency";
 import { newId } from "@/server/domain/ids";
+import { owned } from "@/server/domain/tenancy";
 import { refundSubmitLeaseEnds } from "@/server/domain/refund-schedule";
 import { HOLDING_STATUSES, refundableRemainder, type RefundReason } from "@/server/domain/refunds";
 import type { ServiceContext } from "@/server/context";
@@ -40,11 +41,10 @@ export async function createRefund(ctx: ServiceContext, input: CreateRefundInput
 async function insertRefund(ctx: ServiceContext, input: CreateRefundInput): Promise<{ refund: Refund; payment: Payment }> {
   return ctx.db.transaction(async (tx) => {
     const now = ctx.clock.now();
-    const [payment] = await tx
-      .select()
-      .from(payments)
-      .where(and(eq(payments.id, input.paymentId), eq(payments.merchantId, ctx.merchant.id), eq(payments.livemode, ctx.livemode)))
-      .for("update");
+    // By id alone, the owner checked here (see owned()); another merchant's row is only locked
+    // until this transaction ends, at once.
+    const [found] = await tx.select().from(payments).where(eq(payments.id, input.paymentId)).for("update");
+    const payment = owned(found, ctx);
     if (!payment) throw resourceMissing("payment", input.paymentId, "payment");
 
     if (input.idempotencyKey) {
