@@ -1,4 +1,4 @@
-import { eq, inArray, sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { rowsOf } from "@/db/rows";
 import { events, webhookAttempts, webhookDeliveries, webhookEndpoints, type DeliveryStatus, type EventRow, type WebhookDelivery, type WebhookEndpoint } from "@/db/schema";
 import type { BaseContext } from "@/server/context";
@@ -39,29 +39,55 @@ export type AttemptResult = {
   retryAt: Date | null;
 };
 
-/** The deliveries with their endpoints and events, in one query. */
+/**
+ * The deliveries with their endpoints and events, in one query, whatever the number of ids: one
+ * statement text (`= any($1)`), so one prepared statement. Endpoint and event are each reached by
+ * its primary key from the delivery: a LATERAL subquery with a LIMIT is not flattened into a join,
+ * so even a generic plan made while the tables were small cannot turn into a hash join over every
+ * event ever recorded.
+ */
 export async function loadDeliveries(ctx: BaseContext, ids: string[]): Promise<Loaded[]> {
   if (ids.length === 0) return [];
   const d = webhookDeliveries;
   const w = webhookEndpoints;
+  const endpoint = ctx.db
+    .select({
+      id: w.id,
+      url: w.url,
+      status: w.status,
+      deletedAt: w.deletedAt,
+      secret: w.secret,
+      previousSecret: w.previousSecret,
+      previousSecretExpiresAt: w.previousSecretExpiresAt,
+    })
+    .from(w)
+    .where(eq(w.id, d.endpointId))
+    .limit(1)
+    .as("endpoint");
+  const event = ctx.db
+    .select({ id: events.id, type: events.type, createdAt: events.createdAt, livemode: events.livemode, data: events.data })
+    .from(events)
+    .where(eq(events.id, d.eventId))
+    .limit(1)
+    .as("event");
   return ctx.db
     .select({
       delivery: { id: d.id, status: d.status, attemptCount: d.attemptCount, firstAttemptAt: d.firstAttemptAt, nextAttemptAt: d.nextAttemptAt },
       endpoint: {
-        id: w.id,
-        url: w.url,
-        status: w.status,
-        deletedAt: w.deletedAt,
-        secret: w.secret,
-        previousSecret: w.previousSecret,
-        previousSecretExpiresAt: w.previousSecretExpiresAt,
+        id: endpoint.id,
+        url: endpoint.url,
+        status: endpoint.status,
+        deletedAt: endpoint.deletedAt,
+        secret: endpoint.secret,
+        previousSecret: endpoint.previousSecret,
+        previousSecretExpiresAt: endpoint.previousSecretExpiresAt,
       },
-      event: { id: events.id, type: events.type, createdAt: events.createdAt, livemode: events.livemode, data: events.data },
+      event: { id: event.id, type: event.type, createdAt: event.createdAt, livemode: event.livemode, data: event.data },
     })
-    .from(webhookDeliveries)
-    .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
-    .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
-    .where(ids.length === 1 ? eq(webhookDeliveries.id, ids[0]!) : inArray(webhookDeliveries.id, ids));
+    .from(d)
+    .innerJoinLateral(endpoint, sql`true`)
+    .innerJoinLateral(event, sql`true`)
+    .where(sql`${d.id} = any(${sql.param(ids)}::text[])`);
 }
 
 /**
