@@ -7,6 +7,18 @@ import type { Db } from "@/db/client";
 
 export const LEASE_MS = 30_000;
 
+/**
+ * Which rows are due work of each kind: the predicates of the partial indexes (db/schema), written
+ * literally (see literalIn) so that both the claims and nextDueAt's reads can use those indexes.
+ */
+const PENDING = {
+  expiry: literalIn(payments.status, "awaiting_customer"),
+  reconcile: literalIn(payments.status, "unknown", "unresolved"),
+  refunds: literalIn(refunds.status, "pending"),
+  payouts: literalIn(settlements.status, "pending"),
+  deliveries: literalIn(webhookDeliveries.status, "pending"),
+};
+
 /** A table whose rows are due work, with its id and merchant columns. */
 type Leased = { table: typeof payments | typeof refunds | typeof webhookDeliveries; id: AnyPgColumn; merchantId: AnyPgColumn };
 
@@ -43,8 +55,8 @@ export async function claimDue(
 ): Promise<string[]> {
   const due =
     kind === "expiry"
-      ? and(literalIn(payments.status, "awaiting_customer"), lte(payments.expiresAt, now), or(isNull(payments.nextCheckAt), lte(payments.nextCheckAt, now)))
-      : and(literalIn(payments.status, "unknown", "unresolved"), lte(payments.nextCheckAt, now));
+      ? and(PENDING.expiry, lte(payments.expiresAt, now), or(isNull(payments.nextCheckAt), lte(payments.nextCheckAt, now)))
+      : and(PENDING.reconcile, lte(payments.nextCheckAt, now));
   return claimLeased(db, { table: payments, id: payments.id, merchantId: payments.merchantId }, {
     due,
     order: kind === "expiry" ? payments.expiresAt : payments.nextCheckAt,
@@ -61,7 +73,7 @@ export async function claimDue(
  */
 export async function claimDueRefunds(db: Db, now: Date, limit: number, opts: { merchantId?: string; overdueMs?: number } = {}): Promise<string[]> {
   return claimLeased(db, { table: refunds, id: refunds.id, merchantId: refunds.merchantId }, {
-    due: and(literalIn(refunds.status, "pending"), lte(refunds.nextCheckAt, new Date(now.getTime() - (opts.overdueMs ?? 0)))),
+    due: and(PENDING.refunds, lte(refunds.nextCheckAt, new Date(now.getTime() - (opts.overdueMs ?? 0)))),
     order: refunds.nextCheckAt,
     lease: { nextCheckAt: new Date(now.getTime() + LEASE_MS) },
     limit,
@@ -86,12 +98,12 @@ export async function nextDueAt(db: Db): Promise<DueTimes> {
   type Row = Record<"expiry" | "reconcile" | "refunds" | "outbox" | "payouts" | "deliveries", Date | string | null>;
   const [row] = rowsOf<Row>(
     await db.execute(sql`select
-      (select min(${payments.expiresAt}) from ${payments} where ${payments.status} = 'awaiting_customer') as expiry,
-      (select min(${payments.nextCheckAt}) from ${payments} where ${payments.status} in ('unknown', 'unresolved')) as reconcile,
-      (select min(${refunds.nextCheckAt}) from ${refunds} where ${refunds.status} = 'pending') as refunds,
+      (select min(${payments.expiresAt}) from ${payments} where ${PENDING.expiry}) as expiry,
+      (select min(${payments.nextCheckAt}) from ${payments} where ${PENDING.reconcile}) as reconcile,
+      (select min(${refunds.nextCheckAt}) from ${refunds} where ${PENDING.refunds}) as refunds,
       (select min(${outbox.createdAt}) from ${outbox}) as outbox,
-      (select min(${settlements.payAfter}) from ${settlements} where ${settlements.status} = 'pending') as payouts,
-      (select min(${webhookDeliveries.nextAttemptAt}) from ${webhookDeliveries} where ${webhookDeliveries.status} = 'pending') as deliveries`),
+      (select min(${settlements.payAfter}) from ${settlements} where ${PENDING.payouts}) as payouts,
+      (select min(${webhookDeliveries.nextAttemptAt}) from ${webhookDeliveries} where ${PENDING.deliveries}) as deliveries`),
   );
   const at = (v: Date | string | null | undefined) => (v ? new Date(v) : null);
   const kinds = { expiry: at(row?.expiry), reconcile: at(row?.reconcile), refunds: at(row?.refunds), outbox: at(row?.outbox), payouts: at(row?.payouts) };
@@ -115,7 +127,7 @@ export async function claimDueDeliveries(
 ): Promise<string[]> {
   const dueBy = new Date(now.getTime() - (opts.overdueMs ?? 0));
   return claimLeased(db, { table: webhookDeliveries, id: webhookDeliveries.id, merchantId: webhookDeliveries.merchantId }, {
-    due: and(literalIn(webhookDeliveries.status, "pending"), lte(webhookDeliveries.nextAttemptAt, dueBy)),
+    due: and(PENDING.deliveries, lte(webhookDeliveries.nextAttemptAt, dueBy)),
     order: webhookDeliveries.nextAttemptAt,
     lease: { nextAttemptAt: new Date(now.getTime() + DELIVERY_LEASE_MS) },
     limit,

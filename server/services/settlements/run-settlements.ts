@@ -97,7 +97,7 @@ async function settleGroup(ctx: BaseContext, group: Group, cutoff: Date): Promis
       });
       const inGroup = (t: typeof payments | typeof refunds) =>
         sql`${t.merchantId} = ${group.merchantId} and ${t.livemode} = ${group.livemode} and ${t.currency} = ${group.currency}
-          and ${t.status} = 'succeeded' and ${t.settlementId} is null and ${t.succeededAt} < ${cutoff.toISOString()}::timestamptz`;
+          and ${literalIn(t.status, "succeeded")} and ${t.settlementId} is null and ${t.succeededAt} < ${cutoff.toISOString()}::timestamptz`;
       // A payment adds its amount less the fee the merchant bore (a customer-borne fee was paid on
       // top); a refund takes its amount away.
       const [t] = rowsOf<Totals>(
