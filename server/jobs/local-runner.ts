@@ -28,6 +28,12 @@ const DELIVERY_REFILL = 16;
 const MAX_SLEEP_MS = 1_000;
 /** A pass with work left stops after this long, so that work due meanwhile is seen at once. */
 const PASS_BUDGET_MS = 1_000;
+/**
+ * Passes start at least this far apart. New work due now (an event to relay) waits for the next
+ * pass rather than starting one of its own, so a busy API's events are relayed and delivered in
+ * batches instead of costing a pass each; a webhook leaves at most this much later.
+ */
+export const PASS_SPACING_MS = 50;
 /** The kinds of due work a pass claims in turns. */
 const DUE_KINDS = ["expiry", "reconcile", "refunds"] as const;
 
@@ -42,6 +48,10 @@ export class LocalRunner {
   private running = false;
   private stopped = true;
   private wakeRequested = false;
+  /** When the last pass started (performance.now()): the next starts PASS_SPACING_MS after it at the soonest. */
+  private passStartedAt = Number.NEGATIVE_INFINITY;
+  /** The last claim of deliveries got all it asked for: more may be due, so finished attempts claim the next. */
+  private moreDeliveriesDue = false;
   private readonly background = new BackgroundScope("LocalRunner");
 
   constructor(private readonly deps: Deps) {}
@@ -60,18 +70,25 @@ export class LocalRunner {
   }
 
   /**
-   * New work falls due at `at`: wake then if that is sooner than planned. Most new work is due
-   * seconds away (an expiry, a first status check), so a busy API does not keep the runner awake.
+   * New work falls due at `at`: wake then if that is sooner than planned (and no sooner than
+   * PASS_SPACING_MS after the last pass started). Most new work is due seconds away (an expiry, a
+   * first status check), so a busy API does not keep the runner awake.
    */
   notify(at: Date = new Date(0)): void {
     if (this.stopped) return;
     const delay = Math.max(0, at.getTime() - this.deps.clock.now().getTime());
-    if (performance.now() + delay >= this.wakeAt) return;
     if (this.running) {
       if (delay === 0) this.wakeRequested = true;
       return;
     }
-    this.schedule(delay);
+    const wait = Math.max(delay, this.spacing());
+    if (performance.now() + wait >= this.wakeAt) return;
+    this.schedule(wait);
+  }
+
+  /** How long until a pass may start: PASS_SPACING_MS after the last one started. */
+  private spacing(): number {
+    return Math.max(0, this.passStartedAt + PASS_SPACING_MS - performance.now());
   }
 
   /**
@@ -199,11 +216,13 @@ export class LocalRunner {
   private async claimDeliveries(): Promise<void> {
     while (!this.halted && this.ready.length < DELIVERY_CONCURRENCY) {
       const want = 2 * DELIVERY_CONCURRENCY - this.ready.length - this.sending;
-      if (want < DELIVERY_REFILL) break;
+      // The slots are full; the claim that filled them decided whether more are due.
+      if (want < DELIVERY_REFILL) return;
       const ids = await claimDueDeliveries(this.deps.db, this.deps.clock.now(), want, { merchantId: this.deps.merchantId });
+      this.moreDeliveriesDue = ids.length === want;
       if (ids.length > 0) this.ready.push(...(await loadDeliveries(this.deps, ids)));
       this.pump();
-      if (ids.length < want) break;
+      if (!this.moreDeliveriesDue) return;
     }
   }
 
@@ -217,7 +236,9 @@ export class LocalRunner {
         .finally(() => {
           this.sending--;
           this.pump();
-          if (this.ready.length < DELIVERY_CONCURRENCY && !this.halted) {
+          // Only a backlog is claimed as slots free up; otherwise new deliveries come with a pass
+          // (a relay, or retries falling due), not a claim after every attempt.
+          if (this.moreDeliveriesDue && this.ready.length < DELIVERY_CONCURRENCY && !this.halted) {
             this.startDeliveries().catch((e: unknown) => log.error("claiming webhook deliveries failed", { error: e }));
           }
         });
@@ -253,12 +274,13 @@ export class LocalRunner {
   private async loop(): Promise<void> {
     if (this.stopped || this.running) return;
     this.running = true;
+    this.passStartedAt = performance.now();
     let sleep = MAX_SLEEP_MS;
     try {
       await this.tick();
       const due = await nextDueAt(this.deps.db);
-      // With deliveries queued, finished attempts start and claim the next ones: no need to wake for them.
-      const times = [due.work, this.ready.length > 0 ? null : due.deliveries].filter((d) => d !== null);
+      // With a backlog of deliveries, finished attempts claim the next ones: no need to wake for them.
+      const times = [due.work, this.moreDeliveriesDue ? null : due.deliveries].filter((d) => d !== null);
       if (times.length) sleep = Math.min(MAX_SLEEP_MS, Math.max(0, Math.min(...times.map((d) => d.getTime())) - this.deps.clock.now().getTime()));
     } catch (e) {
       log.error("local runner pass failed", { error: e });
@@ -266,7 +288,7 @@ export class LocalRunner {
       this.running = false;
     }
     if (this.stopped) return;
-    this.schedule(this.wakeRequested ? 0 : sleep);
+    this.schedule(this.wakeRequested ? this.spacing() : Math.max(sleep, this.spacing()));
     this.wakeRequested = false;
   }
 }
