@@ -1,30 +1,81 @@
-import { and, eq, gte, inArray, lt, type SQL } from "drizzle-orm";
+import { and, eq, gte, inArray, lt, sql, type SQL } from "drizzle-orm";
+import { preparedPerShape } from "@/db/prepared-once";
 import { events, type EventRow } from "@/db/schema";
 import type { EventType } from "@/server/domain/events";
 import { idLowerBound } from "@/server/domain/ids";
 import type { ServiceContext } from "@/server/context";
-import { keyset, type Page, type PageRequest } from "../pagination";
+import { directionOf, finishPage, keyset, keysetOrder, keysetValues, type Direction, type Page, type PageRequest } from "../pagination";
 
 export type EventFilters = { types?: EventType[]; createdGte?: Date; createdLt?: Date };
 
 /** The conditions of an event window, shared by the list and the replay of a window. */
 export function eventWindow(ctx: ServiceContext, f: EventFilters): SQL {
-  return and(
-    eq(events.merchantId, ctx.merchant.id),
-    eq(events.livemode, ctx.livemode),
-    f.types && (f.types.length === 1 ? eq(events.type, f.types[0]!) : inArray(events.type, f.types)),
+  return windowConditions({
+    merchantId: ctx.merchant.id,
+    livemode: ctx.livemode,
+    types: f.types,
     // Ids sort by creation time, so time bounds are id bounds and ride the list index.
-    f.createdGte && gte(events.id, idLowerBound("event", f.createdGte)),
-    f.createdLt && lt(events.id, idLowerBound("event", f.createdLt)),
+    idGte: f.createdGte && idLowerBound("event", f.createdGte),
+    idLt: f.createdLt && idLowerBound("event", f.createdLt),
+  });
+}
+
+/** The window's conditions from values, or from placeholders standing for them in a prepared statement. */
+function windowConditions(w: { merchantId: string; livemode: boolean; types?: EventType[]; idGte?: string; idLt?: string }): SQL {
+  return and(
+    eq(events.merchantId, w.merchantId),
+    eq(events.livemode, w.livemode),
+    w.types && (w.types.length === 1 ? eq(events.type, w.types[0]!) : inArray(events.type, w.types)),
+    w.idGte !== undefined ? gte(events.id, w.idGte) : undefined,
+    w.idLt !== undefined ? lt(events.id, w.idLt) : undefined,
   )!;
 }
 
 /** `objectIds` narrows to the events about those objects (a payment's timeline: it and its refunds). */
 export async function listEvents(ctx: ServiceContext, filters: EventFilters & { objectIds?: string[] }, page: PageRequest): Promise<Page<EventRow>> {
   if (filters.objectIds?.length === 0) return { data: [], hasMore: false };
+  if (!filters.objectIds && (filters.types === undefined || filters.types.length === 1)) return listPrepared(ctx, filters, page);
   // One type rides events_type_list_idx, which then serves the order too.
   const scope = filters.types?.length === 1 ? [events.merchantId, events.livemode, events.type] : [events.merchantId, events.livemode];
   const where = filters.objectIds ? and(eventWindow(ctx, filters), inArray(events.objectId, filters.objectIds)) : eventWindow(ctx, filters);
   const q = keyset(events.id, page, where, scope);
   return q.finish(await ctx.db.select().from(events).where(q.where).orderBy(...q.orderBy).limit(q.limit));
 }
+
+type Bounds = { type: boolean; createdGte: boolean; createdLt: boolean };
+
+/**
+ * The API's list (no object ids, at most one type) as a prepared statement per shape: which of the
+ * type and time bounds are set, and which way the cursor points.
+ */
+async function listPrepared(ctx: ServiceContext, filters: EventFilters, page: PageRequest): Promise<Page<EventRow>> {
+  const bounds: Bounds = { type: filters.types?.length === 1, createdGte: filters.createdGte !== undefined, createdLt: filters.createdLt !== undefined };
+  const { cursor, fetch } = keysetValues(page);
+  const rows = await listStatement(ctx.db, directionOf(page), bounds).execute({
+    merchantId: ctx.merchant.id,
+    livemode: ctx.livemode,
+    type: filters.types?.[0],
+    createdGte: filters.createdGte && idLowerBound("event", filters.createdGte),
+    createdLt: filters.createdLt && idLowerBound("event", filters.createdLt),
+    cursor,
+    fetch,
+  });
+  return finishPage(page, rows as EventRow[]);
+}
+
+const listStatement = preparedPerShape(
+  (direction: Direction, b: Bounds) => `${direction}:${b.type}:${b.createdGte}:${b.createdLt}`,
+  (db, direction, b) => {
+    const p = <T>(name: string) => sql.placeholder(name) as unknown as T;
+    const where = windowConditions({
+      merchantId: p("merchantId"),
+      livemode: p("livemode"),
+      types: b.type ? [p("type")] : undefined,
+      idGte: b.createdGte ? p("createdGte") : undefined,
+      idLt: b.createdLt ? p("createdLt") : undefined,
+    });
+    const scope = b.type ? [events.merchantId, events.livemode, events.type] : [events.merchantId, events.livemode];
+    const q = keysetOrder(events.id, direction, where, scope, p<string>("cursor"));
+    return db.select().from(events).where(q.where).orderBy(...q.orderBy).limit(p<number>("fetch")).prepare(`events_list_${direction}`);
+  },
+);

@@ -13,16 +13,20 @@ export async function applyProviderOutcome(
   payment: Payment,
   outcome: ProviderOutcome,
   providerReference?: string | null,
+  opts: { locked?: boolean } = {},
 ): Promise<TransitionResult | null> {
+  // `payment` was read with lockPayment() in the transaction that is ctx.db: no need to lock it again.
+  const locked = opts.locked ? payment : undefined;
   switch (outcome.kind) {
     case "succeeded":
-      return transitionPayment(ctx, { paymentId: payment.id, to: "succeeded", providerReference });
+      return transitionPayment(ctx, { paymentId: payment.id, to: "succeeded", providerReference, locked });
     case "failed":
       return transitionPayment(ctx, {
         paymentId: payment.id,
         to: "failed",
         failure: { code: outcome.failureCode, message: outcome.message },
         providerReference,
+        locked,
       });
     case "pending":
     case "unknown":

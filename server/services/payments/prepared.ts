@@ -1,6 +1,7 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { perHandle } from "@/db/per-handle";
+import { placeholders, preparedOnce } from "@/db/prepared-once";
 import { idempotencyKeys, payments, type Payment } from "@/db/schema";
 import { completeRecordStatement, type ResponseRecord } from "@/server/services/idempotency/completion";
 
@@ -40,7 +41,6 @@ const INSERT_COLUMNS = [
 export type InsertablePayment = Pick<Required<NewPayment>, (typeof INSERT_COLUMNS)[number]>;
 
 function build(db: Db) {
-  const placeholders = Object.fromEntries(INSERT_COLUMNS.map((c) => [c, sql.placeholder(c)]));
   // Records the accepted prompt, once: compare-and-set on prompt_sent_at still null.
   const promptSent = () =>
     db
@@ -50,7 +50,7 @@ function build(db: Db) {
       .returning({ id: payments.id });
   const moved = db.$with("moved").as(promptSent());
   return {
-    insert: db.insert(payments).values(placeholders as unknown as NewPayment).returning().prepare("payments_insert"),
+    insert: db.insert(payments).values(placeholders(INSERT_COLUMNS)).returning().prepare("payments_insert"),
     promptSent: promptSent().prepare("payments_prompt_sent"),
     // The same, and in the same statement the request's idempotency record completed with the
     // response, if (and only if) the prompt was recorded. A row back means both happened.
@@ -104,5 +104,23 @@ export async function recordPromptSent(
 /** The payment with this id, whoever's it is: callers answer for the owner (owned()). */
 export async function findPayment(db: Db, id: string): Promise<Payment | undefined> {
   const [row] = (await prepared(db).byId.execute({ id })) as Payment[];
+  return row;
+}
+
+const lockById = preparedOnce((db) =>
+  db
+    .select()
+    .from(payments)
+    .where(eq(payments.id, sql.placeholder("id") as unknown as string))
+    .for("update")
+    .prepare("payments_lock_by_id"),
+);
+
+/**
+ * The payment with this id, whoever's it is, locked (FOR UPDATE) until the end of the transaction
+ * that `db` must be: the read before a compare-and-set that depends on what it read.
+ */
+export async function lockPayment(db: Db, id: string): Promise<Payment | undefined> {
+  const [row] = (await lockById(db).execute({ id })) as Payment[];
   return row;
 }

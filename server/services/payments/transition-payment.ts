@@ -1,5 +1,6 @@
-import { and, asc, eq, inArray } from "drizzle-orm";
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
+import { placeholders, preparedPerShape } from "@/db/prepared-once";
 import { inTransaction } from "@/db/transaction";
 import { checkoutSessions, payments, type EventRow, type Payment } from "@/db/schema";
 import { checkoutSessionStatus } from "@/server/domain/checkout";
@@ -9,6 +10,7 @@ import { resourceMissing } from "@/server/domain/errors";
 import type { BaseContext } from "@/server/context";
 import { toCheckoutSessionResource } from "@/server/schemas/checkout-sessions";
 import { toPaymentResource } from "@/server/schemas/payments";
+import { lockPayment } from "./prepared";
 import { signalJobs } from "@/server/services/job-signals";
 import { recordEvents, type NewEvent } from "../events/record-event";
 import { firstCheckAt } from "@/server/domain/reconcile-schedule";
@@ -23,6 +25,11 @@ export type TransitionInput = {
   resolutionReason?: string;
   /** Set when the push itself produced the outcome. */
   promptSentAt?: Date;
+  /**
+   * The payment as the caller read it with lockPayment() in the transaction that is `ctx.db`: the
+   * row is locked already, so the move does not lock and read it again.
+   */
+  locked?: Payment;
 };
 
 export type TransitionResult = { payment: Payment; changed: boolean; event: EventRow | null };
@@ -50,16 +57,10 @@ export async function transitionPayment(ctx: BaseContext, input: TransitionInput
   if (input.to === "failed" && !input.failure) throw new Error("a payment fails only with the provider's decline reason");
   const from = TRANSITIONS[input.to] as readonly PaymentStatus[];
   let alsoRecorded: EventRow[] = [];
+  if (input.locked && input.locked.id !== input.paymentId) throw new Error("the locked row is another payment's");
   const result = await inTransaction(ctx.db, async (tx): Promise<TransitionResult> => {
     const now = ctx.clock.now();
-    const [[current], [updated]] = await Promise.all([
-      tx.select().from(payments).where(eq(payments.id, input.paymentId)).for("update"),
-      tx
-        .update(payments)
-        .set(changes(input, now))
-        .where(and(eq(payments.id, input.paymentId), inArray(payments.status, from)))
-        .returning(),
-    ]);
+    const [current, [updated]] = await Promise.all([input.locked ?? lockPayment(tx, input.paymentId), move(tx, input, from, changes(input, now))]);
     if (!current) throw resourceMissing("payment", input.paymentId);
     if (!updated) return { payment: current, changed: false, event: null };
     const [event, ...others] = await recordEvents(tx, [
@@ -132,6 +133,27 @@ async function completeCheckoutSession(tx: Db, payment: Payment, now: Date): Pro
     },
   ];
 }
+
+type Changes = ReturnType<typeof changes>;
+/** The compare-and-set: the columns in `set`, where the payment is still in one of `from`; the moved row, or none. */
+function move(tx: Db, input: TransitionInput, from: readonly PaymentStatus[], set: Changes): Promise<Payment[]> {
+  return moveStatement(tx, input.to, from, set).execute({ ...set, paymentId: input.paymentId }) as Promise<Payment[]>;
+}
+
+/** One prepared compare-and-set per target state and columns set (and set to null). */
+const moveStatement = preparedPerShape(
+  (to: PaymentStatus, _from: readonly PaymentStatus[], set: Changes) =>
+    `${to}:${Object.entries(set)
+      .map(([c, v]) => (v === null ? `${c}=null` : c))
+      .join(",")}`,
+  (db, to, from, set) =>
+    db
+      .update(payments)
+      .set(placeholders(Object.keys(set) as (keyof Changes)[], set))
+      .where(and(eq(payments.id, sql.placeholder("paymentId") as unknown as string), inArray(payments.status, [...from])))
+      .returning()
+      .prepare(`payments_move_${to}`),
+);
 
 function changes(input: TransitionInput, now: Date) {
   return {

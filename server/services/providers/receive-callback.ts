@@ -1,10 +1,21 @@
-import { eq } from "drizzle-orm";
-import { payments, providerCallbacks, type CallbackOutcome } from "@/db/schema";
+import type { Db } from "@/db/client";
+import { placeholders, preparedOnce } from "@/db/prepared-once";
+import { providerCallbacks, type CallbackOutcome } from "@/db/schema";
 import { newId } from "@/server/domain/ids";
 import type { BaseContext } from "@/server/context";
 import { log } from "@/server/log";
 import type { ProviderRegistry } from "@/server/providers/port";
 import { applyProviderOutcome } from "../payments/apply-provider-outcome";
+import { lockPayment } from "../payments/prepared";
+
+type NewCallback = typeof providerCallbacks.$inferInsert;
+const CALLBACK_COLUMNS = ["id", "provider", "providerEventId", "paymentId", "reportedStatus", "reportedAmount", "outcome", "reason", "payload", "createdAt"] as const;
+const insertCallback = preparedOnce((db: Db) =>
+  db
+    .insert(providerCallbacks)
+    .values(placeholders(CALLBACK_COLUMNS))
+    .prepare("provider_callbacks_insert"),
+);
 
 export type CallbackReceipt = { status: 200 | 400 | 401 | 404; outcome?: CallbackOutcome; reason?: string };
 
@@ -31,7 +42,7 @@ export async function receiveProviderCallback(
 
   return ctx.db.transaction(async (tx) => {
     const base = { db: tx, clock: ctx.clock };
-    const [payment] = await tx.select().from(payments).where(eq(payments.id, parsed.paymentId)).for("update");
+    const payment = await lockPayment(tx, parsed.paymentId);
     let outcome: CallbackOutcome;
     let reason: string | null = null;
     if (!payment || payment.provider !== provider.name) {
@@ -44,7 +55,7 @@ export async function receiveProviderCallback(
       outcome = "quarantined";
       reason = `reported ${parsed.currency} ${parsed.amount}, payment charges ${payment.currency} ${payment.chargedAmount}`;
     } else {
-      const result = await applyProviderOutcome(base, payment, parsed.outcome, parsed.providerReference);
+      const result = await applyProviderOutcome(base, payment, parsed.outcome, parsed.providerReference, { locked: true });
       if (!result) {
         outcome = "ignored";
         reason = `no definitive outcome (${parsed.reportedStatus})`;
@@ -61,7 +72,7 @@ export async function receiveProviderCallback(
     if (outcome === "ignored" || outcome === "quarantined") {
       log.warn("provider callback not applied", { provider: provider.name, payment: parsed.paymentId, outcome, reason });
     }
-    await tx.insert(providerCallbacks).values({
+    await insertCallback(tx).execute({
       id: newId("providerCallback", now),
       provider: provider.name,
       providerEventId: parsed.providerEventId,
@@ -72,7 +83,7 @@ export async function receiveProviderCallback(
       reason,
       payload: input.rawBody,
       createdAt: now,
-    });
+    } satisfies Required<Pick<NewCallback, (typeof CALLBACK_COLUMNS)[number]>>);
     return { status: 200 as const, outcome, ...(reason ? { reason } : {}) };
   });
 }
