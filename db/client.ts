@@ -79,7 +79,9 @@ const PLAN_PER_VALUE = "/* plan per value */";
 /**
  * Marks a condition whose best plan depends on its value, such as a search pattern: `%ab%` and
  * `%0042137%` want different plans, and a generic plan (made once, without the value) can pick a
- * walk over every row of a large merchant. The query it is part of is planned on every run.
+ * walk over every row of a large merchant. Or on the table's size: a generic plan made while a
+ * table was small (a new database) may scan it whole, and only an ANALYZE replaces it (never, on
+ * a server without autovacuum). The query it is part of is planned on every run.
  */
 export function planPerValue(condition: SQL): SQL {
   return sql`${condition} ${sql.raw(PLAN_PER_VALUE)}`;

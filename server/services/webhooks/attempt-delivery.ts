@@ -1,4 +1,5 @@
 import { eq, sql } from "drizzle-orm";
+import { planPerValue } from "@/db/client";
 import { rowsOf } from "@/db/rows";
 import { events, webhookAttempts, webhookDeliveries, webhookEndpoints, type DeliveryStatus, type EventRow, type WebhookDelivery, type WebhookEndpoint } from "@/db/schema";
 import type { BaseContext } from "@/server/context";
@@ -41,7 +42,8 @@ export type AttemptResult = {
 
 /**
  * The deliveries with their endpoints and events, in one query, whatever the number of ids: one
- * statement text (`= any($1)`), so one prepared statement. Endpoint and event are each reached by
+ * statement text (`= any($1)`), so one prepared statement, planned for each run's ids (see
+ * planPerValue). Endpoint and event are each reached by
  * its primary key from the delivery: a LATERAL subquery with a LIMIT is not flattened into a join,
  * so even a generic plan made while the tables were small cannot turn into a hash join over every
  * event ever recorded.
@@ -87,7 +89,9 @@ export async function loadDeliveries(ctx: BaseContext, ids: string[]): Promise<L
     .from(d)
     .innerJoinLateral(endpoint, sql`true`)
     .innerJoinLateral(event, sql`true`)
-    .where(sql`${d.id} = any(${sql.param(ids)}::text[])`);
+    // Planned for each run: prepared once, a generic plan made while the table was small (a new
+    // database; on a server without autovacuum, no ANALYZE ever replaces it) scans every delivery.
+    .where(planPerValue(sql`${d.id} = any(${sql.param(ids)}::text[])`));
 }
 
 /**
