@@ -13,6 +13,7 @@
  *   BENCH_SOAK_BASELINE   seconds of the unloaded baseline (default 60, up to 180 at a low rate, for 600 answers)
  *   BENCH_SOAK_MAX        seconds of the closed-loop maximum (default 20)
  *   BENCH_SOAK_CONNECTIONS  connections of the closed-loop maximum (default 16)
+ *   BENCH_SOAK_RATE       soak at this many requests a second instead of 70 % of the maximum (to compare two builds at one load)
  *   BENCH_SOAK_PORT       port for next start (default 3330)
  *   BENCH_QUIET_WAIT      longest wait, in seconds, for other work on the machine to calm down before a phase (default 120)
  *   BENCH_POOL_MAX        DATABASE_POOL_MAX for the server under test (default: the app's own default)
@@ -68,6 +69,7 @@ async function main(): Promise<void> {
       maxSeconds: num("BENCH_SOAK_MAX", 20),
       connections: num("BENCH_SOAK_CONNECTIONS", 16),
       quietWaitSeconds: num("BENCH_QUIET_WAIT", 120),
+      rate: process.env.BENCH_SOAK_RATE ? Number(process.env.BENCH_SOAK_RATE) : undefined,
     });
 
     const cpus = os.cpus();
