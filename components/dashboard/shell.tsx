@@ -5,6 +5,7 @@ import Link from "next/link";
 import { usePathname } from "next/navigation";
 import type { ReactNode } from "react";
 import { MODE_COOKIE, type StaffRole } from "@/server/domain/staff";
+import { useHydrated } from "@/components/ui/use-hydrated";
 
 /** Every area of the dashboard; each is a folder under app/dashboard/(shell)/. */
 export const NAV = [
@@ -23,6 +24,8 @@ type Props = { merchantName: string; email: string; role: StaffRole; livemode: b
 
 export function DashboardShell({ merchantName, email, role, livemode, children }: Props) {
   const pathname = usePathname();
+  // The switch works through its handler: until the page is hydrated, a click would flip the box and do nothing else.
+  const ready = useHydrated();
   const current = (href: string) => (href === "/dashboard" ? pathname === href : pathname.startsWith(href));
   const switchMode = (live: boolean) => {
     document.cookie = `${MODE_COOKIE}=${live ? "live" : "test"}; path=/; max-age=31536000; samesite=lax`;
@@ -36,7 +39,7 @@ export function DashboardShell({ merchantName, email, role, livemode, children }
           Mari · {merchantName}
         </Link>
         <label className="dash-mode">
-          <input type="checkbox" role="switch" checked={!livemode} onChange={(e) => switchMode(!e.target.checked)} />
+          <input type="checkbox" role="switch" checked={!livemode} disabled={!ready} onChange={(e) => switchMode(!e.target.checked)} />
           <span>Test mode</span>
         </label>
         <span className="dash-who">

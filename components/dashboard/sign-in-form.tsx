@@ -1,7 +1,8 @@
 "use client";
 
 import { signIn } from "next-auth/react";
-import { useState, useSyncExternalStore } from "react";
+import { useState } from "react";
+import { useHydrated } from "@/components/ui/use-hydrated";
 
 type Props = { callbackUrl: string; messages: Record<string, string> };
 
@@ -10,11 +11,7 @@ export function SignInForm({ callbackUrl, messages }: Props) {
   const [pending, setPending] = useState(false);
   // Until this script runs, the button stays off: a browser submitting the form by itself would
   // put the password in the address (and it could not sign in without the script anyway).
-  const ready = useSyncExternalStore(
-    () => () => {},
-    () => true,
-    () => false,
-  );
+  const ready = useHydrated();
   return (
     <form
       className="sign-in-form"

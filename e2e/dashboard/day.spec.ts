@@ -129,3 +129,14 @@ test("the test/live switch: every page shows the chosen environment's data", asy
   await expect(page.getByText("Test mode: you are looking at test data.")).toBeVisible();
   await expect(testMode).toBeChecked();
 });
+
+test.describe("before the page's script runs", () => {
+  test.use({ javaScriptEnabled: false });
+
+  test("the test/live switch is disabled: a click could not switch, and would only flip the box", async ({ page }) => {
+    await page.goto("/dashboard/payments");
+    const testMode = page.getByRole("switch", { name: "Test mode" });
+    await expect(testMode).toBeChecked();
+    await expect(testMode).toBeDisabled();
+  });
+});
