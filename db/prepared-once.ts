@@ -7,11 +7,12 @@ type Bound = { client: unknown };
 /**
  * A statement drizzle builds once per process and runs on any handle, a transaction's included.
  *
- * perHandle() prepares a statement for each handle, and every transaction is a handle of its own:
- * a statement used inside transactions would be built again in each (drizzle's SQL building was a
- * tenth of a provider callback's CPU). Here the first handle that asks builds it; any other gets
- * the same statement, SQL text and row mapping included, bound to its own connection: a shallow
- * copy holding that handle's client. A statement run inside a transaction therefore runs in it
+ * drizzle binds a prepared statement to the handle it was built on, and every transaction is a
+ * handle of its own: built per handle, a statement used inside transactions would be built again
+ * in each (drizzle's SQL building was a tenth of a provider callback's CPU, and a quarter of a
+ * create's before its statements were prepared). Here the first handle that asks builds it; any
+ * other gets the same statement, SQL text and row mapping included, bound to its own connection:
+ * a shallow copy holding that handle's client. A statement run inside a transaction therefore runs in it
  * (db/prepared-once.test.ts rolls one back to prove it).
  */
 export function preparedOnce<Q extends object>(build: (db: Db) => Q): (db: Db) => Q {

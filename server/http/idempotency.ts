@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { and, eq, lte, notExists, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
-import { perHandle } from "@/db/per-handle";
+import { preparedOnce } from "@/db/prepared-once";
 import { idempotencyKeys } from "@/db/schema";
 import { invalidParam, ServiceError } from "@/server/domain/errors";
 import { IDEMPOTENCY_TTL_MS } from "@/server/domain/idempotency";
@@ -103,7 +103,7 @@ export async function claimIdempotencyKey(ctx: BaseContext, scope: Scope, key: s
 }
 
 /**
- * The claim runs on every idempotent request: prepared once per database handle. The CTE inserts
+ * The claim runs on every idempotent request: built and prepared once. The CTE inserts
  * the record and returns it; otherwise the second arm reads the existing one. (The union sits in
  * a subquery because a data-modifying CTE must be at the top of the statement.)
  */
@@ -163,7 +163,7 @@ function buildClaim(db: Db) {
   return db.with(ins).select().from(claim).prepare("idempotency_claim");
 }
 
-const claimFor = perHandle(buildClaim);
+const claimFor = preparedOnce(buildClaim);
 
 const primaryKey = (scope: Scope, key: string) =>
   and(eq(idempotencyKeys.merchantId, scope.merchantId), eq(idempotencyKeys.livemode, scope.livemode), eq(idempotencyKeys.key, key));
@@ -194,10 +194,10 @@ function owned(ctx: BaseContext, scope: Scope, key: string, lockedAt: Date): Own
 }
 
 /**
- * The completion runs on every idempotent request: prepared once per database handle, so drizzle
- * does not rebuild its SQL each time.
+ * The completion runs on every idempotent request: built and prepared once, so drizzle does not
+ * rebuild its SQL each time.
  */
-const completionFor = perHandle((db: Db) => completeRecordStatement(db).prepare("idempotency_complete"));
+const completionFor = preparedOnce((db: Db) => completeRecordStatement(db).prepare("idempotency_complete"));
 
 const inProgress = () =>
   new ServiceError(

@@ -1,6 +1,6 @@
 import { and, eq, gte, ilike, lt, sql, type SQL } from "drizzle-orm";
 import { planPerValue, type Db } from "@/db/client";
-import { perHandle } from "@/db/per-handle";
+import { preparedPerShape } from "@/db/prepared-once";
 import { payments, type Payment } from "@/db/schema";
 import { idLowerBound } from "@/server/domain/ids";
 import type { Currency, PaymentMethod } from "@/server/domain/money";
@@ -23,7 +23,7 @@ type Filter = (typeof FILTERS)[number];
 
 /**
  * A page of payments, newest first. The query of each shape (which filters are set, which way the
- * cursor points) is built and prepared once per database handle: building drizzle's selection of
+ * cursor points) is built and prepared once: building drizzle's selection of
  * 35 columns cost more of a list request than the rest of it together.
  */
 export async function listPayments(ctx: ServiceContext, filters: PaymentFilters, page: PageRequest): Promise<Page<Payment>> {
@@ -70,16 +70,8 @@ function buildList(db: Db, present: readonly Filter[], direction: Direction) {
     .prepare(`payments_list_${direction}_${present.join("_")}`);
 }
 
-/** Each shape's query, per database handle. */
-const listQueries = perHandle(() => new Map<string, ReturnType<typeof buildList>>());
-
-function listQuery(db: Db, present: readonly Filter[], direction: Direction) {
-  const byShape = listQueries(db);
-  const shape = `${direction}:${present.join(",")}`;
-  let q = byShape.get(shape);
-  if (!q) byShape.set(shape, (q = buildList(db, present, direction)));
-  return q;
-}
+/** Each shape's query, built once. */
+const listQuery = preparedPerShape((present: readonly Filter[], direction: Direction) => `${direction}:${present.join(",")}`, buildList);
 
 function escapeLike(s: string): string {
   return s.replace(/[\\%_]/g, (c) => `\\${c}`);

@@ -1,14 +1,13 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
-import { perHandle } from "@/db/per-handle";
 import { placeholders, preparedOnce } from "@/db/prepared-once";
 import { idempotencyKeys, payments, type Payment } from "@/db/schema";
 import { completeRecordStatement, type ResponseRecord } from "@/server/services/idempotency/completion";
 
 /**
  * The statements of the busiest paths as prepared statements: the create's two writes and the
- * read behind `GET /v1/payments/{id}` (the poll). drizzle builds their SQL once per database
- * handle instead of on every request (building it was a quarter of create's CPU, and the
+ * read behind `GET /v1/payments/{id}` (the poll). drizzle builds their SQL once (preparedOnce)
+ * instead of on every request (building it was a quarter of create's CPU, and the
  * selection of 35 columns the largest part of a poll's).
  * Typed at the boundary; placeholders are untyped inside, so the casts stay in this file.
  */
@@ -40,36 +39,37 @@ const INSERT_COLUMNS = [
 
 export type InsertablePayment = Pick<Required<NewPayment>, (typeof INSERT_COLUMNS)[number]>;
 
-function build(db: Db) {
-  // Records the accepted prompt, once: compare-and-set on prompt_sent_at still null.
-  const promptSent = () =>
-    db
-      .update(payments)
-      .set({ promptSentAt: sql.placeholder("at"), providerReference: sql.placeholder("ref"), updatedAt: sql.placeholder("at") } as unknown as Partial<NewPayment>)
-      .where(and(eq(payments.id, sql.placeholder("id") as unknown as string), isNull(payments.promptSentAt)))
-      .returning({ id: payments.id });
-  const moved = db.$with("moved").as(promptSent());
-  return {
-    insert: db.insert(payments).values(placeholders(INSERT_COLUMNS)).returning().prepare("payments_insert"),
-    promptSent: promptSent().prepare("payments_prompt_sent"),
-    // The same, and in the same statement the request's idempotency record completed with the
-    // response, if (and only if) the prompt was recorded. A row back means both happened.
-    promptSentAndStored: completeRecordStatement(db.with(moved), sql`exists (select 1 from ${moved})`)
+/** Records the accepted prompt, once: compare-and-set on prompt_sent_at still null. */
+const promptSentUpdate = (db: Db) =>
+  db
+    .update(payments)
+    .set({ promptSentAt: sql.placeholder("at"), providerReference: sql.placeholder("ref"), updatedAt: sql.placeholder("at") } as unknown as Partial<NewPayment>)
+    .where(and(eq(payments.id, sql.placeholder("id") as unknown as string), isNull(payments.promptSentAt)))
+    .returning({ id: payments.id });
+
+const prepared = {
+  insert: preparedOnce((db) => db.insert(payments).values(placeholders(INSERT_COLUMNS)).returning().prepare("payments_insert")),
+  promptSent: preparedOnce((db) => promptSentUpdate(db).prepare("payments_prompt_sent")),
+  // The same, and in the same statement the request's idempotency record completed with the
+  // response, if (and only if) the prompt was recorded. A row back means both happened.
+  promptSentAndStored: preparedOnce((db) => {
+    const moved = db.$with("moved").as(promptSentUpdate(db));
+    return completeRecordStatement(db.with(moved), sql`exists (select 1 from ${moved})`)
       .returning({ key: idempotencyKeys.key })
-      .prepare("payments_prompt_sent_stored"),
-    // By id alone, the owner checked by the caller: see owned() in server/domain/tenancy.ts.
-    byId: db
+      .prepare("payments_prompt_sent_stored");
+  }),
+  // By id alone, the owner checked by the caller: see owned() in server/domain/tenancy.ts.
+  byId: preparedOnce((db) =>
+    db
       .select()
       .from(payments)
       .where(eq(payments.id, sql.placeholder("id") as unknown as string))
       .prepare("payments_by_id"),
-  };
-}
-
-const prepared = perHandle(build);
+  ),
+};
 
 export async function insertPaymentRow(db: Db, values: InsertablePayment): Promise<Payment> {
-  const [row] = (await prepared(db).insert.execute(values)) as Payment[];
+  const [row] = (await prepared.insert(db).execute(values)) as Payment[];
   return row!;
 }
 
@@ -88,10 +88,10 @@ export async function recordPromptSent(
 ): Promise<Payment | undefined> {
   const updated: Payment = { ...payment, promptSentAt: at, providerReference, updatedAt: at };
   const values = { id: payment.id, at, ref: providerReference };
-  if (!response) return (await prepared(db).promptSent.execute(values)).length > 0 ? updated : undefined;
+  if (!response) return (await prepared.promptSent(db).execute(values)).length > 0 ? updated : undefined;
 
   const completion = response.completionFor(updated);
-  const [stored] = await prepared(db).promptSentAndStored.execute({ ...values, ...completion });
+  const [stored] = await prepared.promptSentAndStored(db).execute({ ...values, ...completion });
   if (stored) {
     response.completedWith(completion);
     return updated;
@@ -103,7 +103,7 @@ export async function recordPromptSent(
 
 /** The payment with this id, whoever's it is: callers answer for the owner (owned()). */
 export async function findPayment(db: Db, id: string): Promise<Payment | undefined> {
-  const [row] = (await prepared(db).byId.execute({ id })) as Payment[];
+  const [row] = (await prepared.byId(db).execute({ id })) as Payment[];
   return row;
 }
 
