@@ -52,6 +52,14 @@ function clientOf(db: Db): unknown {
 }
 
 /**
+ * A placeholder standing for a value of type T in a prepared statement's condition: drizzle types
+ * conditions by their values, not by placeholders, so the cast lives here alone.
+ */
+export function placeholder<T>(name: string): T {
+  return sql.placeholder(name) as unknown as T;
+}
+
+/**
  * `{ column: sql.placeholder(column) }` for each column: the values of a prepared INSERT or UPDATE,
  * filled in at each run (drizzle encodes each with its column's encoder). A column that is null in
  * `nulls` is written as NULL instead: some encoders (timestamps') expect a value, so a statement

@@ -1,5 +1,5 @@
-import { and, eq, gte, inArray, lt, sql, type SQL } from "drizzle-orm";
-import { preparedPerShape } from "@/db/prepared-once";
+import { and, eq, gte, inArray, lt, type SQL } from "drizzle-orm";
+import { placeholder as p, preparedPerShape } from "@/db/prepared-once";
 import { events, type EventRow } from "@/db/schema";
 import type { EventType } from "@/server/domain/events";
 import { idLowerBound } from "@/server/domain/ids";
@@ -35,11 +35,15 @@ function windowConditions(w: { merchantId: string; livemode: boolean; types?: Ev
 export async function listEvents(ctx: ServiceContext, filters: EventFilters & { objectIds?: string[] }, page: PageRequest): Promise<Page<EventRow>> {
   if (filters.objectIds?.length === 0) return { data: [], hasMore: false };
   if (!filters.objectIds && (filters.types === undefined || filters.types.length === 1)) return listPrepared(ctx, filters, page);
-  // One type rides events_type_list_idx, which then serves the order too.
-  const scope = filters.types?.length === 1 ? [events.merchantId, events.livemode, events.type] : [events.merchantId, events.livemode];
+  const scope = orderScope(filters.types?.length === 1);
   const where = filters.objectIds ? and(eventWindow(ctx, filters), inArray(events.objectId, filters.objectIds)) : eventWindow(ctx, filters);
   const q = keyset(events.id, page, where, scope);
   return q.finish(await ctx.db.select().from(events).where(q.where).orderBy(...q.orderBy).limit(q.limit));
+}
+
+/** The leading columns of the list's order: one type rides events_type_list_idx, which then serves the order too. */
+function orderScope(oneType: boolean) {
+  return oneType ? [events.merchantId, events.livemode, events.type] : [events.merchantId, events.livemode];
 }
 
 type Bounds = { type: boolean; createdGte: boolean; createdLt: boolean };
@@ -66,7 +70,6 @@ async function listPrepared(ctx: ServiceContext, filters: EventFilters, page: Pa
 const listStatement = preparedPerShape(
   (direction: Direction, b: Bounds) => `${direction}:${b.type}:${b.createdGte}:${b.createdLt}`,
   (db, direction, b) => {
-    const p = <T>(name: string) => sql.placeholder(name) as unknown as T;
     const where = windowConditions({
       merchantId: p("merchantId"),
       livemode: p("livemode"),
@@ -74,8 +77,7 @@ const listStatement = preparedPerShape(
       idGte: b.createdGte ? p("createdGte") : undefined,
       idLt: b.createdLt ? p("createdLt") : undefined,
     });
-    const scope = b.type ? [events.merchantId, events.livemode, events.type] : [events.merchantId, events.livemode];
-    const q = keysetOrder(events.id, direction, where, scope, p<string>("cursor"));
+    const q = keysetOrder(events.id, direction, where, orderScope(b.type), p<string>("cursor"));
     return db.select().from(events).where(q.where).orderBy(...q.orderBy).limit(p<number>("fetch")).prepare(`events_list_${direction}`);
   },
 );

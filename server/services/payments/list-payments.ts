@@ -1,6 +1,6 @@
-import { and, eq, gte, ilike, lt, sql, type SQL } from "drizzle-orm";
+import { and, eq, gte, ilike, lt, type SQL } from "drizzle-orm";
 import { planPerValue, type Db } from "@/db/client";
-import { preparedPerShape } from "@/db/prepared-once";
+import { placeholder as p, preparedPerShape } from "@/db/prepared-once";
 import { payments, type Payment } from "@/db/schema";
 import { idLowerBound } from "@/server/domain/ids";
 import type { Currency, PaymentMethod } from "@/server/domain/money";
@@ -47,7 +47,6 @@ export async function listPayments(ctx: ServiceContext, filters: PaymentFilters,
 }
 
 function buildList(db: Db, present: readonly Filter[], direction: Direction) {
-  const p = <T>(name: string) => sql.placeholder(name) as unknown as T;
   const has = (f: Filter) => present.includes(f);
   const conditions: (SQL | undefined)[] = [
     eq(payments.merchantId, p<string>("merchantId")),

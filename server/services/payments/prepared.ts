@@ -1,6 +1,6 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
-import { placeholders, preparedOnce } from "@/db/prepared-once";
+import { placeholder, placeholders, preparedOnce } from "@/db/prepared-once";
 import { idempotencyKeys, payments, type Payment } from "@/db/schema";
 import { completeRecordStatement, type ResponseRecord } from "@/server/services/idempotency/completion";
 
@@ -44,7 +44,7 @@ const promptSentUpdate = (db: Db) =>
   db
     .update(payments)
     .set({ promptSentAt: sql.placeholder("at"), providerReference: sql.placeholder("ref"), updatedAt: sql.placeholder("at") } as unknown as Partial<NewPayment>)
-    .where(and(eq(payments.id, sql.placeholder("id") as unknown as string), isNull(payments.promptSentAt)))
+    .where(and(eq(payments.id, placeholder<string>("id")), isNull(payments.promptSentAt)))
     .returning({ id: payments.id });
 
 const prepared = {
@@ -63,7 +63,7 @@ const prepared = {
     db
       .select()
       .from(payments)
-      .where(eq(payments.id, sql.placeholder("id") as unknown as string))
+      .where(eq(payments.id, placeholder<string>("id")))
       .prepare("payments_by_id"),
   ),
 };
@@ -111,7 +111,7 @@ const lockById = preparedOnce((db) =>
   db
     .select()
     .from(payments)
-    .where(eq(payments.id, sql.placeholder("id") as unknown as string))
+    .where(eq(payments.id, placeholder<string>("id")))
     .for("update")
     .prepare("payments_lock_by_id"),
 );

@@ -1,6 +1,6 @@
-import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, eq, inArray } from "drizzle-orm";
 import type { Db } from "@/db/client";
-import { placeholders, preparedPerShape } from "@/db/prepared-once";
+import { placeholder, placeholders, preparedPerShape } from "@/db/prepared-once";
 import { inTransaction } from "@/db/transaction";
 import { checkoutSessions, payments, type EventRow, type Payment } from "@/db/schema";
 import { checkoutSessionStatus } from "@/server/domain/checkout";
@@ -55,12 +55,11 @@ const STAMP = {
  */
 export async function transitionPayment(ctx: BaseContext, input: TransitionInput): Promise<TransitionResult> {
   if (input.to === "failed" && !input.failure) throw new Error("a payment fails only with the provider's decline reason");
-  const from = TRANSITIONS[input.to] as readonly PaymentStatus[];
   let alsoRecorded: EventRow[] = [];
   if (input.locked && input.locked.id !== input.paymentId) throw new Error("the locked row is another payment's");
   const result = await inTransaction(ctx.db, async (tx): Promise<TransitionResult> => {
     const now = ctx.clock.now();
-    const [current, [updated]] = await Promise.all([input.locked ?? lockPayment(tx, input.paymentId), move(tx, input, from, changes(input, now))]);
+    const [current, [updated]] = await Promise.all([input.locked ?? lockPayment(tx, input.paymentId), move(tx, input, changes(input, now))]);
     if (!current) throw resourceMissing("payment", input.paymentId);
     if (!updated) return { payment: current, changed: false, event: null };
     const [event, ...others] = await recordEvents(tx, [
@@ -135,22 +134,22 @@ async function completeCheckoutSession(tx: Db, payment: Payment, now: Date): Pro
 }
 
 type Changes = ReturnType<typeof changes>;
-/** The compare-and-set: the columns in `set`, where the payment is still in one of `from`; the moved row, or none. */
-function move(tx: Db, input: TransitionInput, from: readonly PaymentStatus[], set: Changes): Promise<Payment[]> {
-  return moveStatement(tx, input.to, from, set).execute({ ...set, paymentId: input.paymentId }) as Promise<Payment[]>;
+/** The compare-and-set: the columns in `set`, where the payment is still in a state that may move to `to`; the moved row, or none. */
+function move(tx: Db, input: TransitionInput, set: Changes): Promise<Payment[]> {
+  return moveStatement(tx, input.to, set).execute({ ...set, paymentId: input.paymentId }) as Promise<Payment[]>;
 }
 
 /** One prepared compare-and-set per target state and columns set (and set to null). */
 const moveStatement = preparedPerShape(
-  (to: PaymentStatus, _from: readonly PaymentStatus[], set: Changes) =>
+  (to: TransitionInput["to"], set: Changes) =>
     `${to}:${Object.entries(set)
       .map(([c, v]) => (v === null ? `${c}=null` : c))
       .join(",")}`,
-  (db, to, from, set) =>
+  (db, to, set) =>
     db
       .update(payments)
       .set(placeholders(Object.keys(set) as (keyof Changes)[], set))
-      .where(and(eq(payments.id, sql.placeholder("paymentId") as unknown as string), inArray(payments.status, [...from])))
+      .where(and(eq(payments.id, placeholder<string>("paymentId")), inArray(payments.status, [...(TRANSITIONS[to] as readonly PaymentStatus[])])))
       .returning()
       .prepare(`payments_move_${to}`),
 );
