@@ -1,10 +1,11 @@
 import type { Db } from "@/db/client";
 import { placeholders, preparedOnce } from "@/db/prepared-once";
-import { providerCallbacks, type CallbackOutcome } from "@/db/schema";
+import { providerCallbacks, type CallbackOutcome, type Payment } from "@/db/schema";
 import { newId } from "@/server/domain/ids";
 import type { BaseContext } from "@/server/context";
 import { log } from "@/server/log";
-import type { ProviderRegistry } from "@/server/providers/port";
+import type { ParsedCallback, ProviderRegistry } from "@/server/providers/port";
+import { canTransition } from "@/server/domain/payment-status";
 import { applyProviderOutcome } from "../payments/apply-provider-outcome";
 import { lockPayment } from "../payments/prepared";
 
@@ -41,49 +42,52 @@ export async function receiveProviderCallback(
   if (!parsed) return { status: 400, reason: "unreadable callback" };
 
   return ctx.db.transaction(async (tx) => {
-    const base = { db: tx, clock: ctx.clock };
     const payment = await lockPayment(tx, parsed.paymentId);
-    let outcome: CallbackOutcome;
-    let reason: string | null = null;
-    if (!payment || payment.provider !== provider.name) {
-      outcome = "ignored";
-      reason = "no such payment for this provider";
-    } else if (payment.providerReference && payment.providerReference !== parsed.providerReference) {
-      outcome = "ignored";
-      reason = `provider reference ${parsed.providerReference} is not the payment's`;
-    } else if (parsed.amount !== payment.chargedAmount || parsed.currency !== payment.currency) {
-      outcome = "quarantined";
-      reason = `reported ${parsed.currency} ${parsed.amount}, payment charges ${payment.currency} ${payment.chargedAmount}`;
-    } else {
-      const result = await applyProviderOutcome(base, payment, parsed.outcome, parsed.providerReference, { locked: true });
-      if (!result) {
-        outcome = "ignored";
-        reason = `no definitive outcome (${parsed.reportedStatus})`;
-      } else if (result.changed) {
-        outcome = "applied";
-      } else if (result.payment.status === parsed.outcome.kind) {
-        outcome = "duplicate";
-      } else {
-        // Out of order or contradicting a terminal state: the payment's current state stands.
-        outcome = "ignored";
-        reason = `payment already ${result.payment.status}`;
-      }
-    }
+    const { outcome, reason } = judgeCallback(payment, parsed, provider.name);
     if (outcome === "ignored" || outcome === "quarantined") {
       log.warn("provider callback not applied", { provider: provider.name, payment: parsed.paymentId, outcome, reason });
     }
-    await insertCallback(tx).execute({
-      id: newId("providerCallback", now),
-      provider: provider.name,
-      providerEventId: parsed.providerEventId,
-      paymentId: payment?.id ?? null,
-      reportedStatus: parsed.reportedStatus,
-      reportedAmount: parsed.amount,
-      outcome,
-      reason,
-      payload: input.rawBody,
-      createdAt: now,
-    } satisfies Required<Pick<NewCallback, (typeof CALLBACK_COLUMNS)[number]>>);
+    // The row is locked, so the verdict is what the compare-and-set will do: the record of the
+    // callback goes to the database with the move (one round trip), not after it.
+    const [moved] = await Promise.all([
+      outcome === "applied" ? applyProviderOutcome({ db: tx, clock: ctx.clock }, payment!, parsed.outcome, parsed.providerReference, { locked: true }) : null,
+      insertCallback(tx).execute({
+        id: newId("providerCallback", now),
+        provider: provider.name,
+        providerEventId: parsed.providerEventId,
+        paymentId: payment?.id ?? null,
+        reportedStatus: parsed.reportedStatus,
+        reportedAmount: parsed.amount,
+        outcome,
+        reason,
+        payload: input.rawBody,
+        createdAt: now,
+      } satisfies Required<Pick<NewCallback, (typeof CALLBACK_COLUMNS)[number]>>),
+    ]);
+    if (outcome === "applied" && !moved?.changed) throw new Error(`payment ${parsed.paymentId} was locked in a state it may leave, and did not move`);
     return { status: 200 as const, outcome, ...(reason ? { reason } : {}) };
   });
+}
+
+/**
+ * What a verified callback does to the payment it names, read under the payment's lock: applied
+ * (it moves the payment), duplicate (the payment is already where it says), ignored (unknown
+ * payment, another provider's, no definitive outcome, stale news after a terminal state) or
+ * quarantined (an amount that is not the payment's).
+ */
+function judgeCallback(payment: Payment | undefined, parsed: ParsedCallback, providerName: string): { outcome: CallbackOutcome; reason: string | null } {
+  const ignored = (reason: string) => ({ outcome: "ignored" as const, reason });
+  if (!payment || payment.provider !== providerName) return ignored("no such payment for this provider");
+  if (payment.providerReference && payment.providerReference !== parsed.providerReference) {
+    return ignored(`provider reference ${parsed.providerReference} is not the payment's`);
+  }
+  if (parsed.amount !== payment.chargedAmount || parsed.currency !== payment.currency) {
+    return { outcome: "quarantined", reason: `reported ${parsed.currency} ${parsed.amount}, payment charges ${payment.currency} ${payment.chargedAmount}` };
+  }
+  const kind = parsed.outcome.kind;
+  if (kind === "pending" || kind === "unknown") return ignored(`no definitive outcome (${parsed.reportedStatus})`);
+  if (canTransition(payment.status, kind)) return { outcome: "applied", reason: null };
+  if (payment.status === kind) return { outcome: "duplicate", reason: null };
+  // Out of order or contradicting a terminal state: the payment's current state stands.
+  return ignored(`payment already ${payment.status}`);
 }
