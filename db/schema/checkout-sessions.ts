@@ -31,8 +31,8 @@ export const checkoutSessions = pgTable(
     updatedAt: tstz("updated_at").notNull(),
   },
   (t) => [
-    // The reference_in_use rule, among sessions.
-    uniqueIndex("checkout_sessions_reference_key").on(t.merchantId, t.livemode, t.reference),
+    // The reference_in_use rule, among sessions. Led by the reference, as payments_reference_key is.
+    uniqueIndex("checkout_sessions_reference_key").on(t.reference, t.merchantId, t.livemode),
     index("checkout_sessions_list_idx").on(t.merchantId, t.livemode, t.id),
     check("checkout_sessions_amount_positive", sql`${t.amount} > 0`),
   ],

@@ -55,8 +55,11 @@ export const payments = pgTable(
     updatedAt: tstz("updated_at").notNull(),
   },
   (t) => [
-    // Spec rule 4: a reference is unique per merchant (and environment).
-    uniqueIndex("payments_reference_key").on(t.merchantId, t.livemode, t.reference),
+    // Spec rule 4: a reference is unique per merchant (and environment). Led by the reference, not
+    // the merchant: led by the merchant it is shallower than the list index (references are shorter
+    // than ids), and for a merchant the statistics have not seen yet the planner would list through
+    // it and sort every payment of the merchant for each page (list-plans.test.ts).
+    uniqueIndex("payments_reference_key").on(t.reference, t.merchantId, t.livemode),
     // One payment per Idempotency-Key, even if the idempotency record were lost.
     uniqueIndex("payments_idempotency_key")
       .on(t.merchantId, t.livemode, t.idempotencyKey)
