@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { and, eq, lte, notExists, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
-import { preparedOnce } from "@/db/prepared-once";
+import { placeholder, preparedOnce } from "@/db/prepared-once";
 import { idempotencyKeys } from "@/db/schema";
 import { invalidParam, ServiceError } from "@/server/domain/errors";
 import { IDEMPOTENCY_TTL_MS } from "@/server/domain/idempotency";
@@ -108,9 +108,9 @@ export async function claimIdempotencyKey(ctx: BaseContext, scope: Scope, key: s
  * a subquery because a data-modifying CTE must be at the top of the statement.)
  */
 function buildClaim(db: Db) {
-  const text = (name: string) => sql.placeholder(name) as unknown as string;
-  const livemode = sql.placeholder("livemode") as unknown as boolean;
-  const time = (name: string) => sql.placeholder(name) as unknown as Date;
+  const text = (name: string) => placeholder<string>(name);
+  const livemode = placeholder<boolean>("livemode");
+  const time = (name: string) => placeholder<Date>(name);
   const stored = {
     lockedAt: idempotencyKeys.lockedAt,
     requestHash: idempotencyKeys.requestHash,

@@ -1,6 +1,7 @@
-import { and, eq, sql, type SQL } from "drizzle-orm";
+import { and, eq, type SQL } from "drizzle-orm";
 import type { Db } from "@/db/client";
-import { idempotencyKeys, type IdempotencyRecord } from "@/db/schema";
+import { placeholder } from "@/db/prepared-once";
+import { idempotencyKeys } from "@/db/schema";
 
 /**
  * The values that complete one idempotency record: which record (merchant, environment, key),
@@ -28,17 +29,17 @@ type UpdateBuilder = Pick<Db, "update">;
  * same statement as its own last write (a CTE), and only if that write happened.
  */
 export function completeRecordStatement(db: UpdateBuilder, also?: SQL) {
-  const p = (name: keyof Completion) => sql.placeholder(name) as unknown as string;
+  const p = <T = string>(name: keyof Completion) => placeholder<T>(name);
   return db
     .update(idempotencyKeys)
-    .set({ state: "completed", responseStatus: sql.placeholder("status"), responseBody: sql.placeholder("body") } as unknown as Partial<IdempotencyRecord>)
+    .set({ state: "completed", responseStatus: p<number>("status"), responseBody: p("body") })
     .where(
       and(
         eq(idempotencyKeys.merchantId, p("merchantId")),
-        eq(idempotencyKeys.livemode, sql.placeholder("livemode") as unknown as boolean),
+        eq(idempotencyKeys.livemode, p<boolean>("livemode")),
         eq(idempotencyKeys.key, p("key")),
         eq(idempotencyKeys.state, "in_progress"),
-        eq(idempotencyKeys.lockedAt, sql.placeholder("lockedAt") as unknown as Date),
+        eq(idempotencyKeys.lockedAt, p<Date>("lockedAt")),
         also,
       ),
     );

@@ -43,7 +43,7 @@ export type InsertablePayment = Pick<Required<NewPayment>, (typeof INSERT_COLUMN
 const promptSentUpdate = (db: Db) =>
   db
     .update(payments)
-    .set({ promptSentAt: sql.placeholder("at"), providerReference: sql.placeholder("ref"), updatedAt: sql.placeholder("at") } as unknown as Partial<NewPayment>)
+    .set({ promptSentAt: placeholder<Date>("at"), providerReference: placeholder<string>("ref"), updatedAt: placeholder<Date>("at") })
     .where(and(eq(payments.id, placeholder<string>("id")), isNull(payments.promptSentAt)))
     .returning({ id: payments.id });
 
