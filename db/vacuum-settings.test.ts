@@ -3,8 +3,8 @@ import { describe, expect, it } from "vitest";
 import { getDb } from "./client";
 import { rowsOf } from "./rows";
 
-/** The per-table autovacuum settings of the queue-like tables (migration 0010). */
-describe("queue tables' vacuum settings", () => {
+/** The per-table autovacuum settings of the queue-like tables (migration 0010) and of payments (0012). */
+describe("per-table vacuum and analyze settings", () => {
   const options = async (table: string) => {
     const db = await getDb();
     const [row] = rowsOf<{ reloptions: string[] | null }>(await db.execute(sql`select reloptions from pg_class where oid = ${table}::regclass`));
@@ -19,5 +19,9 @@ describe("queue tables' vacuum settings", () => {
     expect(await options("webhook_deliveries")).toEqual(
       expect.arrayContaining(["autovacuum_vacuum_scale_factor=0.02", "autovacuum_analyze_scale_factor=0.02"]),
     );
+  });
+
+  it("analyzes payments after 1 % of their rows plus 1,000, so that a new merchant is soon in the statistics", async () => {
+    expect(await options("payments")).toEqual(expect.arrayContaining(["autovacuum_analyze_scale_factor=0.01", "autovacuum_analyze_threshold=1000"]));
   });
 });
