@@ -25,8 +25,9 @@ const UNSEEN = 2_000;
 async function pageReads(table: "payments" | "checkout_sessions" | "events", columns: string, values: string, list: (ctx: ServiceContext) => Promise<unknown>) {
   const restore = setEnv({ DATABASE_POOL_MAX: "1" });
   const handle = await openPostgres(env().DATABASE_URL!);
+  let reads = -1;
   try {
-    return await handle.db
+    await handle.db
       .transaction(async (tx) => {
         const run = async (q: string) => tx.execute(sql.raw(q));
         await run(`create schema plan_probe`);
@@ -41,13 +42,13 @@ async function pageReads(table: "payments" | "checkout_sessions" | "events", col
         const ctx = { db: tx as Db, clock: systemClock, merchant: { id: "mer_unseen" }, livemode: false } as unknown as ServiceContext;
         const before = await rowsFetched(tx, table);
         await list(ctx);
-        const reads = (await rowsFetched(tx, table)) - before;
-        throw new Probe(reads);
+        reads = (await rowsFetched(tx, table)) - before;
+        tx.rollback();
       })
       .catch((e: unknown) => {
-        if (e instanceof Probe) return e.reads;
-        throw e;
+        if (reads < 0) throw e;
       });
+    return reads;
   } finally {
     await handle.close();
     restore();
@@ -58,13 +59,6 @@ async function pageReads(table: "payments" | "checkout_sessions" | "events", col
 async function rowsFetched(tx: Db, table: string): Promise<number> {
   const [row] = rowsOf<{ n: number | string }>(await tx.execute(sql`select idx_tup_fetch as n from pg_stat_xact_user_tables where schemaname = 'plan_probe' and relname = ${table}`));
   return Number(row?.n ?? 0);
-}
-
-/** Carries the figure out of the transaction, which always rolls back. */
-class Probe extends Error {
-  constructor(readonly reads: number) {
-    super("rolled back");
-  }
 }
 
 // Plans and their statistics exist only on PostgreSQL (CI sets DATABASE_URL).
