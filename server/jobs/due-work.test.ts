@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { getDb, type Db } from "@/db/client";
 import { rowsOf } from "@/db/rows";
 import { manualClock } from "@/server/clock";
+import { inRolledBackTransaction } from "@/server/testing/rolled-back";
 import { payDueSettlements } from "@/server/services/settlements/pay-settlement";
 import { runSettlements } from "@/server/services/settlements/run-settlements";
 import { claimDue, claimDueDeliveries, claimDueRefunds } from "./due-work";
@@ -18,21 +19,13 @@ import { claimDue, claimDueDeliveries, claimDueRefunds } from "./due-work";
 const EPOCH = new Date(0);
 
 async function indexScans(work: (tx: Db) => Promise<unknown>, index: string): Promise<number> {
-  const db = await getDb();
-  let scans = -1;
-  await db
-    .transaction(async (tx) => {
-      await tx.execute(sql`set local plan_cache_mode = force_generic_plan`);
-      await tx.execute(sql`set local enable_seqscan = off`);
-      await work(tx as unknown as Db);
-      const [row] = rowsOf<{ n: number }>(await tx.execute(sql`select pg_stat_get_xact_numscans(${index}::regclass)::int as n`));
-      scans = row!.n;
-      tx.rollback();
-    })
-    .catch((e: unknown) => {
-      if (scans < 0) throw e;
-    });
-  return scans;
+  return inRolledBackTransaction(await getDb(), async (tx) => {
+    await tx.execute(sql`set local plan_cache_mode = force_generic_plan`);
+    await tx.execute(sql`set local enable_seqscan = off`);
+    await work(tx);
+    const [row] = rowsOf<{ n: number }>(await tx.execute(sql`select pg_stat_get_xact_numscans(${index}::regclass)::int as n`));
+    return row!.n;
+  });
 }
 
 describe("claims of due work under a generic plan", () => {

@@ -6,6 +6,7 @@ import { systemClock } from "@/server/clock";
 import type { ServiceContext } from "@/server/context";
 import { env } from "@/server/env";
 import { setEnv } from "@/server/testing/env";
+import { inRolledBackTransaction } from "@/server/testing/rolled-back";
 import { listCheckoutSessions } from "./checkout-sessions/list-checkout-sessions";
 import { listEvents } from "./events/list-events";
 import { listPayments } from "./payments/list-payments";
@@ -25,30 +26,23 @@ const UNSEEN = 2_000;
 async function pageReads(table: "payments" | "checkout_sessions" | "events", columns: string, values: string, list: (ctx: ServiceContext) => Promise<unknown>) {
   const restore = setEnv({ DATABASE_POOL_MAX: "1" });
   const handle = await openPostgres(env().DATABASE_URL!);
-  let reads = -1;
   try {
-    await handle.db
-      .transaction(async (tx) => {
-        const run = async (q: string) => tx.execute(sql.raw(q));
-        await run(`create schema plan_probe`);
-        await run(`create table plan_probe.${table} (like public.${table} including defaults including constraints including indexes)`);
-        await run(`set local search_path = plan_probe, public`);
-        await run(`set local plan_cache_mode = force_custom_plan`);
-        const insert = (merchant: string, from: number, to: number) =>
-          run(`insert into ${table} (${columns}) select ${values.replaceAll("$merchant", `'${merchant}'`)} from generate_series(${from}, ${to}) as i`);
-        await insert("mer_seen", 1, SEEN);
-        await run(`analyze ${table}`);
-        await insert("mer_unseen", SEEN + 1, SEEN + UNSEEN);
-        const ctx = { db: tx as Db, clock: systemClock, merchant: { id: "mer_unseen" }, livemode: false } as unknown as ServiceContext;
-        const before = await rowsFetched(tx, table);
-        await list(ctx);
-        reads = (await rowsFetched(tx, table)) - before;
-        tx.rollback();
-      })
-      .catch((e: unknown) => {
-        if (reads < 0) throw e;
-      });
-    return reads;
+    return await inRolledBackTransaction(handle.db, async (tx) => {
+      const run = async (q: string) => tx.execute(sql.raw(q));
+      await run(`create schema plan_probe`);
+      await run(`create table plan_probe.${table} (like public.${table} including defaults including constraints including indexes)`);
+      await run(`set local search_path = plan_probe, public`);
+      await run(`set local plan_cache_mode = force_custom_plan`);
+      const insert = (merchant: string, from: number, to: number) =>
+        run(`insert into ${table} (${columns}) select ${values.replaceAll("$merchant", `'${merchant}'`)} from generate_series(${from}, ${to}) as i`);
+      await insert("mer_seen", 1, SEEN);
+      await run(`analyze ${table}`);
+      await insert("mer_unseen", SEEN + 1, SEEN + UNSEEN);
+      const ctx = { db: tx, clock: systemClock, merchant: { id: "mer_unseen" }, livemode: false } as unknown as ServiceContext;
+      const before = await rowsFetched(tx, table);
+      await list(ctx);
+      return (await rowsFetched(tx, table)) - before;
+    });
   } finally {
     await handle.close();
     restore();

@@ -13,6 +13,7 @@ import { api } from "@/server/testing/api";
 import { setEnv } from "@/server/testing/env";
 import { seedPendingRefund, seedSucceededPayment, seedTestMerchant, type TestMerchant } from "@/server/testing/fixtures";
 import { testPoster } from "@/server/testing/webhooks";
+import { inRolledBackTransaction } from "@/server/testing/rolled-back";
 import { onJobSignal, type JobSignal } from "../job-signals";
 import { createRefund } from "./create-refund";
 
@@ -179,14 +180,9 @@ describe("refund lifecycle with the sandbox", () => {
     const p = await seedSucceededPayment(m);
     const early = new Date("2001-01-01T00:00:00Z");
     // Inside a transaction that is rolled back: no other test's sweep can see or claim it.
-    await db
-      .transaction(async (tx) => {
-        await seedPendingRefund(p, { db: tx, nextCheckAt: early });
-        expect((await nextDueAt(tx)).work).toEqual(early);
-        tx.rollback();
-      })
-      .catch((e: unknown) => {
-        if (!(e instanceof Error && e.message === "Rollback")) throw e;
-      });
+    await inRolledBackTransaction(db, async (tx) => {
+      await seedPendingRefund(p, { db: tx, nextCheckAt: early });
+      expect((await nextDueAt(tx)).work).toEqual(early);
+    });
   });
 });
