@@ -15,6 +15,7 @@ function packageWithStart(start: string): string {
 describe("next start as npm start runs it", () => {
   it("takes node's flags from package.json's start script", () => {
     expect(startNodeFlags(ROOT)).toContain("--max-semi-space-size=64");
+    expect(startNodeFlags(ROOT)).toContain("--no-allocation-site-pretenuring");
     const dir = packageWithStart("node --a=1 --b node_modules/next/dist/bin/next start --keepAliveTimeout 9000 --flag");
     expect(nextStartArgs(dir, 3200, "127.0.0.1", ["--cpu-prof"])).toEqual([
       "--a=1",
