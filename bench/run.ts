@@ -41,7 +41,7 @@ import { expiryLateness, seedExpiries } from "./timers";
 import { connect, resolveDatabaseUrl, tableDeltas, walBytes, walRecords, writeSnapshot } from "./db";
 import { load, paced, summarize, type PacedRequest, type Samples } from "./load";
 import { cpuLines, table, type Measured, type Row } from "./report";
-import { startServer, type Server } from "./server";
+import { nodeVersions, startServer, type Server } from "./server";
 import { runSoak, startSoakServer, type SoakReport } from "./soak";
 import { CPU_SLOWDOWN, createHostedPages, JS_RATIO_BUDGET, kB, LCP_BUDGET_MS, measurePages, pageNotes } from "./pages";
 
@@ -582,7 +582,7 @@ async function main(): Promise<void> {
     const machine = [
       `date        ${new Date().toISOString()}`,
       `machine     ${cpus.length} cores (${cpus[0]?.model ?? "?"}), ${(os.totalmem() / 2 ** 30).toFixed(0)} GB RAM; the load generator, next start and PostgreSQL share these cores`,
-      `node        ${process.version}; next start (production build), DATABASE_POOL_MAX=${poolMax ?? "app default"}`,
+      `node        ${nodeVersions()}; next start (production build), DATABASE_POOL_MAX=${poolMax ?? "app default"}`,
       `postgresql  ${pg!.version} (shared_buffers ${pg!.shared_buffers}, synchronous_commit ${pg!.sync}, fsync ${pg!.fsync}, autovacuum ${pg!.autovacuum})`,
       `phases      ${WARMUP} s warm-up, then ${SECONDS} s measured in ${ROUNDS} interleaved rounds; list dataset ${ROWS.toLocaleString("en")} payments for one merchant ` +
         (dataset.built ? `(built in ${dataset.seconds.toFixed(0)} s)` : "(reused)"),

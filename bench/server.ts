@@ -1,5 +1,5 @@
 /** Starts `next start` as our own child (own process group) and stops exactly that group. */
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import net from "node:net";
 import { nextStartArgs } from "./next-start.mjs";
 
@@ -16,12 +16,26 @@ export async function portInUse(port: number): Promise<boolean> {
   });
 }
 
+/**
+ * BENCH_NODE: another node binary for the server, to compare Node versions under the same load;
+ * the load generator stays on the one running the bench.
+ */
+function serverNode(): string {
+  return process.env.BENCH_NODE || process.execPath;
+}
+
+/** The report's `node` line: the server's version, and the generator's when it differs. */
+export function nodeVersions(): string {
+  const server = serverNode() === process.execPath ? process.version : execFileSync(serverNode(), ["--version"], { encoding: "utf8" }).trim();
+  return server === process.version ? server : `${server} (the server; the load generator on ${process.version})`;
+}
+
 export async function startServer(cwd: string, port: number, env: NodeJS.ProcessEnv): Promise<Server> {
   if (await portInUse(port)) throw new Error(`port ${port} is already in use: stop whatever listens there first (the bench will not touch it)`);
   // BENCH_NODE_ARGS: flags for the server's node, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to
   // see where its time goes (NODE_OPTIONS refuses --cpu-prof).
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
-  const child: ChildProcess = spawn(process.execPath, nextStartArgs(cwd, port, "127.0.0.1", nodeArgs), {
+  const child: ChildProcess = spawn(serverNode(), nextStartArgs(cwd, port, "127.0.0.1", nodeArgs), {
     cwd,
     env,
     stdio: ["ignore", "pipe", "pipe"],

@@ -25,7 +25,7 @@ import path from "node:path";
 import { ensureBuild, npm, ROOT, seed } from "./build";
 import { connect, resolveDatabaseUrl } from "./db";
 import { cpuLines, table } from "./report";
-import type { Server } from "./server";
+import { nodeVersions, type Server } from "./server";
 import { runSoak, startSoakServer } from "./soak";
 
 const PORT = Number(process.env.BENCH_SOAK_PORT ?? 3330);
@@ -76,7 +76,7 @@ async function main(): Promise<void> {
     const output = [
       `date        ${new Date().toISOString()}`,
       `machine     ${cpus.length} cores (${cpus[0]?.model ?? "?"}), ${(os.totalmem() / 2 ** 30).toFixed(0)} GB RAM; the load generator, next start and PostgreSQL share these cores`,
-      `node        ${process.version}; next start (production build), DATABASE_POOL_MAX=${poolMax ?? "app default"}`,
+      `node        ${nodeVersions()}; next start (production build), DATABASE_POOL_MAX=${poolMax ?? "app default"}`,
       `postgresql  ${pg!.version} (shared_buffers ${pg!.shared_buffers})`,
       "",
       table(report.rows),

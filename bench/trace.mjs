@@ -12,6 +12,9 @@
  * - `gc`: pauses per kind (count, total, longest); a scavenge stops the thread while it copies
  *   what survived.
  * - `old space`: how fast the old generation grew (MB/s), that is, what scavenges promoted.
+ * - `heap after mark-compact`: the heap in use just after each full collection (the lowest and the
+ *   last of the interval), close to what is alive: when it climbs from interval to interval,
+ *   something is kept that should not be; when only the RSS climbs, it is the heap's own sizing.
  *
  * It costs the server a timer every 50 ms and an array entry per request. Node built-ins only.
  */
@@ -57,9 +60,12 @@ const GC_KINDS = {
   [constants.NODE_PERFORMANCE_GC_WEAKCB]: "weak callbacks",
 };
 const gc = new Map();
+/** Heap in use read when the observer hears of a full collection: a turn after it, so a little above the live heap. */
+let afterMajor = [];
 function countGc(entries) {
   for (const entry of entries) {
     const kind = GC_KINDS[entry.detail ? entry.detail.kind : entry.kind] || "other";
+    if (kind === "major") afterMajor.push(v8.getHeapStatistics().used_heap_size);
     const g = gc.get(kind) || { n: 0, ms: 0, max: 0 };
     g.n++;
     g.ms += entry.duration;
@@ -100,9 +106,14 @@ function flush() {
   lines.push(`${stamp} loop delay p99=${ms(loop.percentile(99) / 1e6)} max=${ms(loop.max / 1e6)} ms`);
   for (const [kind, g] of gc) lines.push(`${stamp} gc ${kind} n=${g.n} total=${ms(g.ms)} max=${ms(g.max)} ms`);
   lines.push(`${stamp} old space grew ${ms(oldGrowth / 1e6 / Math.max(seconds, 0.001))} MB/s`);
+  if (afterMajor.length > 0) {
+    const mb = (b) => ms(b / 1e6);
+    lines.push(`${stamp} heap after mark-compact n=${afterMajor.length} min=${mb(Math.min(...afterMajor))} last=${mb(afterMajor[afterMajor.length - 1])} MB`);
+  }
   fs.appendFileSync(FILE, `${lines.join("\n")}\n`);
   timings.clear();
   gc.clear();
+  afterMajor = [];
   loop.reset();
   oldGrowth = 0;
   since = performance.now();

@@ -18,6 +18,8 @@ server.listen(0, "127.0.0.1", async () => {
   const get = (p) => new Promise((resolve) => http.get({ port, host: "127.0.0.1", path: p }, (r) => { r.resume(); r.on("end", resolve); }));
   for (let i = 0; i < 3; i++) await get("/v1/payments/pay_01kx7m2q9z3v8w4n5p6r7s8t9u?expand=x");
   await get("/v1/payments?limit=2");
+  // About 16 MB that a full collection must keep.
+  global.kept = Array.from({ length: 400_000 }, (_, i) => ({ i, s: "k" + i }));
   global.gc();
   // The pause reaches the observer a turn later.
   setImmediate(() => server.close());
@@ -44,5 +46,11 @@ describe("bench/trace.mjs", () => {
     expect(lines.some((l) => / loop delay p99=[\d.]+ max=[\d.]+ ms$/.test(l))).toBe(true);
     expect(lines.some((l) => / gc major n=\d+ total=[\d.]+ max=[\d.]+ ms$/.test(l))).toBe(true);
     expect(lines.some((l) => / old space grew [\d.]+ MB\/s$/.test(l))).toBe(true);
+    const heap = lines.find((l) => l.includes(" heap after mark-compact "));
+    expect(heap).toMatch(/ n=\d+ min=[\d.]+ last=[\d.]+ MB$/);
+    // What the server kept is in it, and an empty process is not that big.
+    const last = Number(/last=([\d.]+)/.exec(heap!)![1]);
+    expect(last).toBeGreaterThan(16);
+    expect(last).toBeLessThan(80);
   });
 });
