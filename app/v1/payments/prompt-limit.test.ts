@@ -22,10 +22,10 @@ let a: TestMerchant;
 let b: TestMerchant;
 let restore: () => void;
 
-const create = (m: TestMerchant, msisdn: string, opts: { live?: boolean; idempotencyKey?: string } = {}) =>
+const create = (m: TestMerchant, msisdn: string, opts: { live?: boolean; idempotencyKey?: string; body?: Record<string, unknown> } = {}) =>
   api("POST", "/v1/payments", {
     key: opts.live === false ? m.keys.test : m.keys.live,
-    body: paymentBody({ customer: { msisdn } }),
+    body: opts.body ?? paymentBody({ customer: { msisdn } }),
     idempotencyKey: opts.idempotencyKey ?? randomUUID(),
   });
 
@@ -72,6 +72,25 @@ describe("PIN prompts per phone number", () => {
     const db = await getDb();
     const stored = await db.select().from(idempotencyKeys).where(and(eq(idempotencyKeys.merchantId, a.merchant.id), eq(idempotencyKeys.key, key)));
     expect(stored).toEqual([]);
+  });
+
+  it("replays of a created payment spend none of the number's prompts", async () => {
+    const number = freshNumber();
+    const key = randomUUID();
+    const body = paymentBody({ customer: { msisdn: number } });
+    const first = await create(a, number, { idempotencyKey: key, body });
+    expect(first.status).toBe(201);
+    for (let i = 0; i < 4; i++) {
+      const replay = await create(a, number, { idempotencyKey: key, body });
+      expect(replay.text).toBe(first.text);
+      expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    }
+    // The first prompt and two more make the minute's three.
+    expect((await create(b, number)).status).toBe(201);
+    expect((await create(a, number)).status).toBe(201);
+    expectError(await create(b, number), 429, "rate_limited", "rate_limited", "customer.msisdn");
+    // Spent, the budget still lets the replay through: a stored answer needs no prompt.
+    expect((await create(a, number, { idempotencyKey: key, body })).text).toBe(first.text);
   });
 
   it("the hour's budget holds when the minute's is spread out", async () => {
