@@ -80,6 +80,13 @@ export async function consumePinPrompt(msisdn: string): Promise<Verdict> {
   return minute.ok ? consume((l) => l.promptsPerHour, msisdn) : minute;
 }
 
+/** Gives back a prompt that consumePinPrompt counted but that was never sent. */
+export async function returnPinPrompt(msisdn: string): Promise<void> {
+  holder.__mariLimiters ??= build();
+  const limiters = await holder.__mariLimiters;
+  await Promise.all([limiters.promptsPerMinute.reward(msisdn, 1), limiters.promptsPerHour.reward(msisdn, 1)]);
+}
+
 const emailKey = (email: string) => email.trim().toLowerCase();
 
 /**

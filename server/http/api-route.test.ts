@@ -4,7 +4,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { POST as createPaymentRoute } from "@/app/v1/payments/route";
 import { GET as retrievePaymentRoute } from "@/app/v1/payments/[id]/route";
 import { getDb } from "@/db/client";
-import { apiKeys, payments } from "@/db/schema";
+import { apiKeys, idempotencyKeys, payments } from "@/db/schema";
+import { ServiceError } from "@/server/domain/errors";
+import { apiRoute } from "@/server/http/api-route";
+import { paymentOperations } from "@/server/schemas/payments";
 import { hashKey } from "@/server/domain/api-keys";
 import { resetRateLimitersForTests } from "@/server/rate-limit";
 import { sandbox } from "@/server/providers/registry";
@@ -405,6 +408,52 @@ describe("unexpected faults", () => {
     } finally {
       sandbox.push = original;
     }
+  });
+});
+
+describe("a route whose service claims the Idempotency-Key in its first write", () => {
+  const body = JSON.stringify(paymentBody());
+  const call = (route: (request: Request) => Promise<Response>, idempotencyKey: string) =>
+    route(
+      new Request("http://localhost:3000/v1/payments", {
+        method: "POST",
+        headers: { authorization: `Bearer ${m.keys.test}`, "content-type": "application/json", "idempotency-key": idempotencyKey },
+        body,
+      }),
+    );
+  const recordOf = async (key: string) =>
+    (await (await getDb()).select().from(idempotencyKeys).where(and(eq(idempotencyKeys.merchantId, m.merchant.id), eq(idempotencyKeys.key, key))))[0];
+
+  it("answers 500 and keeps no record when the handler never claims the key", async () => {
+    const route = apiRoute(paymentOperations.create, async () => ({ ok: true }), { claimInFirstWrite: true });
+    const key = nextKey();
+    const res = await call(route, key);
+    expect(res.status).toBe(500);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe("internal");
+    expect(await recordOf(key)).toBeUndefined();
+  });
+
+  it("claims the key after the handler refused before claiming: the 4xx is stored and replayed", async () => {
+    let runs = 0;
+    const route = apiRoute(
+      paymentOperations.create,
+      async () => {
+        runs++;
+        throw new ServiceError("reference_in_use", "This reference is already in use.", "reference");
+      },
+      { claimInFirstWrite: true },
+    );
+    const key = nextKey();
+    const first = await call(route, key);
+    expect(first.status).toBe(400);
+    const text = await first.text();
+    expect(await recordOf(key)).toMatchObject({ state: "completed", responseStatus: 400, responseBody: text });
+
+    const replay = await call(route, key);
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    expect(await replay.text()).toBe(text);
+    // The handler runs again (it cannot know before its first write), and its answer is the stored one.
+    expect(runs).toBe(2);
   });
 });
 

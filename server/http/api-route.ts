@@ -11,10 +11,11 @@ import { log } from "@/server/log";
 import { providers } from "@/server/providers/registry";
 import type { Operation } from "@/server/schemas/common";
 import { authenticateApiKey } from "@/server/services/api-keys/authenticate-api-key";
+import { claimIdempotencyKey, type ClaimRow, type ClaimStatement, type KeyClaim, type OwnedKey, type Replay } from "@/server/services/idempotency/claim";
 import type { Completion, ResponseRecord } from "@/server/services/idempotency/completion";
 import { readJsonBody } from "./body";
 import { errorBody, internalError, raw, statusOf } from "./errors";
-import { claimIdempotencyKey, requestFingerprint, validateIdempotencyKey, type OwnedKey } from "./idempotency";
+import { requestFingerprint, validateIdempotencyKey } from "./idempotency";
 import { consumeRateLimit } from "@/server/rate-limit";
 import { parseOrThrow, queryObject } from "./validation";
 
@@ -33,7 +34,30 @@ export type HandlerArgs<B, Q> = {
    * Undefined when the request carries no Idempotency-Key.
    */
   responseRecord<T>(toBody: (result: T) => unknown): ResponseRecord<T> | undefined;
+  /**
+   * The request's Idempotency-Key, for a handler whose service claims it in its first write
+   * (`claimInFirstWrite`). Undefined otherwise, and when the request carries no key.
+   */
+  claim: KeyClaim | undefined;
 };
+
+export type RouteOptions = {
+  /**
+   * The handler's service claims the Idempotency-Key in the statement of its first write
+   * (`KeyClaim`) instead of the wrapper claiming it before the handler runs: one statement and one
+   * commit fewer. Answers stay what they would be with the key claimed first: a handler that
+   * fails before it claims has the key claimed then, so a stored answer is still replayed, a
+   * conflict still reported, and its own 4xx stored.
+   */
+  claimInFirstWrite?: boolean;
+};
+
+/** A stored answer found by a claim inside the handler: thrown through the service, sent as the replay. */
+class Replayed extends Error {
+  constructor(readonly replay: Replay) {
+    super("replayed");
+  }
+}
 
 type RouteContext = { params: Promise<Record<string, string | string[] | undefined>> };
 
@@ -45,10 +69,14 @@ type RouteContext = { params: Promise<Record<string, string | string[] | undefin
 export function apiRoute<B extends z.ZodType | undefined, Q extends z.ZodType | undefined>(
   op: Operation<B, Q>,
   handler: (args: HandlerArgs<B, Q>) => Promise<unknown>,
+  options: RouteOptions = {},
 ) {
   return async function route(request: Request, routeContext?: RouteContext): Promise<Response> {
     const requestId = newId("request");
     let held: OwnedKey | undefined;
+    // Set once the request's key is known: claims it (alone, or with a service's first write).
+    let claimKey: (<R extends ClaimRow>(first?: ClaimStatement<R>, onClaimed?: (row: R) => void) => Promise<void>) | undefined;
+    let claimed = false;
     // What the idempotency record keeps of a response: sealed when it carries a secret.
     const storable = (text: string) => (op.secretInResponse ? seal(dataKey(), text) : text);
     try {
@@ -80,14 +108,15 @@ export function apiRoute<B extends z.ZodType | undefined, Q extends z.ZodType | 
         throw new ServiceError("idempotency_key_required", `${op.method} ${op.path} requires an Idempotency-Key header.`, "Idempotency-Key");
       }
       if (idempotencyKey !== null) {
-        const claim = await claimIdempotencyKey(
-          base,
-          { merchantId: merchant.id, livemode: key.livemode },
-          idempotencyKey,
-          requestFingerprint(op.method, url.pathname, parsedBody?.value),
-        );
-        if (claim.kind === "replay") return raw(claim.status, unseal(dataKey(), claim.body), requestId, { "Idempotent-Replayed": "true" });
-        held = claim;
+        const scope = { merchantId: merchant.id, livemode: key.livemode };
+        const fingerprint = requestFingerprint(op.method, url.pathname, parsedBody?.value);
+        claimKey = async (first, onClaimed) => {
+          claimed = true;
+          const claim = await claimIdempotencyKey(base, scope, idempotencyKey, fingerprint, first, onClaimed);
+          if (claim.kind === "replay") throw new Replayed(claim);
+          held = claim;
+        };
+        if (!options.claimInFirstWrite) await claimKey();
       }
 
       const ctx: ServiceContext = {
@@ -99,24 +128,38 @@ export function apiRoute<B extends z.ZodType | undefined, Q extends z.ZodType | 
         requestId,
       };
       const stored: { completion?: Completion } = {};
-      const owner = held;
+      // Asked for before the handler runs; the key is held by the time the service's last write
+      // asks for the completion (claimed before the handler, or by the service's first write).
       const responseRecord = <T>(toBody: (result: T) => unknown): ResponseRecord<T> | undefined =>
-        owner && {
+        claimKey && {
           completionFor: (result) => {
+            if (!held) throw new Error(`${op.operationId}: the response's record was asked for before the key was claimed`);
             const text = JSON.stringify(toBody(result));
-            return owner.completion(op.status, storable(text), text);
+            return held.completion(op.status, storable(text), text);
           },
           completedWith: (completion) => {
             stored.completion = completion;
           },
         };
-      const result = await handler({ ctx, body, query, params, idempotencyKey, url, responseRecord });
+      const claim = options.claimInFirstWrite && claimKey ? keyClaim(claimKey) : undefined;
+      const result = await handler({ ctx, body, query, params, idempotencyKey, url, responseRecord, claim });
+      if (claimKey && !claimed) throw new Error(`${op.operationId}: the handler never claimed its Idempotency-Key`);
       // The service's own write stored the response: send exactly what it stored.
       if (stored.completion) return raw(op.status, stored.completion.sent, requestId);
       const text = JSON.stringify(result);
       if (held) await held.complete(op.status, storable(text));
       return raw(op.status, text, requestId);
-    } catch (e) {
+    } catch (caught) {
+      let e = caught;
+      if (claimKey && !claimed && !(e instanceof Replayed)) {
+        // The handler failed before it claimed the key: claim it now, so that the answer is the
+        // one a claim before the handler would have given (a stored answer, a conflict, or this
+        // failure, stored when it is a 4xx).
+        await claimKey().catch((claimError: unknown) => {
+          e = claimError;
+        });
+      }
+      if (e instanceof Replayed) return raw(e.replay.status, unseal(dataKey(), e.replay.body), requestId, { "Idempotent-Replayed": "true" });
       const error = isServiceError(e) ? e : internalError();
       const status = statusOf(error);
       if (!isServiceError(e)) log.error("unhandled error", { requestId, op: op.operationId, error: e });
@@ -132,6 +175,42 @@ export function apiRoute<B extends z.ZodType | undefined, Q extends z.ZodType | 
       const retryAfter = error.retryAfterSeconds === undefined ? undefined : { "Retry-After": String(error.retryAfterSeconds) };
       return raw(status, text, requestId, retryAfter);
     }
+  };
+}
+
+/**
+ * The handler's side of the request's claim: its service's first write claims the key, and a
+ * write that fails leaves the key claimed alone before its error goes back to the service.
+ */
+function keyClaim(claimKey: <R extends ClaimRow>(first?: ClaimStatement<R>, onClaimed?: (row: R) => void) => Promise<void>): KeyClaim {
+  let used = false;
+  return {
+    async withFirstWrite<T>(write: ClaimStatement<ClaimRow & { written: T | null }>): Promise<T | undefined> {
+      if (used) throw new Error("withFirstWrite: a request claims its key once");
+      used = true;
+      const got: { written?: T | null } = {};
+      let writeError: unknown;
+      const first: ClaimStatement<ClaimRow & { written: T | null }> = async (values) => {
+        try {
+          return await write(values);
+        } catch (e) {
+          writeError = e;
+          throw e;
+        }
+      };
+      try {
+        await claimKey(first, (row) => {
+          got.written = row.written;
+        });
+      } catch (e) {
+        if (e !== writeError) throw e;
+        // The write (and the record with it) rolled back: claim the key alone, and let the
+        // service handle its write's failure as it would without a claim.
+        await claimKey();
+        throw e;
+      }
+      return got.written ?? undefined;
+    },
   };
 }
 

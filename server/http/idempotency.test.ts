@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "@/db/client";
+import { rowsOf } from "@/db/rows";
 import { idempotencyKeys, payments } from "@/db/schema";
 import { quoteFee } from "@/server/domain/fees";
 import { newId } from "@/server/domain/ids";
@@ -204,6 +205,39 @@ describe("concurrency and crashes", () => {
     expect(later.headers.get("idempotent-replayed")).toBe("true");
     expect(await paymentsOf(m.merchant.id)).toHaveLength(1);
     expect(sandbox.pushCalls(first.body.id)).toBe(1);
+  });
+
+  it("writes a create in two transactions: the payment's INSERT claims the key, the prompt's UPDATE stores the answer", async () => {
+    const m = await seedTestMerchant();
+    const key = newKey();
+    sandbox.faults.pushLatencyMs = 1_000;
+    const pending = api("POST", "/v1/payments", { key: m.keys.test, body: paymentBody(), idempotencyKey: key });
+    // A row's xmin is the transaction that wrote its current version.
+    const db = await getDb();
+    const writers = async () => {
+      const rows = rowsOf<{ payment: string; record: string }>(
+        await db.execute(sql`select p.xmin::text as payment, k.xmin::text as record from ${payments} p
+          join ${idempotencyKeys} k on k.merchant_id = p.merchant_id and k.livemode = p.livemode and k.key = p.idempotency_key
+          where p.merchant_id = ${m.merchant.id} and p.idempotency_key = ${key}`),
+      );
+      return rows[0];
+    };
+    let during = await writers();
+    for (let i = 0; i < 100 && !during; i++) {
+      await sleep(20);
+      during = await writers();
+    }
+    // While the push is in flight: the record and the payment, both made by one statement.
+    expect(during).toBeDefined();
+    expect(during!.record).toBe(during!.payment);
+    expect((await record(m.merchant.id, key))?.state).toBe("in_progress");
+
+    expect((await pending).status).toBe(201);
+    const after = (await writers())!;
+    // Then the prompt recorded and the answer stored, by one statement again.
+    expect(after.record).toBe(after.payment);
+    expect(after.payment).not.toBe(during!.payment);
+    expect((await record(m.merchant.id, key))?.state).toBe("completed");
   });
 
   it("lets concurrent identical requests make exactly one payment", async () => {

@@ -4,7 +4,9 @@ import { createPayment } from "@/server/services/payments/create-payment";
 import { listPayments } from "@/server/services/payments/list-payments";
 
 // POST /v1/payments – charge a customer's wallet (PIN prompt sent during the request)
-export const POST = apiRoute(paymentOperations.create, async ({ ctx, body, idempotencyKey, responseRecord }) =>
+export const POST = apiRoute(
+  paymentOperations.create,
+  async ({ ctx, body, idempotencyKey, responseRecord, claim }) =>
   toPaymentResource(
     await createPayment(ctx, {
       amount: body.amount,
@@ -15,8 +17,11 @@ export const POST = apiRoute(paymentOperations.create, async ({ ctx, body, idemp
       metadata: body.metadata,
       idempotencyKey: idempotencyKey ?? undefined,
       response: responseRecord(toPaymentResource),
+      claim,
     }),
   ),
+  // The payment's INSERT claims the Idempotency-Key: one statement and one commit for both.
+  { claimInFirstWrite: true },
 );
 
 // GET /v1/payments – newest first, keyset cursors, filters

@@ -10,11 +10,13 @@ import { normaliseMsisdn } from "@/server/domain/msisdn";
 import type { ServiceContext } from "@/server/context";
 import { env } from "@/server/env";
 import { IDEMPOTENCY_TTL_MS } from "@/server/domain/idempotency";
-import { consumePinPrompt } from "@/server/rate-limit";
+import { log } from "@/server/log";
+import { consumePinPrompt, returnPinPrompt } from "@/server/rate-limit";
+import type { KeyClaim } from "@/server/services/idempotency/claim";
 import type { ResponseRecord } from "@/server/services/idempotency/completion";
 import { signalJobs } from "@/server/services/job-signals";
 import { callProvider } from "../providers/call-provider";
-import { findPayment, insertPaymentRow, recordPromptSent, type InsertablePayment } from "./prepared";
+import { claimAndInsertPayment, findPayment, insertPaymentRow, recordPromptSent, type InsertablePayment } from "./prepared";
 import { transitionPayment } from "./transition-payment";
 
 /**
@@ -40,6 +42,8 @@ export type CreatePaymentInput = {
   idempotencyKey?: string;
   /** The request's idempotency record: the write that records the prompt also stores the response. */
   response?: ResponseRecord<Payment>;
+  /** The request's key, not yet claimed: the payment's INSERT claims it (direct payments only). */
+  claim?: KeyClaim;
 } & ({ reference: string; origin?: undefined } | { reference?: undefined; origin: PaymentOrigin });
 
 /**
@@ -62,7 +66,13 @@ export async function createPayment(ctx: ServiceContext, input: CreatePaymentInp
     payment = await insertClaimedPayment(ctx, input, input.origin, number.msisdn, number.network);
   } else {
     await spendPromptBudget(ctx, number.msisdn);
-    payment = await insertPayment(ctx, input, input.reference, number.msisdn, number.network);
+    try {
+      payment = await insertPayment(ctx, input, input.reference, number.msisdn, number.network, input.claim);
+    } catch (e) {
+      // No prompt goes out for this request (a replay, a conflict, a clash): the budget is the number's.
+      await giveBackPromptBudget(ctx, number.msisdn);
+      throw e;
+    }
   }
 
   if (payment.promptSentAt || payment.status !== "awaiting_customer") return payment;
@@ -81,6 +91,11 @@ async function spendPromptBudget(ctx: ServiceContext, msisdn: string): Promise<v
   if (!ctx.livemode) return;
   const allowed = await consumePinPrompt(msisdn);
   if (!allowed.ok) throw promptLimitReached(allowed.retryAfterSeconds);
+}
+
+async function giveBackPromptBudget(ctx: ServiceContext, msisdn: string): Promise<void> {
+  if (!ctx.livemode) return;
+  await returnPinPrompt(msisdn).catch((error: unknown) => log.warn("prompt budget not given back", { error }));
 }
 
 async function findByIdempotencyKey(ctx: ServiceContext, key: string): Promise<Payment | undefined> {
@@ -126,9 +141,24 @@ function paymentValues(ctx: ServiceContext, input: CreatePaymentInput, reference
   };
 }
 
-async function insertPayment(ctx: ServiceContext, input: CreatePaymentInput, reference: string, msisdn: string, network: string): Promise<Payment> {
+/**
+ * With the request's key not yet claimed (`claim`), the payment's INSERT claims it: a request
+ * whose key is new costs one statement for both. A request that owns the key without that
+ * statement having inserted (a crashed request's lock taken over) inserts as usual; when the
+ * statement fails, the key is claimed alone and its error handled here as usual.
+ */
+async function insertPayment(
+  ctx: ServiceContext,
+  input: CreatePaymentInput,
+  reference: string,
+  msisdn: string,
+  network: string,
+  claim?: KeyClaim,
+): Promise<Payment> {
   try {
-    return await insertPaymentRow(ctx.db, paymentValues(ctx, input, reference, msisdn, network));
+    const values = paymentValues(ctx, input, reference, msisdn, network);
+    const inserted = claim ? await claim.withFirstWrite(claimAndInsertPayment(ctx.db, values)) : undefined;
+    return inserted ?? (await insertPaymentRow(ctx.db, values));
   } catch (e) {
     const constraint = violatedUniqueConstraint(e);
     // A retry of our own half-made payment collides on both indexes, and PostgreSQL names

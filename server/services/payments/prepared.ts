@@ -1,7 +1,8 @@
-import { and, eq, isNull, sql } from "drizzle-orm";
+import { and, eq, getTableColumns, isNull, is, SQL, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { placeholder, placeholders, preparedOnce } from "@/db/prepared-once";
 import { idempotencyKeys, payments, type Payment } from "@/db/schema";
+import { claimRecordCte, type ClaimRow, type ClaimStatement, type ClaimValues } from "@/server/services/idempotency/claim";
 import { completeRecordStatement, type ResponseRecord } from "@/server/services/idempotency/completion";
 
 /**
@@ -47,8 +48,50 @@ const promptSentUpdate = (db: Db) =>
     .where(and(eq(payments.id, placeholder<string>("id")), isNull(payments.promptSentAt)))
     .returning({ id: payments.id });
 
+/** The placeholder of a payment's column in the statement that also claims the key: apart from the claim's. */
+const paymentPlaceholder = (column: string) => `payment.${column}`;
+
+/**
+ * The SELECT list that feeds `INSERT INTO payments SELECT …`: every column in the table's order
+ * (drizzle names them all), the inserted ones from placeholders encoded by their column and cast
+ * to its type (a SELECT does not take its parameters' types from the target), the others their
+ * default or NULL.
+ */
+function insertedRowValues(): SQL {
+  const inserted = new Set<string>(INSERT_COLUMNS);
+  const values = Object.entries(getTableColumns(payments)).map(([key, column]) => {
+    if (inserted.has(key)) return sql`${sql.param(sql.placeholder(paymentPlaceholder(key)), column)}::${sql.raw(column.getSQLType())}`;
+    if (!column.hasDefault) return sql`null`;
+    if (typeof column.default === "number") return sql.raw(String(column.default));
+    if (is(column.default, SQL)) return column.default;
+    throw new Error(`payments.${key}: its default cannot be written into a SELECT; insert the column`);
+  });
+  return sql.join(values, sql`, `);
+}
+
+/**
+ * The key's record and the payment in one statement: the payment is inserted only if the record
+ * was (the key is new), and the row answers the claim (`ClaimRow`) with the payment attached.
+ */
+function buildClaimAndInsert(db: Db) {
+  const { ins, claim } = claimRecordCte(db);
+  const pay = db.$with("pay").as(
+    db
+      .insert(payments)
+      .select(sql`select ${insertedRowValues()} from ${ins}`)
+      .returning(),
+  );
+  return db
+    .with(ins, pay)
+    .select()
+    .from(claim)
+    .leftJoin(pay, sql`true`)
+    .prepare("payments_claim_insert");
+}
+
 const prepared = {
   insert: preparedOnce((db) => db.insert(payments).values(placeholders(INSERT_COLUMNS)).returning().prepare("payments_insert")),
+  claimAndInsert: preparedOnce(buildClaimAndInsert),
   promptSent: preparedOnce((db) => promptSentUpdate(db).prepare("payments_prompt_sent")),
   // The same, and in the same statement the request's idempotency record completed with the
   // response, if (and only if) the prompt was recorded. A row back means both happened.
@@ -71,6 +114,18 @@ const prepared = {
 export async function insertPaymentRow(db: Db, values: InsertablePayment): Promise<Payment> {
   const [row] = (await prepared.insert(db).execute(values)) as Payment[];
   return row!;
+}
+
+/**
+ * The statement that claims the request's Idempotency-Key and inserts the payment with it (see
+ * `KeyClaim`): one round trip and one commit for both.
+ */
+export function claimAndInsertPayment(db: Db, values: InsertablePayment): ClaimStatement<ClaimRow & { written: Payment | null }> {
+  const payment = Object.fromEntries(Object.entries(values).map(([column, value]) => [paymentPlaceholder(column), value]));
+  return async (claim: ClaimValues) => {
+    const [row] = await prepared.claimAndInsert(db).execute({ ...claim, ...payment });
+    return row && { ...row.claim, written: (row.pay as Payment | null) ?? null };
+  };
 }
 
 /**
