@@ -13,6 +13,9 @@ type Limiters = {
 
 const holder = globalThis as unknown as { __mariLimiters?: Promise<Limiters> };
 
+/** This process's limiters, built on first use. */
+const limiters = (): Promise<Limiters> => (holder.__mariLimiters ??= build());
+
 /** Counters in memory, or in Redis when REDIS_URL is set (shared by every instance). */
 async function build(): Promise<Limiters> {
   const { REDIS_URL, RATE_LIMIT_TEST_PER_SECOND, RATE_LIMIT_LIVE_PER_SECOND, SIGN_IN_ATTEMPTS_PER_15_MIN, PIN_PROMPTS_PER_NUMBER_PER_MINUTE, PIN_PROMPTS_PER_NUMBER_PER_HOUR } =
@@ -56,10 +59,9 @@ function readyOrTimeout(client: import("ioredis").Redis, ms: number): Promise<vo
 type Verdict = { ok: true } | { ok: false; retryAfterSeconds: number };
 
 async function consume(pick: (l: Limiters) => RateLimiterAbstract, key: string): Promise<Verdict> {
-  holder.__mariLimiters ??= build();
-  const limiters = await holder.__mariLimiters;
+  const all = await limiters();
   try {
-    await pick(limiters).consume(key);
+    await pick(all).consume(key);
     return { ok: true };
   } catch (e) {
     if (e instanceof RateLimiterRes) return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil(e.msBeforeNext / 1000)) };
@@ -82,9 +84,8 @@ export async function consumePinPrompt(msisdn: string): Promise<Verdict> {
 
 /** Gives back a prompt that consumePinPrompt counted but that was never sent. */
 export async function returnPinPrompt(msisdn: string): Promise<void> {
-  holder.__mariLimiters ??= build();
-  const limiters = await holder.__mariLimiters;
-  await Promise.all([limiters.promptsPerMinute.reward(msisdn, 1), limiters.promptsPerHour.reward(msisdn, 1)]);
+  const all = await limiters();
+  await Promise.all([all.promptsPerMinute.reward(msisdn, 1), all.promptsPerHour.reward(msisdn, 1)]);
 }
 
 const emailKey = (email: string) => email.trim().toLowerCase();
@@ -102,8 +103,7 @@ export async function consumeSignInAttempt(email: string, clientAddress: string 
 
 /** After a successful sign-in: earlier failures on this e-mail address no longer count. */
 export async function forgetSignInFailures(email: string): Promise<void> {
-  holder.__mariLimiters ??= build();
-  await (await holder.__mariLimiters).signIn.delete(emailKey(email));
+  await (await limiters()).signIn.delete(emailKey(email));
 }
 
 /** Tests: rebuild limiters after changing the configured budget. */

@@ -53,6 +53,9 @@ export type RouteOptions = {
 };
 
 /** A stored answer found by a claim inside the handler: thrown through the service, sent as the replay. */
+/** Claims the request's key with `first` (alone when omitted); answers the row of the statement that claimed it. */
+type ClaimKey = <R extends ClaimRow>(first?: ClaimStatement<R>) => Promise<R | undefined>;
+
 class Replayed extends Error {
   constructor(readonly replay: Replay) {
     super("replayed");
@@ -75,7 +78,7 @@ export function apiRoute<B extends z.ZodType | undefined, Q extends z.ZodType | 
     const requestId = newId("request");
     let held: OwnedKey | undefined;
     // Set once the request's key is known: claims it (alone, or with a service's first write).
-    let claimKey: (<R extends ClaimRow>(first?: ClaimStatement<R>, onClaimed?: (row: R) => void) => Promise<void>) | undefined;
+    let claimKey: ClaimKey | undefined;
     let claimed = false;
     // What the idempotency record keeps of a response: sealed when it carries a secret.
     const storable = (text: string) => (op.secretInResponse ? seal(dataKey(), text) : text);
@@ -110,11 +113,12 @@ export function apiRoute<B extends z.ZodType | undefined, Q extends z.ZodType | 
       if (idempotencyKey !== null) {
         const scope = { merchantId: merchant.id, livemode: key.livemode };
         const fingerprint = requestFingerprint(op.method, url.pathname, parsedBody?.value);
-        claimKey = async (first, onClaimed) => {
+        claimKey = async (first) => {
           claimed = true;
-          const claim = await claimIdempotencyKey(base, scope, idempotencyKey, fingerprint, first, onClaimed);
+          const claim = await claimIdempotencyKey(base, scope, idempotencyKey, fingerprint, first);
           if (claim.kind === "replay") throw new Replayed(claim);
           held = claim;
+          return claim.claimedBy;
         };
         if (!options.claimInFirstWrite) await claimKey();
       }
@@ -182,13 +186,12 @@ export function apiRoute<B extends z.ZodType | undefined, Q extends z.ZodType | 
  * The handler's side of the request's claim: its service's first write claims the key, and a
  * write that fails leaves the key claimed alone before its error goes back to the service.
  */
-function keyClaim(claimKey: <R extends ClaimRow>(first?: ClaimStatement<R>, onClaimed?: (row: R) => void) => Promise<void>): KeyClaim {
+function keyClaim(claimKey: ClaimKey): KeyClaim {
   let used = false;
   return {
     async withFirstWrite<T>(write: ClaimStatement<ClaimRow & { written: T | null }>): Promise<T | undefined> {
       if (used) throw new Error("withFirstWrite: a request claims its key once");
       used = true;
-      const got: { written?: T | null } = {};
       let writeError: unknown;
       const first: ClaimStatement<ClaimRow & { written: T | null }> = async (values) => {
         try {
@@ -199,9 +202,7 @@ function keyClaim(claimKey: <R extends ClaimRow>(first?: ClaimStatement<R>, onCl
         }
       };
       try {
-        await claimKey(first, (row) => {
-          got.written = row.written;
-        });
+        return (await claimKey(first))?.written ?? undefined;
       } catch (e) {
         if (e !== writeError) throw e;
         // The write (and the record with it) rolled back: claim the key alone, and let the
@@ -209,7 +210,6 @@ function keyClaim(claimKey: <R extends ClaimRow>(first?: ClaimStatement<R>, onCl
         await claimKey();
         throw e;
       }
-      return got.written ?? undefined;
     },
   };
 }

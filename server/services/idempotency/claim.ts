@@ -16,14 +16,16 @@ export type Scope = { merchantId: string; livemode: boolean };
  * stores the response (see `ResponseRecord`); `sent` is what the client receives when `body` is
  * stored sealed.
  */
-export type OwnedKey = {
+export type OwnedKey<R extends ClaimRow = ClaimRow> = {
   kind: "owned";
+  /** The row of the statement that claimed the key; absent when a crashed holder's lock was taken over. */
+  claimedBy?: R;
   completion(status: number, body: string, sent?: string): Completion;
   complete(status: number, body: string): Promise<void>;
   release(): Promise<void>;
 };
 export type Replay = { kind: "replay"; status: number; body: string };
-export type Claim = OwnedKey | Replay;
+export type Claim<R extends ClaimRow = ClaimRow> = OwnedKey<R> | Replay;
 
 /** The values of the statement that claims a key: the record it inserts when the key is new. */
 export type ClaimValues = Scope & { key: string; requestHash: string; now: Date; expiresAt: Date };
@@ -69,8 +71,8 @@ export type KeyClaim = {
  * everyone else reads the stored row, and a replay writes nothing. A holder whose lock is older
  * than the timeout crashed; the next request takes the key over with a compare-and-set on
  * `locked_at`, so only one retry runs it again. `first` is that statement: the claim alone, or a
- * service's first write with the claim in it (`KeyClaim`); `onClaimed` receives its row when it
- * inserted the record.
+ * service's first write with the claim in it (`KeyClaim`); its row comes back as `claimedBy` when
+ * it inserted the record.
  */
 export async function claimIdempotencyKey<R extends ClaimRow>(
   ctx: BaseContext,
@@ -78,17 +80,13 @@ export async function claimIdempotencyKey<R extends ClaimRow>(
   key: string,
   fingerprint: string,
   first: ClaimStatement<R> = claimAlone(ctx.db) as ClaimStatement<R>,
-  onClaimed?: (row: R) => void,
-): Promise<Claim> {
+): Promise<Claim<R>> {
   for (let attempt = 0; attempt < 3; attempt++) {
     const now = ctx.clock.now();
     // One round trip: claim the key, or read the record of whoever holds it. ON CONFLICT DO
     // NOTHING neither writes nor locks the existing row, so a replay writes nothing at all.
     const row = await first({ ...scope, key, requestHash: fingerprint, now, expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS) });
-    if (row?.inserted) {
-      onClaimed?.(row);
-      return owned(ctx, scope, key, row.lockedAt);
-    }
+    if (row?.inserted) return { ...owned(ctx, scope, key, row.lockedAt), claimedBy: row };
     // None: released or swept just now, or claimed by a request that committed after this
     // statement took its snapshot. Either way, asking again settles it.
     if (!row) continue;
@@ -198,7 +196,7 @@ function claimAlone(db: Db): ClaimStatement {
 const primaryKey = (scope: Scope, key: string) =>
   and(eq(idempotencyKeys.merchantId, scope.merchantId), eq(idempotencyKeys.livemode, scope.livemode), eq(idempotencyKeys.key, key));
 
-function owned(ctx: BaseContext, scope: Scope, key: string, lockedAt: Date): OwnedKey {
+function owned<R extends ClaimRow>(ctx: BaseContext, scope: Scope, key: string, lockedAt: Date): OwnedKey<R> {
   // Fenced on our own lock time (as the completion is): a holder that was presumed dead and taken
   // over cannot clobber the newer holder's record.
   const mine = () => and(primaryKey(scope, key), eq(idempotencyKeys.state, "in_progress"), eq(idempotencyKeys.lockedAt, lockedAt));
