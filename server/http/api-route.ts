@@ -52,10 +52,10 @@ export type RouteOptions = {
   claimInFirstWrite?: boolean;
 };
 
-/** A stored answer found by a claim inside the handler: thrown through the service, sent as the replay. */
 /** Claims the request's key with `first` (alone when omitted); answers the row of the statement that claimed it. */
 type ClaimKey = <R extends ClaimRow>(first?: ClaimStatement<R>) => Promise<R | undefined>;
 
+/** A stored answer found by a claim inside the handler: thrown through the service, sent as the replay. */
 class Replayed extends Error {
   constructor(readonly replay: Replay) {
     super("replayed");

@@ -50,6 +50,8 @@ const promptSentUpdate = (db: Db) =>
 
 /** The placeholder of a payment's column in the statement that also claims the key: apart from the claim's. */
 const paymentPlaceholder = (column: string) => `payment.${column}`;
+/** Each inserted column with its placeholder's name, named once rather than on every create. */
+const PAYMENT_PLACEHOLDERS = INSERT_COLUMNS.map((column) => [column, paymentPlaceholder(column)] as const);
 
 /**
  * The SELECT list that feeds `INSERT INTO payments SELECT …`: every column in the table's order
@@ -121,9 +123,10 @@ export async function insertPaymentRow(db: Db, values: InsertablePayment): Promi
  * `KeyClaim`): one round trip and one commit for both.
  */
 export function claimAndInsertPayment(db: Db, values: InsertablePayment): ClaimStatement<ClaimRow & { written: Payment | null }> {
-  const payment = Object.fromEntries(Object.entries(values).map(([column, value]) => [paymentPlaceholder(column), value]));
   return async (claim: ClaimValues) => {
-    const [row] = await prepared.claimAndInsert(db).execute({ ...claim, ...payment });
+    const params: Record<string, unknown> = { ...claim };
+    for (const [column, name] of PAYMENT_PLACEHOLDERS) params[name] = values[column];
+    const [row] = await prepared.claimAndInsert(db).execute(params);
     return row && { ...row.claim, written: (row.pay as Payment | null) ?? null };
   };
 }
