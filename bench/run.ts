@@ -64,6 +64,8 @@ const QUIET_WAIT_S = Number(process.env.BENCH_QUIET_WAIT ?? 120);
 const PAGE_RUNS = Number(process.env.BENCH_PAGE_RUNS ?? 5);
 const PAGES_BASELINE = "/bench/empty";
 const SOAK_SECONDS = Number(process.env.BENCH_SOAK_SECONDS ?? 600);
+/** The tables the floor and the creates write to. */
+const WRITTEN_TABLES = ["payments", "idempotency_keys", "bench_floor"];
 /** PostgreSQL backends flush table statistics at most every 10 s when idle (PGSTAT_IDLE_INTERVAL). */
 const STATS_SETTLE_MS = 11_000;
 /** A substring of ten references (INV-00421370 … INV-00421379). */
@@ -110,13 +112,18 @@ async function ourBackends(sql: Sql): Promise<number[]> {
  * (ROUNDS rounds of SECONDS / ROUNDS each), so that a change in the machine's background load
  * hits all of them alike instead of skewing their ratio.
  */
-async function interleaved(ctx: Ctx, phases: Phase[], opts: { waitForQuiet?: boolean } = {}): Promise<Measured[]> {
+async function interleaved(ctx: Ctx, phases: Phase[], opts: { waitForQuiet?: boolean; analyze?: string[] } = {}): Promise<Measured[]> {
   if (opts.waitForQuiet !== false) await waitForQuiet(say, 0.25, QUIET_WAIT_S);
   for (const p of phases) {
     if (WARMUP <= 0) continue;
     say(`${p.name}: warm-up ${WARMUP} s`);
     await p.run(WARMUP);
     await sleep(ROUND_GAP_MS);
+  }
+  if (opts.analyze?.length) {
+    // The ANALYZE that autovacuum runs once a table has grown (see the write phases' call).
+    say(`analyze ${opts.analyze.join(", ")}`);
+    await ctx.sql.unsafe(`analyze ${opts.analyze.join(", ")}`);
   }
   const samples: Samples[][] = phases.map(() => []);
   const cpu: CpuUse[][] = phases.map(() => []);
@@ -269,6 +276,11 @@ async function main(): Promise<void> {
       const m = status === 201 ? createdRef.exec(body) : null;
       if (m) created.push(Number(m[1]));
     };
+    // The creates' tables were emptied above, which a production table never is, and this
+    // server may run without autovacuum: once the warm-ups have refilled them, they are analyzed
+    // as autovacuum would. Otherwise each of the server's connections keeps the generic plan it
+    // made for a near-empty table (a sequential scan of idempotency_keys in the statement that
+    // completes each create's record) and pays for it with every row the run adds.
     const [floorR, createR] = await interleaved(ctx, [
       cannon(server.url, "floor", WRITE_CONNECTIONS, [
         { method: "POST", path: "/api/bench/insert", headers: { "content-type": "application/json" }, body: floorBody },
@@ -282,7 +294,7 @@ async function main(): Promise<void> {
           onResponse: recordCreated,
         },
       ]),
-    ]);
+    ], { analyze: WRITTEN_TABLES });
     // Closed-loop latency at 50 connections is 50 / throughput (Little's law): it says how deep the
     // queue is, not how fast a request is. The paced run shows what a client sees below saturation:
     // the same requests at a steady half of the measured create throughput.
