@@ -15,6 +15,7 @@ import { revokeApiKey } from "@/server/services/api-keys/revoke-api-key";
 import { createApiKey } from "@/server/services/api-keys/create-api-key";
 import { api, type ApiResponse } from "@/server/testing/api";
 import { setEnv } from "@/server/testing/env";
+import { forgetRemembered } from "@/server/services/idempotency/remembered";
 import { expectError } from "@/server/testing/expect-error";
 import { paymentBody, seedTestMerchant, type TestMerchant } from "@/server/testing/fixtures";
 import { systemClock } from "@/server/clock";
@@ -449,10 +450,18 @@ describe("a route whose service claims the Idempotency-Key in its first write", 
     const text = await first.text();
     expect(await recordOf(key)).toMatchObject({ state: "completed", responseStatus: 400, responseBody: text });
 
+    // This process remembers the record it completed: the retry is answered before the handler.
     const replay = await call(route, key);
     expect(replay.headers.get("idempotent-replayed")).toBe("true");
     expect(await replay.text()).toBe(text);
-    // The handler runs again (it cannot know before its first write), and its answer is the stored one.
+    expect(runs).toBe(1);
+
+    // Another process (or this one after a restart) reads the record: the handler runs again,
+    // since it cannot know before its first write, and its answer is the stored one.
+    forgetRemembered();
+    const fromDatabase = await call(route, key);
+    expect(fromDatabase.headers.get("idempotent-replayed")).toBe("true");
+    expect(await fromDatabase.text()).toBe(text);
     expect(runs).toBe(2);
   });
 });

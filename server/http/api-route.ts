@@ -11,6 +11,7 @@ import { log } from "@/server/log";
 import { providers } from "@/server/providers/registry";
 import type { Operation } from "@/server/schemas/common";
 import { authenticateApiKey } from "@/server/services/api-keys/authenticate-api-key";
+import { recallCompleted } from "@/server/services/idempotency/remembered";
 import { claimIdempotencyKey, type ClaimRow, type ClaimStatement, type KeyClaim, type OwnedKey, type Replay } from "@/server/services/idempotency/claim";
 import type { Completion, ResponseRecord } from "@/server/services/idempotency/completion";
 import { readJsonBody } from "./body";
@@ -113,6 +114,9 @@ export function apiRoute<B extends z.ZodType | undefined, Q extends z.ZodType | 
       if (idempotencyKey !== null) {
         const scope = { merchantId: merchant.id, livemode: key.livemode };
         const fingerprint = requestFingerprint(op.method, url.pathname, parsedBody?.value);
+        // A retry of a request this process completed: its stored answer, without the database.
+        const remembered = recallCompleted(scope, idempotencyKey, fingerprint, base.clock.now());
+        if (remembered) throw new Replayed({ kind: "replay", ...remembered });
         claimKey = async (first) => {
           claimed = true;
           const claim = await claimIdempotencyKey(base, scope, idempotencyKey, fingerprint, first);
@@ -143,6 +147,7 @@ export function apiRoute<B extends z.ZodType | undefined, Q extends z.ZodType | 
           },
           completedWith: (completion) => {
             stored.completion = completion;
+            held?.completed(completion);
           },
         };
       const claim = options.claimInFirstWrite && claimKey ? keyClaim(claimKey) : undefined;

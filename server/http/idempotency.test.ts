@@ -11,6 +11,7 @@ import { sandbox } from "@/server/providers/registry";
 import { sandboxReference } from "@/server/providers/sandbox/client";
 import { api, type ApiResponse } from "@/server/testing/api";
 import { setEnv } from "@/server/testing/env";
+import { forgetRemembered } from "@/server/services/idempotency/remembered";
 import { expectError } from "@/server/testing/expect-error";
 import { paymentBody, seedTestMerchant, type TestMerchant } from "@/server/testing/fixtures";
 
@@ -430,6 +431,8 @@ describe("scope and lifetime of a key", () => {
       .set({ createdAt: aged, lockedAt: aged, expiresAt: new Date(aged.getTime() + 24 * HOUR) })
       .where(and(eq(idempotencyKeys.merchantId, m.merchant.id), eq(idempotencyKeys.key, key)));
     await db.update(payments).set({ createdAt: aged }).where(eq(payments.id, first.body.id));
+    // Read from the database, as another process would.
+    forgetRemembered();
 
     const replay = await api("POST", "/v1/payments", { key: m.keys.test, body, idempotencyKey: key });
     expect(replay.text).toBe(first.text);
@@ -452,6 +455,8 @@ describe("scope and lifetime of a key", () => {
       .set({ createdAt: dayAgo, lockedAt: dayAgo, expiresAt: new Date(dayAgo.getTime() + 24 * HOUR) })
       .where(and(eq(idempotencyKeys.merchantId, m.merchant.id), eq(idempotencyKeys.key, key)));
     await db.update(payments).set({ createdAt: dayAgo }).where(eq(payments.id, first.body.id));
+    // A day on, this process no longer holds the record either (remembered.test.ts).
+    forgetRemembered();
 
     const body = paymentBody({ amount: 4_321, metadata: { attempt: "2" } });
     const second = await api("POST", "/v1/payments", { key: m.keys.test, body, idempotencyKey: key });

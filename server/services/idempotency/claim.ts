@@ -7,6 +7,7 @@ import { IDEMPOTENCY_TTL_MS } from "@/server/domain/idempotency";
 import type { BaseContext } from "@/server/context";
 import { env } from "@/server/env";
 import { completeRecordStatement, type Completion } from "./completion";
+import { idempotencyKeyReused, rememberCompleted } from "./remembered";
 
 export type Scope = { merchantId: string; livemode: boolean };
 
@@ -21,6 +22,8 @@ export type OwnedKey<R extends ClaimRow = ClaimRow> = {
   /** The row of the statement that claimed the key; absent when a crashed holder's lock was taken over. */
   claimedBy?: R;
   completion(status: number, body: string, sent?: string): Completion;
+  /** Says that the record was completed with `completion` (by a service's own write), so that this process remembers it. */
+  completed(completion: Completion): void;
   complete(status: number, body: string): Promise<void>;
   release(): Promise<void>;
 };
@@ -86,7 +89,7 @@ export async function claimIdempotencyKey<R extends ClaimRow>(
     // One round trip: claim the key, or read the record of whoever holds it. ON CONFLICT DO
     // NOTHING neither writes nor locks the existing row, so a replay writes nothing at all.
     const row = await first({ ...scope, key, requestHash: fingerprint, now, expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS) });
-    if (row?.inserted) return { ...owned(ctx, scope, key, row.lockedAt), claimedBy: row };
+    if (row?.inserted) return { ...owned(ctx, scope, key, { lockedAt: row.lockedAt, requestHash: fingerprint, expiresAt: row.expiresAt }), claimedBy: row };
     // None: released or swept just now, or claimed by a request that committed after this
     // statement took its snapshot. Either way, asking again settles it.
     if (!row) continue;
@@ -96,14 +99,12 @@ export async function claimIdempotencyKey<R extends ClaimRow>(
       await ctx.db.delete(idempotencyKeys).where(and(primaryKey(scope, key), lte(idempotencyKeys.expiresAt, now)));
       continue;
     }
-    if (row.requestHash !== fingerprint) {
-      throw new ServiceError(
-        "idempotency_key_reused",
-        "This Idempotency-Key was already used with a different request. Use a new key for each distinct request.",
-        "Idempotency-Key",
-      );
+    if (row.requestHash !== fingerprint) throw idempotencyKeyReused();
+    if (row.state === "completed") {
+      const replay = { status: row.responseStatus!, body: row.responseBody! };
+      rememberCompleted(scope, key, { ...replay, requestHash: row.requestHash, expiresAt: row.expiresAt });
+      return { kind: "replay", ...replay };
     }
-    if (row.state === "completed") return { kind: "replay", status: row.responseStatus!, body: row.responseBody! };
 
     const lockAge = now.getTime() - row.lockedAt.getTime();
     if (lockAge < env().IDEMPOTENCY_LOCK_TIMEOUT_MS) throw inProgress();
@@ -113,7 +114,7 @@ export async function claimIdempotencyKey<R extends ClaimRow>(
       .where(and(primaryKey(scope, key), eq(idempotencyKeys.state, "in_progress"), eq(idempotencyKeys.lockedAt, row.lockedAt)))
       .returning({ lockedAt: idempotencyKeys.lockedAt });
     if (!taken) throw inProgress();
-    return owned(ctx, scope, key, taken.lockedAt);
+    return owned(ctx, scope, key, { lockedAt: taken.lockedAt, requestHash: fingerprint, expiresAt: row.expiresAt });
   }
   throw inProgress();
 }
@@ -196,7 +197,10 @@ function claimAlone(db: Db): ClaimStatement {
 const primaryKey = (scope: Scope, key: string) =>
   and(eq(idempotencyKeys.merchantId, scope.merchantId), eq(idempotencyKeys.livemode, scope.livemode), eq(idempotencyKeys.key, key));
 
-function owned<R extends ClaimRow>(ctx: BaseContext, scope: Scope, key: string, lockedAt: Date): OwnedKey<R> {
+/** What the holder of a key knows of its record. */
+type Held = { lockedAt: Date; requestHash: string; expiresAt: Date };
+
+function owned<R extends ClaimRow>(ctx: BaseContext, scope: Scope, key: string, { lockedAt, requestHash, expiresAt }: Held): OwnedKey<R> {
   // Fenced on our own lock time (as the completion is): a holder that was presumed dead and taken
   // over cannot clobber the newer holder's record.
   const mine = () => and(primaryKey(scope, key), eq(idempotencyKeys.state, "in_progress"), eq(idempotencyKeys.lockedAt, lockedAt));
@@ -209,11 +213,16 @@ function owned<R extends ClaimRow>(ctx: BaseContext, scope: Scope, key: string, 
     body,
     sent,
   });
+  const completed = ({ status, body }: Completion) => rememberCompleted(scope, key, { requestHash, status, body, expiresAt });
   return {
     kind: "owned",
     completion,
+    completed,
     async complete(status, body) {
-      await completionFor(ctx.db).execute(completion(status, body));
+      const done = completion(status, body);
+      // No row: the key is no longer ours (taken over as presumed dead), and its record not our answer.
+      const [row] = await completionFor(ctx.db).execute(done);
+      if (row) completed(done);
     },
     async release() {
       await ctx.db.delete(idempotencyKeys).where(mine());
@@ -225,7 +234,7 @@ function owned<R extends ClaimRow>(ctx: BaseContext, scope: Scope, key: string, 
  * The completion runs on every idempotent request: built and prepared once, so drizzle does not
  * rebuild its SQL each time.
  */
-const completionFor = preparedOnce((db: Db) => completeRecordStatement(db).prepare("idempotency_complete"));
+const completionFor = preparedOnce((db: Db) => completeRecordStatement(db).returning({ key: idempotencyKeys.key }).prepare("idempotency_complete"));
 
 const inProgress = () =>
   new ServiceError(

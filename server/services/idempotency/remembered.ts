@@ -1,0 +1,57 @@
+import { ServiceError } from "@/server/domain/errors";
+import type { Scope } from "./claim";
+
+/**
+ * Completed idempotency records this process stored or read, so that a retry of one is answered
+ * without the database. A completed record is final: it never changes, and it goes only when it
+ * expires (the claim forgets it, or the sweep deletes it), so a copy answers exactly as the row
+ * would until then. A record completed by another process, or forgotten here (a restart, the
+ * bound below), is read from the database as before.
+ */
+export type RememberedRecord = { requestHash: string; status: number; body: string; expiresAt: Date };
+
+/** Most records kept: retries come soon after their request, and older ones are read from the database. */
+export const REMEMBERED_MAX = 10_000;
+/** Larger answers are not kept (a payment's is under 1 KB). */
+export const REMEMBERED_MAX_BODY = 16 * 1024;
+
+const records = new Map<string, RememberedRecord>();
+const id = (scope: Scope, key: string) => `${scope.merchantId}\u0000${scope.livemode ? "live" : "test"}\u0000${key}`;
+
+export function rememberCompleted(scope: Scope, key: string, record: RememberedRecord): void {
+  if (record.body.length > REMEMBERED_MAX_BODY) return;
+  const k = id(scope, key);
+  records.delete(k);
+  records.set(k, record);
+  // A Map iterates in insertion order: the first entry is the one stored longest ago.
+  if (records.size > REMEMBERED_MAX) records.delete(records.keys().next().value!);
+}
+
+/**
+ * The stored answer to a retry of a completed request, or undefined when this process does not
+ * hold the record (the database decides). Throws `idempotency_key_reused` when the key was used
+ * with another request, as the claim does.
+ */
+export function recallCompleted(scope: Scope, key: string, fingerprint: string, now: Date): { status: number; body: string } | undefined {
+  const k = id(scope, key);
+  const record = records.get(k);
+  if (!record) return undefined;
+  if (record.expiresAt <= now) {
+    records.delete(k);
+    return undefined;
+  }
+  if (record.requestHash !== fingerprint) throw idempotencyKeyReused();
+  return { status: record.status, body: record.body };
+}
+
+/** Forgets every record, as a restart does: the next retry of each is read from the database. */
+export function forgetRemembered(): void {
+  records.clear();
+}
+
+export const idempotencyKeyReused = () =>
+  new ServiceError(
+    "idempotency_key_reused",
+    "This Idempotency-Key was already used with a different request. Use a new key for each distinct request.",
+    "Idempotency-Key",
+  );
