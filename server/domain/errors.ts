@@ -84,3 +84,11 @@ export const promptLimitReached = (retryAfterSeconds: number) =>
 
 export const referenceInUse = (reference: string, holder: "payment" | "checkout session" = "payment") =>
   new ServiceError("reference_in_use", `A ${holder} with reference '${reference}' already exists. Fetch it instead of creating another.`, "reference");
+
+/** The same Idempotency-Key with another request, whether the record is read from the database or from memory. */
+export const idempotencyKeyReused = () =>
+  new ServiceError(
+    "idempotency_key_reused",
+    "This Idempotency-Key was already used with a different request. Use a new key for each distinct request.",
+    "Idempotency-Key",
+  );

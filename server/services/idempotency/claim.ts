@@ -2,12 +2,12 @@ import { and, eq, lte, notExists, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { placeholder, preparedOnce } from "@/db/prepared-once";
 import { idempotencyKeys } from "@/db/schema";
-import { ServiceError } from "@/server/domain/errors";
+import { idempotencyKeyReused, ServiceError } from "@/server/domain/errors";
 import { IDEMPOTENCY_TTL_MS } from "@/server/domain/idempotency";
 import type { BaseContext } from "@/server/context";
 import { env } from "@/server/env";
 import { completeRecordStatement, type Completion } from "./completion";
-import { idempotencyKeyReused, rememberCompleted } from "./remembered";
+import { rememberCompleted } from "./remembered";
 
 export type Scope = { merchantId: string; livemode: boolean };
 

@@ -1,4 +1,4 @@
-import { ServiceError } from "@/server/domain/errors";
+import { idempotencyKeyReused } from "@/server/domain/errors";
 import type { Scope } from "./claim";
 
 /**
@@ -48,10 +48,3 @@ export function recallCompleted(scope: Scope, key: string, fingerprint: string, 
 export function forgetRemembered(): void {
   records.clear();
 }
-
-export const idempotencyKeyReused = () =>
-  new ServiceError(
-    "idempotency_key_reused",
-    "This Idempotency-Key was already used with a different request. Use a new key for each distinct request.",
-    "Idempotency-Key",
-  );
