@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import { forgetRemembered, recallCompleted, rememberCompleted, REMEMBERED_MAX, REMEMBERED_MAX_BODY } from "./remembered";
+import { forgetRemembered, recallCompleted, rememberCompleted, REMEMBERED_MAX, REMEMBERED_MAX_BODY, REMEMBERED_MAX_CHARS } from "./remembered";
 
 const scope = { merchantId: "mer_a", livemode: false };
 const now = new Date("2026-11-25T12:00:00Z");
@@ -35,6 +35,23 @@ describe("completed idempotency records remembered by this process", () => {
     expect(recallCompleted(scope, "k0", "h1", now)).toBeUndefined();
     expect(recallCompleted(scope, "k1", "h1", now)).toBeDefined();
     expect(recallCompleted(scope, `k${REMEMBERED_MAX}`, "h1", now)).toBeDefined();
+  });
+
+  it("keeps at most REMEMBERED_MAX_CHARS of keys and answers, dropping the records stored longest ago", () => {
+    const body = "x".repeat(REMEMBERED_MAX_BODY);
+    const bodies = REMEMBERED_MAX_CHARS / body.length; // each record holds a little more: its key
+    for (let i = 0; i <= bodies; i++) rememberCompleted(scope, `k${i}`, record({ body }));
+    expect(recallCompleted(scope, "k0", "h1", now)).toBeUndefined();
+    expect(recallCompleted(scope, `k${bodies}`, "h1", now)).toEqual({ status: 201, body });
+    // Room freed by replacing, expiring or forgetting a record is counted back.
+    forgetRemembered();
+    const fit = bodies - 2;
+    for (let round = 0; round < 3; round++) for (let i = 0; i < fit; i++) rememberCompleted(scope, `k${i}`, record({ body }));
+    expect(recallCompleted(scope, "k0", "h1", now)).toBeDefined();
+    rememberCompleted(scope, "soon", record({ body, expiresAt: later(1) }));
+    expect(recallCompleted(scope, "soon", "h1", later(1))).toBeUndefined();
+    rememberCompleted(scope, "next", record({ body }));
+    expect(recallCompleted(scope, "k0", "h1", now)).toBeDefined();
   });
 
   it("does not keep answers larger than REMEMBERED_MAX_BODY", () => {

@@ -12,19 +12,37 @@ export type RememberedRecord = { requestHash: string; status: number; body: stri
 
 /** Most records kept: retries come soon after their request, and older ones are read from the database. */
 export const REMEMBERED_MAX = 10_000;
-/** Larger answers are not kept (a payment's is under 1 KB). */
+/**
+ * Most characters kept, keys and answers together (8 million; 10,000 answers of REMEMBERED_MAX_BODY
+ * would be 160 million): a payment's answer is under 1 KB, so this binds only when answers are large.
+ */
+export const REMEMBERED_MAX_CHARS = 8 * 1024 * 1024;
+/** Larger answers are not kept. */
 export const REMEMBERED_MAX_BODY = 16 * 1024;
 
 const records = new Map<string, RememberedRecord>();
+let chars = 0;
 const id = (scope: Scope, key: string) => `${scope.merchantId}\u0000${scope.livemode ? "live" : "test"}\u0000${key}`;
+const size = (k: string, record: RememberedRecord) => k.length + record.requestHash.length + record.body.length;
+
+function forget(k: string): void {
+  const record = records.get(k);
+  if (!record) return;
+  records.delete(k);
+  chars -= size(k, record);
+}
 
 export function rememberCompleted(scope: Scope, key: string, record: RememberedRecord): void {
   if (record.body.length > REMEMBERED_MAX_BODY) return;
   const k = id(scope, key);
-  records.delete(k);
+  forget(k);
   records.set(k, record);
-  // A Map iterates in insertion order: the first entry is the one stored longest ago.
-  if (records.size > REMEMBERED_MAX) records.delete(records.keys().next().value!);
+  chars += size(k, record);
+  // A Map iterates in insertion order, the record stored longest ago first.
+  for (const oldest of records.keys()) {
+    if (records.size <= REMEMBERED_MAX && chars <= REMEMBERED_MAX_CHARS) break;
+    forget(oldest);
+  }
 }
 
 /**
@@ -37,7 +55,7 @@ export function recallCompleted(scope: Scope, key: string, fingerprint: string, 
   const record = records.get(k);
   if (!record) return undefined;
   if (record.expiresAt <= now) {
-    records.delete(k);
+    forget(k);
     return undefined;
   }
   if (record.requestHash !== fingerprint) throw idempotencyKeyReused();
@@ -47,4 +65,5 @@ export function recallCompleted(scope: Scope, key: string, fingerprint: string, 
 /** Forgets every record, as a restart does: the next retry of each is read from the database. */
 export function forgetRemembered(): void {
   records.clear();
+  chars = 0;
 }
