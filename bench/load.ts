@@ -5,7 +5,24 @@ import autocannon, { type RequestSpec } from "autocannon";
 export type LoadSpec = { url: string; connections: number; seconds: number; requests: RequestSpec[] };
 
 /** The raw outcome of one autocannon run, mergeable with other runs of the same phase. */
-export type Samples = { seconds: number; latencies: number[]; statuses: Record<string, number>; transportErrors: number };
+export type Samples = {
+  seconds: number;
+  latencies: number[];
+  statuses: Record<string, number>;
+  transportErrors: number;
+  /**
+   * Closed loops: the latency of each connection's first answer, kept out of `latencies`. A busy
+   * node server accepts one new connection per turn of its event loop, so when a run opens its
+   * connections against a server the earlier ones already keep busy, the last are accepted turns
+   * (up to seconds) later; that wait is connection set-up, not the request's.
+   */
+  firstAnswers?: number[];
+  /**
+   * Connections the paced client opened during the run. A busy node server accepts one new
+   * connection per turn of its event loop, so each request that waits for a new one waits turns.
+   */
+  opened?: number;
+};
 
 export type PhaseResult = {
   connections: number;
@@ -15,6 +32,8 @@ export type PhaseResult = {
   p50: number;
   p99: number;
   max: number;
+  /** The slowest first answer on a new connection (not in p50, p99 or max). */
+  firstAnswerMax?: number;
   /** Non-2xx answers, transport errors and timeouts: any of them makes the numbers suspect. */
   failures: number;
   statuses: Record<string, number>;
@@ -22,6 +41,8 @@ export type PhaseResult = {
 
 export async function load(spec: LoadSpec): Promise<Samples> {
   const latencies: number[] = [];
+  const firstAnswers: number[] = [];
+  const answered = new Set<unknown>();
   const statuses: Record<string, number> = {};
   let transportErrors = 0;
   const started = performance.now();
@@ -32,9 +53,14 @@ export async function load(spec: LoadSpec): Promise<Samples> {
     timeout: 30,
     requests: spec.requests,
   });
-  instance.on("response", (_client, status, _bytes, ms) => {
+  instance.on("response", (client, status, _bytes, ms) => {
     statuses[status] = (statuses[status] ?? 0) + 1;
-    if (status >= 200 && status < 300) latencies.push(ms);
+    if (status < 200 || status >= 300) return;
+    if (answered.has(client)) latencies.push(ms);
+    else {
+      answered.add(client);
+      firstAnswers.push(ms);
+    }
   });
   instance.on("reqError", () => {
     transportErrors++;
@@ -43,6 +69,7 @@ export async function load(spec: LoadSpec): Promise<Samples> {
   return {
     seconds: result.duration || (performance.now() - started) / 1000,
     latencies,
+    firstAnswers,
     statuses,
     transportErrors: Math.max(transportErrors, result.errors),
   };
@@ -50,6 +77,8 @@ export async function load(spec: LoadSpec): Promise<Samples> {
 
 export function summarize(runs: Samples[], connections: number): PhaseResult {
   const latencies = runs.flatMap((r) => r.latencies).sort((a, b) => a - b);
+  const firstAnswers = runs.flatMap((r) => r.firstAnswers ?? []);
+  const ok = latencies.length + firstAnswers.length;
   const seconds = runs.reduce((s, r) => s + r.seconds, 0);
   const statuses: Record<string, number> = {};
   for (const r of runs) for (const [s, c] of Object.entries(r.statuses)) statuses[s] = (statuses[s] ?? 0) + c;
@@ -58,11 +87,12 @@ export function summarize(runs: Samples[], connections: number): PhaseResult {
   return {
     connections,
     seconds,
-    ok: latencies.length,
-    rps: latencies.length / seconds,
+    ok,
+    rps: ok / seconds,
     p50: pct(50),
     p99: pct(99),
     max: latencies.at(-1) ?? Number.NaN,
+    ...(firstAnswers.length > 0 ? { firstAnswerMax: Math.max(...firstAnswers) } : {}),
     failures: non2xx + runs.reduce((n, r) => n + r.transportErrors, 0),
     statuses,
   };
@@ -75,6 +105,11 @@ export type PacedSpec = {
   /** Requests per second, sent on a fixed schedule whether or not earlier ones have answered. */
   rate: number;
   seconds: number;
+  /**
+   * The client's keep-alive pool. A pool that outlives one run (as a real client's does) keeps its
+   * connections warm; without one, each run opens new connections as its concurrency grows.
+   */
+  agent?: http.Agent;
   maxSockets: number;
   next: () => PacedRequest;
   /** Each answer, with its latency from the request's due time and the request it answers. */
@@ -90,7 +125,13 @@ export type PacedSpec = {
  * second, which turns a steady rate into bursts; this does not.
  */
 export async function paced(spec: PacedSpec): Promise<Samples> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: spec.maxSockets });
+  const agent = spec.agent ?? new http.Agent({ keepAlive: true, maxSockets: spec.maxSockets });
+  let opened = 0;
+  const create = agent.createConnection;
+  agent.createConnection = function (this: http.Agent, ...args: Parameters<typeof create>) {
+    opened++;
+    return create.apply(this, args);
+  } as typeof create;
   const target = new URL(spec.url);
   const latencies: number[] = [];
   const statuses: Record<string, number> = {};
@@ -131,6 +172,7 @@ export async function paced(spec: PacedSpec): Promise<Samples> {
     void p.then(() => inflight.delete(p));
   }
   await Promise.all(inflight);
-  agent.destroy();
-  return { seconds: spec.seconds, latencies, statuses, transportErrors };
+  agent.createConnection = create;
+  if (!spec.agent) agent.destroy();
+  return { seconds: spec.seconds, latencies, statuses, transportErrors, opened };
 }

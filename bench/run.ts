@@ -142,7 +142,8 @@ async function interleaved(ctx: Ctx, phases: Phase[], opts: { waitForQuiet?: boo
   return phases.map((p, i) => {
     const r: Measured = { ...summarize(samples[i]!, p.connections), cpu: mergeCpu(cpu[i]!) };
     say(
-      `${p.name}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, ${JSON.stringify(r.statuses)}; ` +
+      `${p.name}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, ${JSON.stringify(r.statuses)}` +
+        `${r.firstAnswerMax === undefined ? "" : `, slowest first answer on a new connection ${r.firstAnswerMax.toFixed(0)} ms (not in the percentiles)`}; ` +
         `cores busy ${r.cpu.coresBusy.toFixed(2)} (bench ${r.cpu.coresOurs.toFixed(2)}, other ${r.cpu.coresOther.toFixed(2)}), server's main thread ${((r.cpu.loop ?? Number.NaN) * 100).toFixed(0)} %`,
     );
     return r;

@@ -24,6 +24,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
+import http from "node:http";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import type { Sql } from "postgres";
 import { signatureHeader } from "@/server/domain/signatures";
@@ -327,6 +328,8 @@ export type SoakWindow = {
    * much of a window's p99 may be the generator's and not the server's.
    */
   generatorDelayP99: number;
+  /** Connections the load generator's keep-alive pool opened in the window. */
+  connectionsOpened: number;
 };
 
 export type SoakReport = { rows: Row[]; lines: string[]; details: Record<string, unknown> };
@@ -344,6 +347,10 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
 
   await resetMerchant(sql, merchant.merchant_id);
   const receiver = await startReceiver();
+  // One keep-alive pool for every paced phase, as a merchant's client keeps one: a busy node server
+  // accepts one new connection per turn of its event loop, so a pool opened anew for each window
+  // would add that wait to the first requests of every window.
+  const client = new http.Agent({ keepAlive: true, maxSockets: PACED_SOCKETS });
   try {
     const res = await fetch(`${server.url}/v1/webhook_endpoints`, {
       method: "POST",
@@ -377,6 +384,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
         url: server.url,
         rate,
         seconds: s,
+        agent: client,
         maxSockets: PACED_SOCKETS,
         next: () => mix.next(),
         onResponse: (status, body, ms, req) => {
@@ -530,6 +538,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
           received: receiver.received.size,
           cpu,
           generatorDelayP99: delay.percentile(99) / 1e6,
+          connectionsOpened: samples.opened ?? 0,
         };
         series.push(win);
         tallies.push(t);
@@ -538,7 +547,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
         say(
           `soak ${win.index}/${windows}: ${win.rps.toFixed(0)} req/s, p50 ${win.p50.toFixed(1)} ms, p99 ${win.p99.toFixed(1)} ms, errors ${win.errors}, ` +
             `RSS ${win.rssMb.toFixed(0)} MB, events ${events} received ${win.received}, cores other ${cpu.coresOther.toFixed(2)}, server's main thread ${pctOf(cpu.loop)}, ` +
-            `generator's loop delay p99 ${win.generatorDelayP99.toFixed(1)} ms`,
+            `generator's loop delay p99 ${win.generatorDelayP99.toFixed(1)} ms, new connections ${win.connectionsOpened}`,
         );
       }
     } finally {
@@ -635,7 +644,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       const s = soakTally.latencies.get(k)!;
       return `  ${k.padEnd(14)} ${String(b.length).padStart(6)} ${f(pct(b, 50)).padStart(8)} ${f(pct(b, 99)).padStart(8)}   ${String(s.length).padStart(7)} ${f(pct(s, 50)).padStart(8)} ${f(pct(s, 99)).padStart(8)} ${String(soakTally.errors(k)).padStart(7)}`;
     };
-    const head = "  window  start     req/s      p50      p99  errors  RSS MB (max)  events  received  backlog  lag p99  cores busy/bench/other  main thread  gen delay p99";
+    const head = "  window  start     req/s      p50      p99  errors  RSS MB (max)  events  received  backlog  lag p99  cores busy/bench/other  main thread  gen delay p99  new conns";
     const lines = [
       `Sustained mixed load: ${CYCLE.length}-request cycle of 20 % creates (1 in 10 declined), 45 % polls, 10 % payment lists, 10 % event lists, 15 % signed callbacks; ` +
         `webhook deliveries in the background. Maximum ${top.rate} req/s (closed loop ${closed.rps.toFixed(0)} req/s at ${maxConnections} connections); soak ${soakRate} req/s for ${seconds} s, baseline ${baselineRate} req/s.`,
@@ -644,12 +653,12 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       ...steps.map((st) => `  ${stepLine(st)}`),
       "Per request kind:       unloaded n      p50      p99      soak n      p50      p99  errors",
       ...KINDS.map(kindLine),
-      `Per window of ${windowSeconds} s (RSS: mean of samples every ${RSS_SAMPLE_MS / 1000} s over next start's process tree; backlog: events not yet received at the window's end; gen delay: the load generator's own event-loop delay, the part of a latency that may be the generator's):`,
+      `Per window of ${windowSeconds} s (RSS: mean of samples every ${RSS_SAMPLE_MS / 1000} s over next start's process tree; backlog: events not yet received at the window's end; gen delay: the load generator's own event-loop delay, the part of a latency that may be the generator's; new conns: connections its keep-alive pool opened, each accepted by the server only at a turn of its event loop):`,
       head,
       ...series.map(
         (w) =>
           `  ${String(w.index).padStart(6)}  ${new Date(w.startedAt).toISOString().slice(11, 19)}  ${w.rps.toFixed(0).padStart(6)} ${f(w.p50).padStart(8)} ${f(w.p99).padStart(8)} ${String(w.errors).padStart(7)}` +
-          `  ${w.rssMb.toFixed(0).padStart(6)} (${w.rssMaxMb.toFixed(0)})  ${String(w.events).padStart(6)}  ${String(w.received).padStart(8)}  ${String(w.events - w.received).padStart(7)}  ${f(windowLag(w)).padStart(7)}  ${w.cpu.coresBusy.toFixed(2)}/${w.cpu.coresOurs.toFixed(2)}/${w.cpu.coresOther.toFixed(2)}  ${pctOf(w.cpu.loop).padStart(5)}  ${f(w.generatorDelayP99).padStart(13)}`,
+          `  ${w.rssMb.toFixed(0).padStart(6)} (${w.rssMaxMb.toFixed(0)})  ${String(w.events).padStart(6)}  ${String(w.received).padStart(8)}  ${String(w.events - w.received).padStart(7)}  ${f(windowLag(w)).padStart(7)}  ${w.cpu.coresBusy.toFixed(2)}/${w.cpu.coresOurs.toFixed(2)}/${w.cpu.coresOther.toFixed(2)}  ${pctOf(w.cpu.loop).padStart(5)}  ${f(w.generatorDelayP99).padStart(13)}  ${String(w.connectionsOpened).padStart(9)}`,
       ),
       `Verdicts: p99 ${f(soakR.p99)} vs unloaded ${f(baseR.p99)} = ${x(p99Ratio)} (≤ ${P99_LIMIT}×: ${p99Ratio <= P99_LIMIT ? "yes" : "NO"}); ` +
         `RSS ${rssRef.toFixed(0)} → ${rssLast.toFixed(0)} MB = ${Number.isFinite(rssRatio) ? x(rssRatio) : "not judged (fewer than 6 windows)"}; ` +
@@ -671,6 +680,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       },
     };
   } finally {
+    client.destroy();
     await receiver.close();
   }
 }
