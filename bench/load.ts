@@ -17,10 +17,7 @@ export type Samples = {
    * (up to seconds) later; that wait is connection set-up, not the request's.
    */
   firstAnswers?: number[];
-  /**
-   * Connections the paced client opened during the run. A busy node server accepts one new
-   * connection per turn of its event loop, so each request that waits for a new one waits turns.
-   */
+  /** Paced loads: connections the client opened during the run (each waits to be accepted, as above). */
   opened?: number;
 };
 
@@ -127,11 +124,6 @@ export type PacedSpec = {
 export async function paced(spec: PacedSpec): Promise<Samples> {
   const agent = spec.agent ?? new http.Agent({ keepAlive: true, maxSockets: spec.maxSockets });
   let opened = 0;
-  const create = agent.createConnection;
-  agent.createConnection = function (this: http.Agent, ...args: Parameters<typeof create>) {
-    opened++;
-    return create.apply(this, args);
-  } as typeof create;
   const target = new URL(spec.url);
   const latencies: number[] = [];
   const statuses: Record<string, number> = {};
@@ -160,6 +152,9 @@ export async function paced(spec: PacedSpec): Promise<Samples> {
           });
         },
       );
+      r.on("socket", () => {
+        if (!r.reusedSocket) opened++;
+      });
       r.setTimeout(30_000, () => r.destroy(new Error("timeout")));
       r.on("error", (e: NodeJS.ErrnoException) => {
         transportErrors++;
@@ -172,7 +167,6 @@ export async function paced(spec: PacedSpec): Promise<Samples> {
     void p.then(() => inflight.delete(p));
   }
   await Promise.all(inflight);
-  agent.createConnection = create;
   if (!spec.agent) agent.destroy();
   return { seconds: spec.seconds, latencies, statuses, transportErrors, opened };
 }
