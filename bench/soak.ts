@@ -13,8 +13,9 @@
  * and in the background, every payment's final event delivered to a live webhook receiver.
  *
  * Phases: a closed-loop run gives a first figure; the maximum is the highest of a few paced steps
- * below it that the server keeps pace with (see keptPace); the mix paced at 5 % of it is the
- * unloaded baseline; then the soak, paced open loop at 70 %, measured per window (a minute in the
+ * below it that the server keeps pace with (see keptPace); creates alone until the server holds as
+ * many idempotency records as it keeps (a server that has been up a while); the mix paced at 5 % of
+ * the maximum is the unloaded baseline; then the soak, paced open loop at 70 %, measured per window (a minute in the
  * full run). The closed loop alone overstates the maximum: the work each create leaves behind (the
  * sandbox's callback a second later, the webhook delivery after it) can wait until its 20 s are
  * over, while a paced run has to keep up with it.
@@ -29,6 +30,7 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import type { Sql } from "postgres";
 import { signatureHeader } from "@/server/domain/signatures";
 import { sandboxReference } from "@/server/providers/sandbox/client";
+import { REMEMBERED_MAX } from "@/server/services/idempotency/remembered";
 import { ROOT, type Seed } from "./build";
 import { cpuWindow, descendants, mergeCpu, waitForQuiet, type CpuUse } from "./cpu";
 import { load, paced, summarize, type PacedRequest, type Samples } from "./load";
@@ -169,18 +171,8 @@ class Mix {
     if ((kind === "poll" || kind === "callback") && this.recent.length === 0) kind = "create";
     const auth = { authorization: `Bearer ${this.apiKey}` };
     switch (kind) {
-      case "create": {
-        const i = this.creates++;
-        const key = `soak-${this.run}-${i}`;
-        const body = JSON.stringify({
-          amount: 100 + ((i * 37) % 90_000),
-          currency: "USD",
-          method: "wallet",
-          reference: key,
-          customer: { msisdn: declines(i) ? DECLINES : SUCCEEDS },
-        });
-        return { kind, method: "POST", path: "/v1/payments", headers: { ...auth, "content-type": "application/json", "idempotency-key": key }, body };
-      }
+      case "create":
+        return this.create();
       case "poll":
         return { kind, method: "GET", path: `/v1/payments/${this.pick().id}`, headers: auth };
       case "list payments":
@@ -190,6 +182,26 @@ class Mix {
       case "callback":
         return { kind, method: "POST", path: CALLBACK_PATH, ...this.callback() };
     }
+  }
+
+  /** The mix's next create, as `next()` sends them. */
+  create(): PacedRequest {
+    const i = this.creates++;
+    const key = `soak-${this.run}-${i}`;
+    const body = JSON.stringify({
+      amount: 100 + ((i * 37) % 90_000),
+      currency: "USD",
+      method: "wallet",
+      reference: key,
+      customer: { msisdn: declines(i) ? DECLINES : SUCCEEDS },
+    });
+    const headers = { authorization: `Bearer ${this.apiKey}`, "content-type": "application/json", "idempotency-key": key };
+    return { kind: "create", method: "POST", path: "/v1/payments", headers, body };
+  }
+
+  /** Creates sent so far, by every phase. */
+  get createsSent(): number {
+    return this.creates;
   }
 
   /** Every other callback races the sandbox's own (the newest payment); the rest repeat one that arrived. */
@@ -484,6 +496,30 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     const soakRate = opts.rate ?? Math.max(1, Math.round(top.rate * MAX_FRACTION));
     const baselineRate = Math.max(2, Math.round(top.rate * BASELINE_FRACTION));
     const baselineSeconds = opts.baselineSeconds ?? Math.min(180, Math.max(60, Math.ceil(600 / baselineRate)));
+
+    // ---- fill: the memory the server bounds, full before memory is measured ----------------------
+    // Each process keeps up to REMEMBERED_MAX completed idempotency records (about 12 MB). A server
+    // that has been up a while holds that many; a soak that fills them would read the filling as
+    // growth. So, creates alone until this server has answered that many, at half the soak's rate.
+    const toFill = REMEMBERED_MAX - mix.createsSent;
+    if (toFill > 0) {
+      const fillRate = Math.max(10, Math.round(soakRate / 2));
+      await waitForQuiet(say, 0.25, quietWait);
+      say(`soak: fill, ${toFill.toLocaleString("en")} creates at ${fillRate} req/s, so that the server holds ${REMEMBERED_MAX.toLocaleString("en")} idempotency records`);
+      mix.tally = new Tally();
+      await paced({
+        url: server.url,
+        rate: fillRate,
+        seconds: Math.ceil(toFill / fillRate),
+        agent: client,
+        maxSockets: PACED_SOCKETS,
+        next: () => mix.create(),
+        onResponse: (status, body, _ms, req) => mix.observe(req.kind as Kind, status, body, null),
+        onError: (req, reason) => mix.transportError(req.kind as Kind, reason),
+      });
+      for (const e of mix.tally.examples) say(`soak: fill, failed: ${e}`);
+      await drain(drainSeconds);
+    }
 
     // ---- unloaded baseline ----------------------------------------------------------------------
     await waitForQuiet(say, 0.25, quietWait);
