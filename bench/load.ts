@@ -116,13 +116,26 @@ export type PacedSpec = {
 };
 
 /**
+ * How long the bench's clients keep an idle connection: under the server's keep-alive timeout
+ * (`npm start`'s `--keepAliveTimeout 65000`), as a well-behaved client's is. A pool that keeps
+ * them longer can send a request on one just as the server closes it, and gets ECONNRESET: the
+ * likely cause of the one request without an answer in 144,000 of a 10-minute soak (2026-11-26).
+ */
+export const CLIENT_IDLE_MS = 30_000;
+
+/** A keep-alive pool as a merchant's HTTP client keeps one. */
+export function clientPool(maxSockets: number, idleMs = CLIENT_IDLE_MS): http.Agent {
+  return new http.Agent({ keepAlive: true, maxSockets, timeout: idleMs });
+}
+
+/**
  * Open-loop load: request i is due at start + i / rate, and its latency is counted from when it was
  * due, so a slow server cannot hide its queueing by slowing the generator down (no coordinated
  * omission). autocannon's own rate limit releases each connection's quota at the top of every
  * second, which turns a steady rate into bursts; this does not.
  */
 export async function paced(spec: PacedSpec): Promise<Samples> {
-  const agent = spec.agent ?? new http.Agent({ keepAlive: true, maxSockets: spec.maxSockets });
+  const agent = spec.agent ?? clientPool(spec.maxSockets);
   let opened = 0;
   const target = new URL(spec.url);
   const latencies: number[] = [];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { judgeStep, type Answer } from "./soak";
+import { judgeStep, Mix, type Answer } from "./soak";
 
 const STEP_MS = 20_000;
 const RATE = 200;
@@ -43,5 +43,22 @@ describe("the soak's maximum: did the server keep pace with a step?", () => {
     const fine = serve(RATE * 1.3, 4);
     expect(judgeStep(fine, STEP_MS, RATE, 0, 1).keptPace).toBe(false);
     expect(judgeStep(fine, STEP_MS, RATE, 3, 0).keptPace).toBe(false);
+  });
+});
+
+describe("the mix's creates", () => {
+  it("share one numbering with the fill's, so that no Idempotency-Key or reference is sent twice", () => {
+    const mix = new Mix("sk_test_x", "secret");
+    const keys: string[] = [];
+    const note = (r: ReturnType<Mix["next"]>) => {
+      if (r.kind === "create") keys.push(r.headers["idempotency-key"]!);
+    };
+    for (let i = 0; i < 40; i++) note(mix.next());
+    const beforeFill = mix.createsSent;
+    for (let i = 0; i < 25; i++) note(mix.create());
+    for (let i = 0; i < 40; i++) note(mix.next());
+    expect(beforeFill).toBeGreaterThan(0);
+    expect(mix.createsSent).toBe(keys.length);
+    expect(new Set(keys).size).toBe(keys.length);
   });
 });

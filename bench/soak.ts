@@ -25,7 +25,6 @@
  */
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
-import http from "node:http";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import type { Sql } from "postgres";
 import { signatureHeader } from "@/server/domain/signatures";
@@ -33,7 +32,7 @@ import { sandboxReference } from "@/server/providers/sandbox/client";
 import { REMEMBERED_MAX } from "@/server/services/idempotency/remembered";
 import { ROOT, type Seed } from "./build";
 import { cpuWindow, descendants, mergeCpu, waitForQuiet, type CpuUse } from "./cpu";
-import { load, paced, summarize, type PacedRequest, type Samples } from "./load";
+import { clientPool, load, paced, summarize, type PacedRequest, type Samples } from "./load";
 import type { Measured, Row } from "./report";
 import { startServer, type Server } from "./server";
 import { startReceiver, waitFor } from "./webhooks";
@@ -153,7 +152,7 @@ function pct(values: number[], p: number): number {
  * The request generator. It keeps the newest payments it created, so that polls and callbacks
  * are about real, recent payments; until the first create has answered, those slots create.
  */
-class Mix {
+export class Mix {
   private slot = 0;
   private creates = 0;
   private callbacks = 0;
@@ -362,7 +361,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
   // One keep-alive pool for every paced phase, as a merchant's client keeps one: a busy node server
   // accepts one new connection per turn of its event loop, so a pool opened anew for each window
   // would add that wait to the first requests of every window.
-  const client = new http.Agent({ keepAlive: true, maxSockets: PACED_SOCKETS });
+  const client = clientPool(PACED_SOCKETS);
   try {
     const res = await fetch(`${server.url}/v1/webhook_endpoints`, {
       method: "POST",
