@@ -47,7 +47,7 @@ async function receiver(answer: (req: http.IncomingMessage, res: http.ServerResp
   return seen;
 }
 
-function poster(opts: { policy?: { allowPrivateNetworks: boolean }; timeoutMs?: number; resolve?: Resolver } = {}) {
+function poster(opts: { policy?: { allowPrivateNetworks: boolean }; timeoutMs?: number; idleMs?: number; resolve?: Resolver } = {}) {
   const p = new WebhookPoster({ policy: relaxed, ...opts });
   posters.push(p);
   return p;
@@ -160,6 +160,46 @@ describe("WebhookPoster", () => {
     expect((await p.post(target.url, payload, headers)).ok).toBe(true);
     expect(target.requests).toBe(2);
     expect(target.connections).toBe(1);
+  });
+
+  it("closes an idle connection itself before a receiver that closes its own after 5 s would", async () => {
+    const target = await receiver((_req, res) => res.writeHead(200).end("ok"));
+    const p = poster({ idleMs: 200 });
+    expect((await p.post(target.url, payload, headers)).ok).toBe(true);
+    await new Promise((r) => setTimeout(r, 500));
+    expect((await p.post(target.url, payload, headers)).ok).toBe(true);
+    expect(target.connections).toBe(2);
+  });
+
+  it("sends once more on a new connection when the receiver closed the kept-alive one as the post went out", async () => {
+    // The receiver drops every connection at its second request without answering, as a server
+    // does when its keep-alive timeout closes the connection just as a request arrives on it.
+    const perSocket = new WeakMap<object, number>();
+    const target = await receiver((req, res) => {
+      const n = (perSocket.get(req.socket) ?? 0) + 1;
+      perSocket.set(req.socket, n);
+      if (n === 2) req.socket.destroy();
+      else res.writeHead(200).end("ok");
+    });
+    const p = poster();
+    expect((await p.post(target.url, payload, headers)).ok).toBe(true);
+    const second = await p.post(target.url, payload, headers);
+    expect(second).toMatchObject({ ok: true, statusCode: 200 });
+    expect(target.requests).toBe(3);
+    expect(target.connections).toBe(2);
+  });
+
+  it("does not send again when a new connection fails, or after the receiver answered", async () => {
+    const dropped = await receiver((req) => req.socket.destroy());
+    const result = await poster().post(dropped.url, payload, headers);
+    expect(result).toMatchObject({ ok: false, statusCode: null, error: expect.stringContaining("ECONNRESET") });
+    expect(dropped.requests).toBe(1);
+
+    const failing = await receiver((_req, res) => res.writeHead(503).end("busy"));
+    const p = poster();
+    await p.post(failing.url, payload, headers);
+    expect((await p.post(failing.url, payload, headers)).statusCode).toBe(503);
+    expect(failing.requests).toBe(2);
   });
 
   it("refuses IP-literal hosts the policy forbids without connecting", async () => {

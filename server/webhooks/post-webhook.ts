@@ -14,7 +14,17 @@ export type WebhookPostResult = {
 /** Only this much of a receiver's answer is kept; it is shown to the merchant, not parsed. */
 export const RESPONSE_BODY_LIMIT = 1024;
 export const DEFAULT_WEBHOOK_TIMEOUT_MS = 10_000;
+/**
+ * How long an idle keep-alive connection to a receiver is kept: under the 5 s after which Node's
+ * HTTP server (the shortest common default) closes its own, so that a delivery is rarely sent on
+ * a connection the receiver is closing. When one is, see `post`.
+ */
+export const WEBHOOK_IDLE_MS = 4_000;
 const USER_AGENT = "Mari-Webhooks/1.0";
+/** What a request sent on a kept-alive connection that the receiver had just closed fails with. */
+const STALE_CONNECTION = new Set(["ECONNRESET", "EPIPE"]);
+
+type Attempt = { result: WebhookPostResult; staleConnection: boolean };
 
 function describeError(err: unknown): string {
   if (!(err instanceof Error)) return String(err);
@@ -35,6 +45,9 @@ function statusError(status: number): string | null {
 /**
  * POSTs webhook deliveries over one keep-alive agent per protocol. Every address is checked
  * when the socket connects, and the result is always a value: a delivery attempt never throws.
+ * A post that fails on a reused connection before any answer (the receiver closed it as the
+ * request went out) is sent once more at once, on a new connection, within the same timeout:
+ * deliveries are at least once, and that failure says nothing about the receiver.
  */
 export class WebhookPoster {
   private readonly policy: AddressPolicy;
@@ -43,13 +56,14 @@ export class WebhookPoster {
   private readonly httpAgent: http.Agent;
   private readonly httpsAgent: https.Agent;
 
-  constructor(opts: { policy: AddressPolicy; timeoutMs?: number; resolve?: Resolver; now?: () => number }) {
+  constructor(opts: { policy: AddressPolicy; timeoutMs?: number; idleMs?: number; resolve?: Resolver; now?: () => number }) {
     this.policy = opts.policy;
     this.timeoutMs = opts.timeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS;
     this.now = opts.now ?? (() => performance.now());
     const lookup = guardedLookup(opts.policy, opts.resolve);
-    this.httpAgent = new http.Agent({ keepAlive: true, maxSockets: 256, lookup });
-    this.httpsAgent = new https.Agent({ keepAlive: true, maxSockets: 256, lookup });
+    const idle = { keepAlive: true, maxSockets: 256, lookup, timeout: opts.idleMs ?? WEBHOOK_IDLE_MS };
+    this.httpAgent = new http.Agent(idle);
+    this.httpsAgent = new https.Agent(idle);
   }
 
   async post(url: string, body: string, headers: Record<string, string>): Promise<WebhookPostResult> {
@@ -83,31 +97,39 @@ export class WebhookPoster {
     if (!Object.keys(sent).some((name) => name.toLowerCase() === "user-agent")) sent["User-Agent"] = USER_AGENT;
     sent["Content-Length"] = String(Buffer.byteLength(body));
 
-    return new Promise<WebhookPostResult>((resolve) => {
+    const first = await this.attempt(target, sent, body, started);
+    if (!first.staleConnection) return first.result;
+    return (await this.attempt(target, sent, body, started)).result;
+  }
+
+  /** One request; the timeout, counted from `started`, covers connect, response headers and the body read. */
+  private attempt(target: URL, sent: Record<string, string>, body: string, started: number): Promise<Attempt> {
+    return new Promise<Attempt>((resolve) => {
       let settled = false;
       let statusCode: number | null = null;
       const chunks: Buffer[] = [];
       let received = 0;
 
-      const settle = (error: string | null) => {
+      const settle = (error: string | null, staleConnection = false) => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
-        resolve({
+        const result = {
           ok: error === null,
           statusCode,
           latencyMs: this.now() - started,
           error,
           responseBody: Buffer.concat(chunks).subarray(0, RESPONSE_BODY_LIMIT).toString("utf8"),
-        });
+        };
+        resolve({ result, staleConnection });
       };
 
       let request: http.ClientRequest | undefined;
-      // The timeout covers connect, response headers and the body read.
-      const timer = setTimeout(() => {
+      const timeout = () => {
         settle(`timed out after ${this.timeoutMs} ms`);
         request?.destroy();
-      }, this.timeoutMs);
+      };
+      const timer = setTimeout(timeout, Math.max(0, this.timeoutMs - (this.now() - started)));
       try {
         const send = target.protocol === "https:" ? https.request : http.request;
         request = send(
@@ -130,7 +152,10 @@ export class WebhookPoster {
             response.on("close", () => settle(error ?? "connection closed before the response ended"));
           },
         );
-        request.on("error", (err) => settle(describeError(err)));
+        request.on("error", (err) => {
+          const code = (err as NodeJS.ErrnoException).code;
+          settle(describeError(err), request!.reusedSocket && statusCode === null && code !== undefined && STALE_CONNECTION.has(code));
+        });
         request.end(body);
       } catch (err) {
         settle(describeError(err));
