@@ -171,6 +171,13 @@ describe("WebhookPoster", () => {
     expect(target.connections).toBe(2);
   });
 
+  it("waits for a slow answer longer than the idle limit (that limit is for idle connections only)", async () => {
+    const target = await receiver((_req, res) => setTimeout(() => res.writeHead(200).end("ok"), 600));
+    const result = await poster({ idleMs: 200, timeoutMs: 5_000 }).post(target.url, payload, headers);
+    expect(result).toMatchObject({ ok: true, statusCode: 200 });
+    expect(target.requests).toBe(1);
+  });
+
   it("sends once more on a new connection when the receiver closed the kept-alive one as the post went out", async () => {
     // The receiver drops every connection at its second request without answering, as a server
     // does when its keep-alive timeout closes the connection just as a request arrives on it.
