@@ -160,15 +160,19 @@ export class Mix {
   private readonly run = randomBytes(4).toString("hex");
   tally = new Tally();
 
+  private readonly auth: { authorization: string };
+
   constructor(
-    private readonly apiKey: string,
+    apiKey: string,
     private readonly callbackSecret: string,
-  ) {}
+  ) {
+    this.auth = { authorization: `Bearer ${apiKey}` };
+  }
 
   next(): PacedRequest {
     let kind = BY_LETTER[CYCLE[this.slot++ % CYCLE.length]!]!;
     if ((kind === "poll" || kind === "callback") && this.recent.length === 0) kind = "create";
-    const auth = { authorization: `Bearer ${this.apiKey}` };
+    const auth = this.auth;
     switch (kind) {
       case "create":
         return this.create();
@@ -194,7 +198,7 @@ export class Mix {
       reference: key,
       customer: { msisdn: declines(i) ? DECLINES : SUCCEEDS },
     });
-    const headers = { authorization: `Bearer ${this.apiKey}`, "content-type": "application/json", "idempotency-key": key };
+    const headers = { ...this.auth, "content-type": "application/json", "idempotency-key": key };
     return { kind: "create", method: "POST", path: "/v1/payments", headers, body };
   }
 
@@ -390,14 +394,14 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
      */
     const drain = (limitS: number) => waitFor(async () => (await awaiting()) === 0 && (await backlog()) <= 0, limitS * 1000);
     /** `onAnswer` hears each 2xx answer's latency, counted from when its request was due. */
-    const pacedRun = (rate: number, s: number, onAnswer?: (ms: number) => void) =>
+    const pacedRun = (rate: number, s: number, onAnswer?: (ms: number) => void, next = () => mix.next()) =>
       paced({
         url: server.url,
         rate,
         seconds: s,
         agent: client,
         maxSockets: PACED_SOCKETS,
-        next: () => mix.next(),
+        next,
         onResponse: (status, body, ms, req) => {
           if (status >= 200 && status < 300) onAnswer?.(ms);
           mix.observe(req.kind as Kind, status, body, ms);
@@ -506,16 +510,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       await waitForQuiet(say, 0.25, quietWait);
       say(`soak: fill, ${toFill.toLocaleString("en")} creates at ${fillRate} req/s, so that the server holds ${REMEMBERED_MAX.toLocaleString("en")} idempotency records`);
       mix.tally = new Tally();
-      await paced({
-        url: server.url,
-        rate: fillRate,
-        seconds: Math.ceil(toFill / fillRate),
-        agent: client,
-        maxSockets: PACED_SOCKETS,
-        next: () => mix.create(),
-        onResponse: (status, body, _ms, req) => mix.observe(req.kind as Kind, status, body, null),
-        onError: (req, reason) => mix.transportError(req.kind as Kind, reason),
-      });
+      await pacedRun(fillRate, Math.ceil(toFill / fillRate), undefined, () => mix.create());
       for (const e of mix.tally.examples) say(`soak: fill, failed: ${e}`);
       await drain(drainSeconds);
     }

@@ -61,9 +61,9 @@ export class WebhookPoster {
     this.timeoutMs = opts.timeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS;
     this.now = opts.now ?? (() => performance.now());
     const lookup = guardedLookup(opts.policy, opts.resolve);
-    const idle = { keepAlive: true, maxSockets: 256, lookup, timeout: opts.idleMs ?? WEBHOOK_IDLE_MS };
-    this.httpAgent = new http.Agent(idle);
-    this.httpsAgent = new https.Agent(idle);
+    const agentOptions = { keepAlive: true, maxSockets: 256, lookup, timeout: opts.idleMs ?? WEBHOOK_IDLE_MS };
+    this.httpAgent = new http.Agent(agentOptions);
+    this.httpsAgent = new https.Agent(agentOptions);
   }
 
   async post(url: string, body: string, headers: Record<string, string>): Promise<WebhookPostResult> {
@@ -125,11 +125,13 @@ export class WebhookPoster {
       };
 
       let request: http.ClientRequest | undefined;
-      const timeout = () => {
-        settle(`timed out after ${this.timeoutMs} ms`);
-        request?.destroy();
-      };
-      const timer = setTimeout(timeout, Math.max(0, this.timeoutMs - (this.now() - started)));
+      const timer = setTimeout(
+        () => {
+          settle(`timed out after ${this.timeoutMs} ms`);
+          request?.destroy();
+        },
+        Math.max(0, this.timeoutMs - (this.now() - started)),
+      );
       try {
         const send = target.protocol === "https:" ? https.request : http.request;
         request = send(
