@@ -111,6 +111,15 @@ async function ourBackends(sql: Sql): Promise<number[]> {
   return rows.map((r) => r.pid);
 }
 
+/** One round of a phase, with the CPU of the server, its database backends and this process meanwhile. */
+async function measureRound(ctx: Ctx, phase: Phase, seconds: number): Promise<{ samples: Samples; cpu: CpuUse }> {
+  const pg0 = await ourBackends(ctx.sql);
+  const window = cpuWindow(() => [...descendants(ctx.server.pid), ...pg0], ctx.server.pid);
+  const samples = await phase.run(seconds);
+  const pg1 = await ourBackends(ctx.sql);
+  return { samples, cpu: window.end(() => [...descendants(ctx.server.pid), ...pg1]) };
+}
+
 /**
  * Measures phases that will be compared with each other: each is warmed up, then they take turns
  * (ROUNDS rounds of SECONDS / ROUNDS each), so that a change in the machine's background load
@@ -135,11 +144,9 @@ async function interleaved(ctx: Ctx, phases: Phase[], opts: { waitForQuiet?: boo
   say(`measuring ${phases.map((p) => p.name).join(" / ")}: ${ROUNDS} × ${seconds.toFixed(1)} s each`);
   for (let round = 0; round < ROUNDS; round++) {
     for (const [i, p] of phases.entries()) {
-      const pg0 = await ourBackends(ctx.sql);
-      const window = cpuWindow(() => [...descendants(ctx.server.pid), ...pg0], ctx.server.pid);
-      samples[i]!.push(await p.run(seconds));
-      const pg1 = await ourBackends(ctx.sql);
-      cpu[i]!.push(window.end(() => [...descendants(ctx.server.pid), ...pg1]));
+      const measured = await measureRound(ctx, p, seconds);
+      samples[i]!.push(measured.samples);
+      cpu[i]!.push(measured.cpu);
       await sleep(ROUND_GAP_MS);
     }
   }
@@ -168,11 +175,9 @@ async function alternating(ctx: Ctx, phase: Phase, schedule: ExpirySchedule, sta
       const wait = start + window[side] - Date.now();
       if (wait < -250) late++;
       await sleep(Math.max(0, wait));
-      const pg0 = await ourBackends(ctx.sql);
-      const cpuWindowed = cpuWindow(() => [...descendants(ctx.server.pid), ...pg0], ctx.server.pid);
-      samples[side].push(await phase.run(schedule.slotMs / 1000));
-      const pg1 = await ourBackends(ctx.sql);
-      cpu[side].push(cpuWindowed.end(() => [...descendants(ctx.server.pid), ...pg1]));
+      const measured = await measureRound(ctx, phase, schedule.slotMs / 1000);
+      samples[side].push(measured.samples);
+      cpu[side].push(measured.cpu);
     }
   }
   if (late > 0) say(`${phase.name}: ${late} rounds started more than 250 ms after their window`);
@@ -394,10 +399,11 @@ async function main(): Promise<void> {
     ]);
     // The first window opens after the seeding and a warm-up of the creates.
     const timersStart = Date.now() + 2_000 + WARMUP * 1000 + ROUND_GAP_MS;
+    const lastDue = timersStart + dueOffsetMs(schedule, TIMER_COUNT - 1);
     await seedExpiries(sql, timers.merchant_id, schedule, new Date(timersStart));
     const [due] = await sql<{ first: Date; last: Date }[]>`
       select min(expires_at) as first, max(expires_at) as last from payments where merchant_id = ${timers.merchant_id}`;
-    if (due!.first.getTime() !== timersStart || due!.last.getTime() !== timersStart + dueOffsetMs(schedule, TIMER_COUNT - 1)) {
+    if (due!.first.getTime() !== timersStart || due!.last.getTime() !== lastDue) {
       throw new Error(`the expiries were not seeded as scheduled: ${due!.first.toISOString()} … ${due!.last.toISOString()}`);
     }
     say(`timers: ${TIMER_COUNT.toLocaleString("en")} awaiting payments, due ${schedule.perSlot} in each of ${schedule.slots} windows of ${TIMER_SLOT_MS / 1000} s`);
@@ -407,7 +413,6 @@ async function main(): Promise<void> {
       `create while expiries are due: ${createWithTimersR.rps.toFixed(0)} req/s, p99 ${createWithTimersR.p99.toFixed(1)} ms; ` +
         `between: ${createBetweenTimersR.rps.toFixed(0)} req/s, p99 ${createBetweenTimersR.p99.toFixed(1)} ms`,
     );
-    const lastDue = timersStart + dueOffsetMs(schedule, TIMER_COUNT - 1);
     await sleep(Math.max(0, lastDue + 5_000 - Date.now()));
     const lateness = await expiryLateness(sql, timers.merchant_id);
     say(`timers: ${lateness.expired} expired, ${lateness.notExpired} not; lateness p50 ${lateness.p50.toFixed(0)} ms, p99 ${lateness.p99.toFixed(0)} ms, max ${lateness.max.toFixed(0)} ms`);

@@ -172,16 +172,15 @@ export class Mix {
   next(): PacedRequest {
     let kind = BY_LETTER[CYCLE[this.slot++ % CYCLE.length]!]!;
     if ((kind === "poll" || kind === "callback") && this.recent.length === 0) kind = "create";
-    const auth = this.auth;
     switch (kind) {
       case "create":
         return this.create();
       case "poll":
-        return { kind, method: "GET", path: `/v1/payments/${this.pick().id}`, headers: auth };
+        return { kind, method: "GET", path: `/v1/payments/${this.pick().id}`, headers: this.auth };
       case "list payments":
-        return { kind, method: "GET", path: "/v1/payments?limit=20", headers: auth };
+        return { kind, method: "GET", path: "/v1/payments?limit=20", headers: this.auth };
       case "list events":
-        return { kind, method: "GET", path: "/v1/events?limit=20", headers: auth };
+        return { kind, method: "GET", path: "/v1/events?limit=20", headers: this.auth };
       case "callback":
         return { kind, method: "POST", path: CALLBACK_PATH, ...this.callback() };
     }
