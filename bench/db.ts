@@ -10,17 +10,17 @@ export function connect(url: string, max = 2): Sql {
   return postgres(url, { max, onnotice: () => {}, types: { bigint: postgres.BigInt } });
 }
 
-/** DATABASE_URL if set; otherwise `mari_bench` on the local server, created when missing. */
-export async function resolveDatabaseUrl(given: string | undefined): Promise<string> {
+/** DATABASE_URL if set; otherwise `database` (`mari_bench`) on the local server, created when missing. */
+export async function resolveDatabaseUrl(given: string | undefined, database = DEFAULT_DATABASE): Promise<string> {
   if (given) return given;
   const admin = connect(`${DEFAULT_SERVER}/postgres`, 1);
   try {
-    const [found] = await admin`select 1 as one from pg_database where datname = ${DEFAULT_DATABASE}`;
-    if (!found) await admin.unsafe(`create database ${DEFAULT_DATABASE}`);
+    const [found] = await admin`select 1 as one from pg_database where datname = ${database}`;
+    if (!found) await admin.unsafe(`create database ${database}`);
   } finally {
     await admin.end();
   }
-  return `${DEFAULT_SERVER}/${DEFAULT_DATABASE}`;
+  return `${DEFAULT_SERVER}/${database}`;
 }
 
 export type WriteSnapshot = {

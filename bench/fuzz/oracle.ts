@@ -3,6 +3,7 @@
  * answer: a 4xx, exactly the spec's error envelope, the status its type maps to, and a
  * Request-Id header equal to the body's request_id.
  */
+import { presentedKey } from "@/server/domain/api-keys";
 import { ERROR_CODES, type ErrorCode } from "@/server/domain/errors";
 import { HTTP_STATUS } from "@/server/http/errors";
 import type { Operation } from "@/server/schemas/common";
@@ -40,15 +41,6 @@ export function headerValue(headers: Record<string, string | string[]>, name: st
   const v = headers[name];
   if (v === undefined) return null;
   return (Array.isArray(v) ? v.join(", ") : v).replace(/^[ \t]+|[ \t]+$/g, "");
-}
-
-function presentedKey(header: string | null): string | null {
-  if (!header) return null;
-  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  if (bearer) return bearer[1]!;
-  const basic = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
-  if (basic) return Buffer.from(basic[1]!, "base64").toString("utf8").split(":")[0] ?? "";
-  return "";
 }
 
 /** Iterative: a 64 KB body can nest thousands of levels deep. */

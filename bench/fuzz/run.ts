@@ -19,27 +19,15 @@
 import { parseArgs } from "node:util";
 import { randomUUID } from "node:crypto";
 import { ensureBuild, npm, ROOT } from "../build";
-import { connect, DEFAULT_SERVER } from "../db";
+import { connect, resolveDatabaseUrl } from "../db";
 import { startServer, type Server } from "../server";
 import { describeFailure, fuzz, table, type TargetResult } from "./core";
 import type { RealIds } from "./requests";
 import { sameSnapshot, snapshot, unexpectedWrites, type Answered, type Snapshot } from "./rows";
 
-const DEFAULT_DATABASE = "mari_fuzz";
+const FUZZ_DATABASE = "mari_fuzz";
 const say = (s: string) => process.stderr.write(`[fuzz] ${s}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function databaseUrl(): Promise<string> {
-  if (process.env.DATABASE_URL) return process.env.DATABASE_URL;
-  const admin = connect(`${DEFAULT_SERVER}/postgres`, 1);
-  try {
-    const [found] = await admin`select 1 as one from pg_database where datname = ${DEFAULT_DATABASE}`;
-    if (!found) await admin.unsafe(`create database ${DEFAULT_DATABASE}`);
-  } finally {
-    await admin.end();
-  }
-  return `${DEFAULT_SERVER}/${DEFAULT_DATABASE}`;
-}
 
 type Api = <T = Record<string, unknown>>(method: string, path: string, body?: unknown, headers?: Record<string, string>) => Promise<T>;
 
@@ -126,7 +114,7 @@ async function main(): Promise<void> {
   const port = Number(process.env.FUZZ_PORT ?? 3310);
   say(`seed ${seed} (reproduce: FUZZ_SEED=${seed} npm run fuzz -- --runs ${runs})`);
 
-  const url = await databaseUrl();
+  const url = await resolveDatabaseUrl(process.env.DATABASE_URL, FUZZ_DATABASE);
   const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: url, LOG_LEVEL: "error", BOOTSTRAP_DEMO: "false" };
   // Rate-limit counters stay in the server's memory: nothing of them in Redis or the database.
   delete env.REDIS_URL;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { displayPrefix, generateKey, hashKey, keyAllows, parseKey } from "./api-keys";
+import { displayPrefix, generateKey, hashKey, keyAllows, parseKey, presentedKey } from "./api-keys";
 
 describe("API keys", () => {
   it("generates keys whose shape tells kind and environment", () => {
@@ -28,5 +28,16 @@ describe("API keys", () => {
     expect(keyAllows("secret", [], "refunds:write")).toBe(true);
     expect(keyAllows("restricted", ["payments:read"], "payments:read")).toBe(true);
     expect(keyAllows("restricted", ["payments:read"], "payments:write")).toBe(false);
+  });
+
+  it("reads the key from a Bearer header or from HTTP Basic's user name", () => {
+    const key = "sk_test_" + "a".repeat(32);
+    expect(presentedKey(`Bearer ${key}`)).toBe(key);
+    expect(presentedKey(`bearer  ${key} `)).toBe(key);
+    expect(presentedKey(`Basic ${Buffer.from(`${key}:`).toString("base64")}`)).toBe(key);
+    expect(presentedKey(null)).toBeNull();
+    expect(presentedKey("")).toBeNull();
+    expect(presentedKey(`Token ${key}`)).toBe("");
+    expect(presentedKey(`Bearer ${key} extra`)).toBe("");
   });
 });

@@ -31,6 +31,19 @@ export function parseKey(presented: string): ParsedKey | null {
   return { kind: m[1] === "sk" ? "secret" : "restricted", livemode: m[2] === "live" };
 }
 
+/**
+ * The key an `Authorization` header presents: `Bearer <key>`, or HTTP Basic with the key as user
+ * name (`curl -u key:`). `null` when there is no header; `""` when it presents none in either form.
+ */
+export function presentedKey(authorization: string | null): string | null {
+  if (!authorization) return null;
+  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+  if (bearer) return bearer[1]!;
+  const basic = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(authorization);
+  if (basic) return Buffer.from(basic[1]!, "base64").toString("utf8").split(":")[0] ?? "";
+  return "";
+}
+
 export function generateKey(kind: KeyKind, livemode: boolean): { secret: string; hash: string; displayPrefix: string } {
   const secret = `${PREFIX[kind]}_${livemode ? "live" : "test"}_${randomSecret(32)}`;
   return { secret, hash: hashKey(secret), displayPrefix: displayPrefix(secret) };

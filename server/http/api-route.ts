@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { getDb } from "@/db/client";
-import { keyAllows } from "@/server/domain/api-keys";
+import { keyAllows, presentedKey } from "@/server/domain/api-keys";
 import { isServiceError, ServiceError } from "@/server/domain/errors";
 import { newId } from "@/server/domain/ids";
 import { seal, unseal } from "@/server/domain/sealing";
@@ -89,7 +89,7 @@ export function apiRoute<B extends z.ZodType | undefined, Q extends z.ZodType | 
       const url = new URL(request.url);
       if (op.scope === null) throw new Error(`${op.operationId} has no scope; serve public documents without apiRoute`);
 
-      const { key, merchant } = await authenticateApiKey(base, presentedKey(request));
+      const { key, merchant } = await authenticateApiKey(base, presentedKey(request.headers.get("authorization")));
       if (!keyAllows(key.kind, key.scopes, op.scope)) {
         throw new ServiceError("scope_missing", `This API key does not have the '${op.scope}' scope needed for ${op.method} ${op.path}.`);
       }
@@ -217,17 +217,6 @@ function keyClaim(claimKey: ClaimKey): KeyClaim {
       }
     },
   };
-}
-
-/** The presented key: `Authorization: Bearer <key>`, or HTTP Basic with the key as user name (`curl -u key:`). */
-function presentedKey(request: Request): string | null {
-  const header = request.headers.get("authorization");
-  if (!header) return null;
-  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  if (bearer) return bearer[1]!;
-  const basic = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
-  if (basic) return Buffer.from(basic[1]!, "base64").toString("utf8").split(":")[0] ?? "";
-  return "";
 }
 
 function refuseQuery(url: URL): undefined {
