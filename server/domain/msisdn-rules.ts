@@ -96,9 +96,12 @@ export const msisdnNormaliser =
     return fail(looksForeign ? MESSAGES.foreign : MESSAGES.invalid);
   }
   if (parsed.countryCallingCode !== ZIMBABWE_CALLING_CODE) return fail(MESSAGES.foreign);
-  if (parsed.country !== "ZW" || !parsed.isValid()) return fail(MESSAGES.invalid);
+  if (parsed.country !== "ZW") return fail(MESSAGES.invalid);
 
+  // With max metadata a number is valid exactly when it has a type (libphonenumber's isValid()
+  // is getType() !== undefined), so one lookup answers both and the ranges are matched once.
   const type = parsed.getType();
+  if (type === undefined) return fail(MESSAGES.invalid);
   if (type === "FIXED_LINE") return fail(MESSAGES.landline);
   if (type !== "MOBILE") return fail(MESSAGES.notMobile);
 
