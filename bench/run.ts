@@ -406,7 +406,7 @@ async function main(): Promise<void> {
     if (due!.first.getTime() !== timersStart || due!.last.getTime() !== lastDue) {
       throw new Error(`the expiries were not seeded as scheduled: ${due!.first.toISOString()} … ${due!.last.toISOString()}`);
     }
-    say(`timers: ${TIMER_COUNT.toLocaleString("en")} awaiting payments, due ${schedule.perSlot} in each of ${schedule.slots} windows of ${TIMER_SLOT_MS / 1000} s`);
+    say(`timers: ${TIMER_COUNT.toLocaleString("en")} awaiting payments, due ${schedule.perSlot} in each of ${schedule.slots} windows of ${schedule.slotMs / 1000} s`);
     if (WARMUP > 0) await createAgain.run(WARMUP);
     const { on: createWithTimersR, off: createBetweenTimersR } = await alternating(ctx, createAgain, schedule, timersStart);
     say(
@@ -518,7 +518,7 @@ async function main(): Promise<void> {
         pass: replayR!.rps / createR!.rps >= 1.5 && noWrites && clean(replayR!),
       },
       {
-        phase: `create between the expiries (${schedule.slots} rounds of ${TIMER_SLOT_MS / 1000} s, none due)`,
+        phase: `create between the expiries (${schedule.slots} rounds of ${schedule.slotMs / 1000} s, none due)`,
         connections: WRITE_CONNECTIONS,
         r: createBetweenTimersR,
         ratio: "1.00×",
@@ -534,10 +534,10 @@ async function main(): Promise<void> {
         pass: createWithTimersR.rps / createBetweenTimersR.rps >= 0.9 && clean(createWithTimersR) && clean(createBetweenTimersR),
       },
       {
-        phase: `expiry lateness (${lateness.expired.toLocaleString("en")} of ${TIMER_COUNT.toLocaleString("en")}, ${schedule.perSlot} due per ${TIMER_SLOT_MS / 1000} s round)`,
+        phase: `expiry lateness (${lateness.expired.toLocaleString("en")} of ${TIMER_COUNT.toLocaleString("en")}, ${schedule.perSlot} due per ${schedule.slotMs / 1000} s round)`,
         connections: 0,
         // Lateness in the latency columns; "req/s" is expiries per second of the windows they fell due in.
-        r: { ...createWithTimersR, rps: lateness.expired / ((schedule.slots * TIMER_SLOT_MS) / 1000), p50: lateness.p50, p99: lateness.p99, max: lateness.max, failures: lateness.notExpired },
+        r: { ...createWithTimersR, rps: lateness.expired / ((schedule.slots * schedule.slotMs) / 1000), p50: lateness.p50, p99: lateness.p99, max: lateness.max, failures: lateness.notExpired },
         ratio: "–",
         target: "p99 ≤ 2 s, all expired",
         pass: lateness.p99 <= 2_000 && lateness.notExpired === 0,
