@@ -62,6 +62,10 @@ function pidAlive(pid) {
 // The push of …04 "times out": 3 s here instead of 8 keeps the hosted-page tests short.
 // The dashboard's sessions are signed with a secret of this run's own, and three wrong passwords
 // per address stop sign-in (e2e/dashboard/auth.spec.ts counts on it; each attempt costs a scrypt).
+// The seeded test key is shared by every API spec file, two of which run at once: at the default
+// 25 requests a second a burst of short tests spends the key's second and the next test meets a
+// 429 it did not ask for. The limiter itself is tested in server/http/api-route.test.ts and the
+// fuzzer's live key keeps the default of 100.
 const env = {
   ...process.env,
   PUBLIC_BASE_URL: baseUrl,
@@ -71,6 +75,7 @@ const env = {
   NEXTAUTH_SECRET: process.env.NEXTAUTH_SECRET ?? randomBytes(32).toString("base64url"),
   NEXTAUTH_URL: `${baseUrl}/api/auth`,
   SIGN_IN_ATTEMPTS_PER_15_MIN: "3",
+  RATE_LIMIT_TEST_PER_SECOND: "1000",
 };
 
 if (!env.DATABASE_URL) {
