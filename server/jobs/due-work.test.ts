@@ -6,7 +6,8 @@ import { manualClock } from "@/server/clock";
 import { inRolledBackTransaction } from "@/server/testing/rolled-back";
 import { payDueSettlements } from "@/server/services/settlements/pay-settlement";
 import { runSettlements } from "@/server/services/settlements/run-settlements";
-import { claimDue, claimDueDeliveries, claimDueRefunds } from "./due-work";
+import { seedPayment, seedTestMerchant } from "@/server/testing/fixtures";
+import { claimDueDeliveries, claimDuePayments, claimDueRefunds, LEASE_MS } from "./due-work";
 
 /**
  * Every query runs as a prepared statement, and PostgreSQL soon plans one generically: without its
@@ -30,8 +31,8 @@ async function indexScans(work: (tx: Db) => Promise<unknown>, index: string): Pr
 
 describe("claims of due work under a generic plan", () => {
   const cases: [string, string, (tx: Db) => Promise<unknown>][] = [
-    ["payments to expire", "payments_expiry_due_idx", (tx) => claimDue(tx, "expiry", EPOCH, 100)],
-    ["payments to reconcile", "payments_check_due_idx", (tx) => claimDue(tx, "reconcile", EPOCH, 100)],
+    ["payments to expire", "payments_expiry_due_idx", (tx) => claimDuePayments(tx, "expiry", EPOCH, 100)],
+    ["payments to reconcile", "payments_check_due_idx", (tx) => claimDuePayments(tx, "reconcile", EPOCH, 100)],
     ["refunds to advance", "refunds_check_due_idx", (tx) => claimDueRefunds(tx, EPOCH, 100)],
     ["webhook deliveries", "webhook_deliveries_due_idx", (tx) => claimDueDeliveries(tx, EPOCH, 100)],
     ["test payouts", "settlements_payout_due_idx", (tx) => payDueSettlements({ db: tx, clock: manualClock(EPOCH) }, { limit: 100 })],
@@ -40,5 +41,22 @@ describe("claims of due work under a generic plan", () => {
   ];
   it.each(cases)("%s read %s", async (_name, index, work) => {
     expect(await indexScans(work, index)).toBeGreaterThan(0);
+  });
+});
+
+describe("a claim of due payments", () => {
+  it("returns the due rows whole, as the lease left them, and leaves the rest", async () => {
+    const m = await seedTestMerchant();
+    const t0 = new Date();
+    const due = await seedPayment(m, "awaiting_customer", { msisdn: "263770000003", at: t0, expiresInMs: 1_000 });
+    // Due in a minute: not claimed.
+    await seedPayment(m, "awaiting_customer", { msisdn: "263770000003", at: t0, expiresInMs: 60_000 });
+    const now = new Date(t0.getTime() + 2_000);
+    const claimed = await claimDuePayments(await getDb(), "expiry", now, 10, m.merchant.id);
+    expect(claimed.map((p) => p.id)).toEqual([due.id]);
+    // The whole row, not just its id: the expiry needs no read of its own.
+    expect(claimed[0]).toEqual({ ...due, nextCheckAt: new Date(now.getTime() + LEASE_MS), updatedAt: claimed[0]!.updatedAt });
+    // Leased: a second claim at the same moment finds nothing.
+    expect(await claimDuePayments(await getDb(), "expiry", now, 10, m.merchant.id)).toEqual([]);
   });
 });

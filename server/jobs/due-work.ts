@@ -1,8 +1,8 @@
-import { and, asc, eq, inArray, isNotNull, isNull, lte, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, getTableColumns, inArray, isNotNull, isNull, lte, or, sql, type SQL } from "drizzle-orm";
 import type { AnyPgColumn, PgTable } from "drizzle-orm/pg-core";
 import { literalIn } from "@/db/literal";
 import { rowsOf } from "@/db/rows";
-import { outbox, payments, refunds, settlements, webhookDeliveries } from "@/db/schema";
+import { outbox, payments, refunds, settlements, webhookDeliveries, type Payment } from "@/db/schema";
 import type { Db } from "@/db/client";
 
 export const LEASE_MS = 30_000;
@@ -21,19 +21,17 @@ const PENDING = {
 
 /** A table whose rows are due work, with its id and merchant columns. */
 type Leased = { table: typeof payments | typeof refunds | typeof webhookDeliveries; id: AnyPgColumn; merchantId: AnyPgColumn };
+type Claim = { due: SQL | undefined; order: AnyPgColumn; lease: Record<string, Date>; limit: number; merchantId?: string };
 
 /**
  * The one claim of due work: up to `limit` rows matching `due`, in `order`, locked with SKIP
  * LOCKED (another instance's claim is skipped, not waited for) and leased by `lease`, which pushes
  * their due time forward. A worker that dies mid-way loses nothing: the lease runs out and the work
  * is due again. Used by the local runner and the Inngest sweeper alike. `merchantId` confines a
- * worker to one merchant (tests share one database across merchants).
+ * worker to one merchant (tests share one database across merchants). Returns the UPDATE, for
+ * the caller to say what it returns.
  */
-async function claimLeased(
-  db: Db,
-  t: Leased,
-  q: { due: SQL | undefined; order: AnyPgColumn; lease: Record<string, Date>; limit: number; merchantId?: string },
-): Promise<string[]> {
+function lease(db: Db, t: Leased, q: Claim) {
   const candidates = db
     .select({ id: t.id })
     .from(t.table)
@@ -41,29 +39,38 @@ async function claimLeased(
     .orderBy(asc(q.order))
     .limit(q.limit)
     .for("update", { skipLocked: true });
-  const claimed = await db.update(t.table).set(q.lease).where(inArray(t.id, candidates)).returning({ id: t.id });
+  return db.update(t.table).set(q.lease).where(inArray(t.id, candidates));
+}
+
+/** The ids of the rows a claim leased. */
+async function claimLeased(db: Db, t: Leased, q: Claim): Promise<string[]> {
+  const claimed = await lease(db, t, q).returning({ id: t.id });
   return claimed.map((r) => r.id as string);
 }
 
-/** Claims up to `limit` due payments of one kind for this worker, leased by pushing `next_check_at` forward. */
-export async function claimDue(
+/**
+ * Claims up to `limit` due payments of one kind for this worker, leased by pushing `next_check_at`
+ * forward. Returns the claimed rows as the lease left them, so that the work needs no read of its own.
+ */
+export async function claimDuePayments(
   db: Db,
   kind: "expiry" | "reconcile",
   now: Date,
   limit: number,
   merchantId?: string,
-): Promise<string[]> {
+): Promise<Payment[]> {
   const due =
     kind === "expiry"
       ? and(PENDING.expiry, lte(payments.expiresAt, now), or(isNull(payments.nextCheckAt), lte(payments.nextCheckAt, now)))
       : and(PENDING.reconcile, lte(payments.nextCheckAt, now));
-  return claimLeased(db, { table: payments, id: payments.id, merchantId: payments.merchantId }, {
+  const claim = lease(db, { table: payments, id: payments.id, merchantId: payments.merchantId }, {
     due,
     order: kind === "expiry" ? payments.expiresAt : payments.nextCheckAt,
     lease: { nextCheckAt: new Date(now.getTime() + LEASE_MS) },
     limit,
     merchantId,
   });
+  return claim.returning(getTableColumns(payments));
 }
 
 /**

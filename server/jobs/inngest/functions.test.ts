@@ -94,8 +94,8 @@ describe("Inngest functions", () => {
   });
 
   it("sweep-overdue runs both sweeps and reports what they found", async () => {
-    // The sweeps themselves are the claimDue + verbs the local-runner tests exercise; on a database
-    // shared with other test files a real sweep would expire their payments, so the steps are mocked.
+    // The sweeps themselves are the claims + verbs the local-runner tests exercise; on a database shared
+    // with other test files a real sweep would expire their payments, so the steps are mocked.
     const t = new InngestTestEngine({ function: sweepOverdueFn });
     const { result, ctx } = await t.execute({
       steps: [

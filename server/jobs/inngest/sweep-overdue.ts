@@ -1,13 +1,13 @@
 import { cron } from "inngest";
 import { log } from "@/server/log";
 import { sweepExpiredIdempotencyKeys } from "@/server/services/idempotency/sweep-expired-keys";
-import { expirePayments } from "@/server/services/payments/expire-payment";
+import { expireClaimed } from "@/server/services/payments/expire-payment";
 import { reconcilePayment } from "@/server/services/payments/reconcile-payment";
 import { advanceRefund } from "@/server/services/refunds/advance-refund";
 import { attemptDelivery } from "@/server/services/webhooks/attempt-delivery";
 import { fanOutEvents } from "@/server/services/webhooks/fan-out-events";
 import { payDueSettlements } from "@/server/services/settlements/pay-settlement";
-import { claimDue, claimDueDeliveries, claimDueRefunds } from "../due-work";
+import { claimDueDeliveries, claimDuePayments, claimDueRefunds } from "../due-work";
 import { deliveryScheduled, inngest } from "./client";
 import { jobDeps } from "./deps";
 
@@ -25,13 +25,13 @@ export const sweepOverdueFn = inngest.createFunction(
   async ({ step }) => {
     const expired = await step.run("expire-overdue", async () => {
       const deps = await jobDeps();
-      const ids = await claimDue(deps.db, "expiry", deps.clock.now(), BATCH);
-      await expirePayments(deps, ids);
-      return ids.length;
+      const claimed = await claimDuePayments(deps.db, "expiry", deps.clock.now(), BATCH);
+      await expireClaimed(deps, claimed);
+      return claimed.length;
     });
     const reconciled = await step.run("reconcile-overdue", async () => {
       const deps = await jobDeps();
-      const ids = await claimDue(deps.db, "reconcile", deps.clock.now(), BATCH);
+      const ids = (await claimDuePayments(deps.db, "reconcile", deps.clock.now(), BATCH)).map((p) => p.id);
       for (const id of ids) await reconcilePayment(deps, id);
       return ids.length;
     });

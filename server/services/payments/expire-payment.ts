@@ -17,13 +17,17 @@ export async function expirePayment(ctx: Ctx, paymentId: string): Promise<Paymen
   return (await expirePayments(ctx, [paymentId])).get(paymentId) ?? null;
 }
 
-/**
- * The same for a batch (the runner's claims): one read, the provider asked about each at once,
- * then the expired and the unknown each moved by one batched transition. Returns each payment as
- * it now stands (absent: no such payment).
- */
+/** The same for a batch of ids: one read, then expireClaimed. */
 export async function expirePayments(ctx: Ctx, paymentIds: string[]): Promise<Map<string, Payment>> {
-  const rows = paymentIds.length ? await ctx.db.select().from(payments).where(inArray(payments.id, paymentIds)) : [];
+  return expireClaimed(ctx, paymentIds.length ? await ctx.db.select().from(payments).where(inArray(payments.id, paymentIds)) : []);
+}
+
+/**
+ * The same for payments already read (the rows a claim of due expiries returned): the provider
+ * asked about each at once, then the expired and the unknown each moved by one batched transition.
+ * Rows no longer waiting or not yet due are left alone. Returns each payment as it now stands.
+ */
+export async function expireClaimed(ctx: Ctx, rows: Payment[]): Promise<Map<string, Payment>> {
   const now = ctx.clock.now();
   const state = new Map(rows.map((p) => [p.id, p]));
   const due = rows.filter((p) => p.status === "awaiting_customer" && p.expiresAt <= now);
