@@ -4,7 +4,7 @@ import { log } from "@/server/log";
 import type { ProviderRegistry } from "@/server/providers/port";
 import { expireClaimed } from "@/server/services/payments/expire-payment";
 import { sweepExpiredIdempotencyKeys } from "@/server/services/idempotency/sweep-expired-keys";
-import { reconcilePayment } from "@/server/services/payments/reconcile-payment";
+import { reconcileClaimed } from "@/server/services/payments/reconcile-payment";
 import { advanceRefund } from "@/server/services/refunds/advance-refund";
 import { loadDeliveries, recordAttempts, sendDelivery, type AttemptResult, type Loaded, type WebhookSender } from "@/server/services/webhooks/attempt-delivery";
 import { fanOutEvents } from "@/server/services/webhooks/fan-out-events";
@@ -148,13 +148,13 @@ export class LocalRunner {
         return claimed.map((p) => p.id);
       }
       case "reconcile": {
-        const ids = (await claimDuePayments(db, kind, clock.now(), CLAIM_SIZE.reconcile, merchantId)).map((p) => p.id);
-        await mapLimit(ids, CONCURRENCY, (id) =>
-          reconcilePayment(this.deps, id).catch((e: unknown) =>
-            log.error("due work failed; it will be due again when its lease ends", { kind, payment: id, error: e }),
+        const claimed = await claimDuePayments(db, kind, clock.now(), CLAIM_SIZE.reconcile, merchantId);
+        await mapLimit(claimed, CONCURRENCY, (payment) =>
+          reconcileClaimed(this.deps, payment).catch((e: unknown) =>
+            log.error("due work failed; it will be due again when its lease ends", { kind, payment: payment.id, error: e }),
           ),
         );
-        return ids;
+        return claimed.map((p) => p.id);
       }
       case "refunds": {
         const ids = await claimDueRefunds(db, clock.now(), CLAIM_SIZE.refunds, { merchantId });

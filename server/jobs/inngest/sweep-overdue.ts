@@ -2,7 +2,7 @@ import { cron } from "inngest";
 import { log } from "@/server/log";
 import { sweepExpiredIdempotencyKeys } from "@/server/services/idempotency/sweep-expired-keys";
 import { expireClaimed } from "@/server/services/payments/expire-payment";
-import { reconcilePayment } from "@/server/services/payments/reconcile-payment";
+import { reconcileClaimed } from "@/server/services/payments/reconcile-payment";
 import { advanceRefund } from "@/server/services/refunds/advance-refund";
 import { attemptDelivery } from "@/server/services/webhooks/attempt-delivery";
 import { fanOutEvents } from "@/server/services/webhooks/fan-out-events";
@@ -31,9 +31,9 @@ export const sweepOverdueFn = inngest.createFunction(
     });
     const reconciled = await step.run("reconcile-overdue", async () => {
       const deps = await jobDeps();
-      const ids = (await claimDuePayments(deps.db, "reconcile", deps.clock.now(), BATCH)).map((p) => p.id);
-      for (const id of ids) await reconcilePayment(deps, id);
-      return ids.length;
+      const claimed = await claimDuePayments(deps.db, "reconcile", deps.clock.now(), BATCH);
+      for (const payment of claimed) await reconcileClaimed(deps, payment);
+      return claimed.length;
     });
     // Pending refunds whose advance-refund run was lost, failed for good or ran out of steps.
     const refunds = await step.run("refunds-overdue", async () => {

@@ -7,14 +7,25 @@ import { applyProviderOutcome } from "./apply-provider-outcome";
 import { askProvider } from "./ask-provider";
 import { transitionPayment } from "./transition-payment";
 
+type Ctx = BaseContext & { providers: ProviderRegistry };
+
 /**
  * Reconciliation of a payment whose outcome is not known: ask the provider (with backoff between
  * calls), apply a definitive answer, expire one the customer never acted on, and after 24 h in
  * `unknown` flag it `unresolved` for a human, while going on asking, more slowly.
  */
-export async function reconcilePayment(ctx: BaseContext & { providers: ProviderRegistry }, paymentId: string): Promise<Payment | null> {
+export async function reconcilePayment(ctx: Ctx, paymentId: string): Promise<Payment | null> {
   const [payment] = await ctx.db.select().from(payments).where(eq(payments.id, paymentId));
-  if (!payment || (payment.status !== "unknown" && payment.status !== "unresolved")) return payment ?? null;
+  return payment ? reconcileClaimed(ctx, payment) : null;
+}
+
+/**
+ * The same for a payment already read (a row a claim of due checks returned). A payment that
+ * moved on meanwhile is changed by none of the steps: each is a compare-and-set on its status.
+ */
+export async function reconcileClaimed(ctx: Ctx, payment: Payment): Promise<Payment> {
+  if (payment.status !== "unknown" && payment.status !== "unresolved") return payment;
+  const paymentId = payment.id;
 
   const outcome = await askProvider(ctx.providers, payment);
   const definitive = await applyProviderOutcome(ctx, payment, outcome);
