@@ -7,8 +7,9 @@ import { providers, sandbox } from "@/server/providers/registry";
 import { sandboxReference } from "@/server/providers/sandbox/client";
 import { seedPayment, seedTestMerchant } from "@/server/testing/fixtures";
 import { receiveProviderCallback } from "../providers/receive-callback";
-import { expirePayment, expirePayments } from "./expire-payment";
-import { reconcilePayment } from "./reconcile-payment";
+import { claimDuePayments } from "@/server/jobs/due-work";
+import { expireClaimed, expirePayment, expirePayments } from "./expire-payment";
+import { reconcileClaimed, reconcilePayment } from "./reconcile-payment";
 import { transitionPayment } from "./transition-payment";
 
 // Proves something on PostgreSQL (CI), where the three really overlap; PGlite serialises them.
@@ -94,5 +95,39 @@ describe("batched expiries", () => {
     expect(new Set(evs.map((e) => e.objectId)).size).toBe(40);
     for (const e of evs) expect(e.type).toBe(`payment.${rows.find((r) => r.id === e.objectId)!.status}`);
     expect(evs.find((e) => e.type === "payment.expired")!.data.previous_attributes).toEqual({ status: "awaiting_customer" });
+  });
+});
+
+describe("claimed rows that went stale", () => {
+  afterEach(() => {
+    sandbox.clock = systemClock;
+  });
+
+  it("a payment paid between its claim and its work keeps its outcome and its one event", async () => {
+    const db = await getDb();
+    const m = await seedTestMerchant();
+    const start = new Date(Date.now() - 3_600_000);
+    // …03 never answers: the provider says pending, so without the payment each would expire.
+    const waiting = await Promise.all(Array.from({ length: 5 }, () => seedPayment(m, "awaiting_customer", { msisdn: "263770000003", at: start, expiresInMs: 1_000 })));
+    const unknown = await Promise.all(Array.from({ length: 5 }, () => seedPayment(m, "unknown", { msisdn: "263770000003", at: start, expiresInMs: 1_000 })));
+    const clock = manualClock(new Date(start.getTime() + 60_000));
+    sandbox.clock = clock;
+    const deps = { db, clock, providers };
+
+    const toExpire = await claimDuePayments(db, "expiry", clock.now(), 100, m.merchant.id);
+    const toCheck = await claimDuePayments(db, "reconcile", clock.now(), 100, m.merchant.id);
+    expect(toExpire).toHaveLength(5);
+    expect(toCheck).toHaveLength(5);
+    // The callbacks win the race: every payment succeeds after its row was claimed.
+    for (const p of [...waiting, ...unknown]) await transitionPayment({ db, clock: systemClock }, { paymentId: p.id, to: "succeeded" });
+
+    await expireClaimed(deps, toExpire);
+    await Promise.all(toCheck.map((p) => reconcileClaimed(deps, p)));
+
+    const ids = [...waiting, ...unknown].map((p) => p.id);
+    const rows = await db.select().from(payments).where(inArray(payments.id, ids));
+    expect(rows.map((r) => r.status)).toEqual(Array(10).fill("succeeded"));
+    const evs = await db.select().from(events).where(inArray(events.objectId, ids));
+    expect(evs.map((e) => e.type).sort()).toEqual(Array(10).fill("payment.succeeded"));
   });
 });
