@@ -29,8 +29,12 @@ const schema = z.object({
   PGLITE_DIR: z.string().default(".data/pglite"),
   /** Redis for shared rate-limit counters across instances. Unset → in-memory counters. */
   REDIS_URL: z.string().url().optional(),
-  /** Public origin used to build URLs returned by the API (checkout, payment links). */
-  PUBLIC_BASE_URL: z.string().url().default("http://localhost:3000"),
+  /**
+   * Public origin used to build URLs returned by the API (checkout, payment links). Unset →
+   * http://localhost on the port the server listens on (`next start -p` and `next dev -p` set PORT).
+   */
+  PUBLIC_BASE_URL: z.string().url().optional(),
+  PORT: z.coerce.number().int().positive().optional(),
   /** How long a valid API key is remembered in process (0 = ask the database every time). */
   API_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).default(5_000),
   /** Requests per second allowed per API key. */
@@ -79,7 +83,7 @@ const schema = z.object({
   SIGN_IN_ATTEMPTS_PER_15_MIN: positiveInt(10),
 });
 
-export type Env = z.infer<typeof schema> & { embedded: boolean; jobDriver: "inngest" | "local" };
+export type Env = z.infer<typeof schema> & { PUBLIC_BASE_URL: string; embedded: boolean; jobDriver: "inngest" | "local" };
 
 let cached: Env | undefined;
 
@@ -94,6 +98,7 @@ export function env(): Env {
   const d = parsed.data;
   cached = {
     ...d,
+    PUBLIC_BASE_URL: d.PUBLIC_BASE_URL ?? `http://localhost:${d.PORT ?? 3000}`,
     embedded,
     jobDriver: (d.INNGEST_EVENT_KEY && d.INNGEST_SIGNING_KEY) || d.INNGEST_DEV || d.INNGEST_BASE_URL ? "inngest" : "local",
     // The embedded default is a developer's laptop: demo data on, webhooks to localhost allowed.
