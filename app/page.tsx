@@ -8,6 +8,9 @@ export default function Home() {
           <a href="/v1/openapi.json">API reference (OpenAPI 3.1)</a>
         </li>
         <li>
+          <a href="/dashboard">Dashboard (staff sign-in)</a>
+        </li>
+        <li>
           <a href="/api/health">Service health</a>
         </li>
       </ul>
