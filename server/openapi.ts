@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { ERROR_CODES, ERROR_TYPES } from "@/server/domain/errors";
 import { HTTP_STATUS } from "@/server/http/errors";
-import type { Operation } from "@/server/schemas/common";
+import { IDEMPOTENCY_KEY_SHAPE } from "@/server/http/idempotency";
+import { limitParam, type Operation } from "@/server/schemas/common";
 import { eventOperations } from "@/server/schemas/events";
 import { paymentOperations } from "@/server/schemas/payments";
 import { settlementOperations } from "@/server/schemas/settlements";
@@ -31,19 +32,73 @@ const errorSchema = z.object({
   }),
 });
 
-const jsonSchema = (schema: z.ZodType, io: "input" | "output") =>
-  z.toJSONSchema(schema, { target: "draft-2020-12", io, unrepresentable: "any" }) as Record<string, unknown>;
+/**
+ * A zod schema as JSON Schema, for use inside the document (no `$schema` of its own). Query
+ * parameters are strings on the wire; `limit` is documented as the integer it is parsed into.
+ */
+const jsonSchema = (schema: z.ZodType, io: "input" | "output") => {
+  const { $schema: _, ...rest } = z.toJSONSchema(schema, {
+    target: "draft-2020-12",
+    io,
+    unrepresentable: "any",
+    override: (ctx) => {
+      if (ctx.zodSchema === limitParam) {
+        for (const k of Object.keys(ctx.jsonSchema)) delete ctx.jsonSchema[k];
+        Object.assign(ctx.jsonSchema, { type: "integer", minimum: 1, maximum: 100, default: 10, description: limitParam.description });
+      }
+    },
+  }) as Record<string, unknown>;
+  return rest;
+};
+
+/** The error statuses, each with the codes it carries (from the one error table). */
+const ERROR_RESPONSES = Object.fromEntries(
+  Object.entries(HTTP_STATUS).map(([type, status]) => {
+    const codes = Object.entries(ERROR_CODES)
+      .filter(([, t]) => t === type)
+      .map(([code]) => `\`${code}\``);
+    return [
+      String(status),
+      {
+        description: `${type}: ${codes.join(", ")}.`,
+        headers: { "Request-Id": { $ref: "#/components/headers/Request-Id" }, ...(status === 429 ? { "Retry-After": { $ref: "#/components/headers/Retry-After" } } : {}) },
+        content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+      },
+    ];
+  }),
+);
+
+/**
+ * The error statuses an operation can answer with: what the /v1 wrapper does for every
+ * operation (400; for authenticated ones 401, 403 and 429; 409 where an Idempotency-Key is
+ * honoured) and 404 for an object that is not this merchant's in this environment.
+ */
+function errorStatuses(op: Operation): number[] {
+  const statuses = [400];
+  if (op.scope) statuses.push(401, 403);
+  if (op.pathParams || op.notFound) statuses.push(404);
+  if (op.idempotency !== "none") statuses.push(409);
+  if (op.scope) statuses.push(429);
+  return statuses;
+}
+
+/** A body whose every field is optional may be left out: the wrapper reads no body as `{}`. */
+function requestBody(body: z.ZodType) {
+  const schema = jsonSchema(body, "input");
+  const required = Array.isArray(schema.required) && schema.required.length > 0;
+  return { required, content: { "application/json": { schema } } };
+}
 
 /** OpenAPI 3.1, generated from the same zod schemas the handlers parse and shape with. */
 export function openApiDocument(serverUrl: string) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const op of OPERATIONS) {
-    const parameters: unknown[] = Object.entries(op.pathParams ?? {}).map(([name, description]) => ({
+    const parameters: unknown[] = Object.entries(op.pathParams ?? {}).map(([name, param]) => ({
       name,
       in: "path",
       required: true,
-      description,
-      schema: { type: "string" },
+      description: typeof param === "string" ? param : param.description,
+      schema: typeof param === "string" ? { type: "string" } : { type: "string", enum: param.values },
     }));
     if (op.query) {
       const schema = jsonSchema(op.query, "input") as { properties?: Record<string, unknown>; required?: string[] };
@@ -56,8 +111,8 @@ export function openApiDocument(serverUrl: string) {
         name: "Idempotency-Key",
         in: "header",
         required: op.idempotency === "required",
-        description: "Up to 255 characters, remembered for 24 hours per merchant and environment.",
-        schema: { type: "string", maxLength: 255 },
+        description: "1–255 printable ASCII characters without spaces, remembered for 24 hours per merchant and environment.",
+        schema: { type: "string", pattern: IDEMPOTENCY_KEY_SHAPE.source },
       });
     }
     paths[op.path] ??= {};
@@ -67,10 +122,18 @@ export function openApiDocument(serverUrl: string) {
       tags: [op.tag],
       ...(op.scope ? { security: [{ bearerAuth: [] }], "x-scope": op.scope } : {}),
       parameters,
-      ...(op.body ? { requestBody: { required: true, content: { "application/json": { schema: jsonSchema(op.body, "input") } } } } : {}),
+      ...(op.body ? { requestBody: requestBody(op.body) } : {}),
       responses: {
-        [op.status]: { description: "Success", content: { "application/json": { schema: jsonSchema(op.response, "output") } } },
-        default: { description: "Error", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } },
+        [op.status]: {
+          description: "Success",
+          headers: {
+            "Request-Id": { $ref: "#/components/headers/Request-Id" },
+            ...(op.idempotency !== "none" ? { "Idempotent-Replayed": { $ref: "#/components/headers/Idempotent-Replayed" } } : {}),
+          },
+          content: { "application/json": { schema: jsonSchema(op.response, "output") } },
+        },
+        ...Object.fromEntries(errorStatuses(op).map((status) => [String(status), ERROR_RESPONSES[String(status)]])),
+        default: { description: "api_error: `internal` (500); query the object, then retry with the same Idempotency-Key.", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } },
       },
     };
   }
@@ -87,6 +150,11 @@ export function openApiDocument(serverUrl: string) {
     components: {
       securitySchemes: { bearerAuth: { type: "http", scheme: "bearer", description: "sk_test_…, sk_live_…, rk_test_…, rk_live_…" } },
       schemas: { Error: jsonSchema(errorSchema, "output") },
+      headers: {
+        "Request-Id": { description: "This request's id (`req_…`), also in an error's `request_id`: quote it to support.", schema: { type: "string" } },
+        "Idempotent-Replayed": { description: "`true` when the answer is the stored one of an earlier request with the same Idempotency-Key.", schema: { type: "string", enum: ["true"] } },
+        "Retry-After": { description: "Seconds to wait before the request can succeed.", schema: { type: "integer", minimum: 1 } },
+      },
     },
     paths,
   };

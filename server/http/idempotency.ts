@@ -1,11 +1,12 @@
 import { createHash } from "node:crypto";
 import { invalidParam } from "@/server/domain/errors";
 
-const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
+/** What an Idempotency-Key may be: 1–255 printable ASCII characters, no spaces (also in the OpenAPI document). */
+export const IDEMPOTENCY_KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
 
 export function validateIdempotencyKey(raw: string | null): string | null {
   if (raw === null) return null;
-  if (!KEY_SHAPE.test(raw)) {
+  if (!IDEMPOTENCY_KEY_SHAPE.test(raw)) {
     throw invalidParam("Idempotency-Key", "Idempotency-Key must be 1–255 printable ASCII characters without spaces.");
   }
   return raw;

@@ -74,11 +74,14 @@ export type Operation<Body extends z.ZodType | undefined = z.ZodType | undefined
   query?: Query;
   /** `required`: no Idempotency-Key → 400. `optional`: honoured when sent. */
   idempotency: "required" | "optional" | "none";
+  /** Without path parameters, when the operation still answers 404 (an id in the body, a live key on a test helper). */
+  notFound?: true;
   /** The answer shows a secret: its idempotency record is stored sealed (server/domain/sealing.ts). */
   secretInResponse?: true;
   status: 200 | 201;
   response: z.ZodType;
-  pathParams?: Record<string, string>;
+  /** Each path parameter's description, or its description and the values it takes. */
+  pathParams?: Record<string, string | { description: string; values: readonly string[] }>;
 };
 
 export function defineOperation<B extends z.ZodType | undefined, Q extends z.ZodType | undefined>(op: Operation<B, Q>): Operation<B, Q> {

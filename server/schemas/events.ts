@@ -119,6 +119,7 @@ export const eventOperations = {
     scope: "events:replay",
     body: replayWindowBody,
     idempotency: "optional",
+    notFound: true,
     status: 200,
     response: replayResult,
   }),

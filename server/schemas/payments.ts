@@ -6,6 +6,9 @@ import { FAILURE_CODES, PAYMENT_STATUSES } from "@/server/domain/payment-status"
 import { FEE_BEARERS } from "@/server/domain/fees";
 import { defineOperation, idParam, iso, limitParam, listEnvelope, metadataSchema, oneCursor, timeBound, timestamp } from "./common";
 
+/** What the test helper can do to a test payment (POST /v1/test_helpers/payments/{id}/{action}). */
+export const TEST_PAYMENT_ACTIONS = ["succeed", "fail", "expire", "unknown", "age"] as const;
+
 export const amount = z
   .number({ error: "amount must be an integer number of cents" })
   .int("amount must be an integer number of cents")
@@ -175,7 +178,7 @@ export const paymentOperations = {
     idempotency: "optional",
     status: 200,
     response: paymentResource,
-    pathParams: { id: "The payment's id (pay_…).", action: "succeed | fail | expire | unknown | age" },
+    pathParams: { id: "The payment's id (pay_…).", action: { description: "What to do to the payment.", values: TEST_PAYMENT_ACTIONS } },
   }),
   preview: defineOperation({
     operationId: "previewPayment",

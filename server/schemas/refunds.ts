@@ -74,6 +74,7 @@ export const refundOperations = {
     scope: "refunds:write",
     body: createRefundBody,
     idempotency: "required",
+    notFound: true,
     status: 201,
     response: refundResource,
   }),

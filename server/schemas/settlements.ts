@@ -131,6 +131,7 @@ export const settlementOperations = {
     tag: "Test helpers",
     scope: "settlements:read",
     idempotency: "optional",
+    notFound: true,
     status: 200,
     response: listEnvelope(settlementResource),
   }),
