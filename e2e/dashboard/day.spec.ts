@@ -34,6 +34,35 @@ test("search a payment by part of its reference, open it, read its timeline; exp
   await keep(page, testInfo, "payment-detail");
 });
 
+test("filters combine with the search as they are set, and Clear filters clears them all at once", async ({ page }) => {
+  await page.goto("/dashboard/payments");
+  // A status chosen while the search box still waits for typing to stop is kept.
+  await page.getByLabel("Reference contains").fill("order");
+  await page.getByLabel("Status").selectOption("failed");
+  await expect(page).toHaveURL(/q=order/);
+  await expect(page).toHaveURL(/status=failed/);
+  await page.getByRole("button", { name: "Clear filters" }).click();
+  await expect(page).toHaveURL(/\/dashboard\/payments$/);
+  // Past the search box's wait (350 ms), nothing comes back.
+  await page.waitForTimeout(1_000);
+  await expect(page).toHaveURL(/\/dashboard\/payments$/);
+  await expect(page.getByLabel("Status")).toHaveValue("");
+  await expect(page.getByLabel("Reference contains")).toHaveValue("");
+});
+
+test("a refund from the payment's page says it was made, and the form starts again from what remains", async ({ page, request }) => {
+  const payment = await succeededPayment(request);
+  await page.goto(`/dashboard/payments/${payment.id}`);
+  await expect(page.getByText("USD 42.50 of USD 42.50 can be refunded")).toBeVisible();
+  await page.getByLabel("Amount (USD)").fill("2.00");
+  await page.getByRole("button", { name: "Refund…" }).click();
+  await page.getByRole("button", { name: "Yes, refund USD 2.00" }).click();
+  // The form starts again from what remains, and the refund just made is still said.
+  await expect(page.getByText("USD 40.50 of USD 42.50 can be refunded")).toBeVisible();
+  await expect(page.getByLabel("Amount (USD)")).toHaveValue("40.50");
+  await expect(page.getByRole("status").filter({ hasText: /Refund re_\w+ of USD 2\.00 is/ })).toBeVisible();
+});
+
 test("replay an event: the new delivery shows on the event's page and reaches the endpoint", async ({ page, request }, testInfo) => {
   const hook = await receiver(200);
   try {

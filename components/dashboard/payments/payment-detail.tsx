@@ -3,13 +3,13 @@
 import { useQuery } from "@tanstack/react-query";
 import { TRPCClientError } from "@trpc/client";
 import Link from "next/link";
-import type { ReactNode } from "react";
+import { useState, type ReactNode } from "react";
 import { errorMessage, useTRPC } from "@/components/dashboard/trpc";
 import { Failed, Loading } from "@/components/ui/states";
 import { PaymentStatusBadge } from "@/components/ui/status-badge";
 import { formatAmount } from "@/server/domain/money";
 import { when } from "./format";
-import { RefundForm } from "./refund-form";
+import { RefundForm, type RefundDone } from "./refund-form";
 import { ResolveForm } from "./resolve-form";
 import { PaymentTimelineList } from "./timeline";
 import type { PaymentView } from "./types";
@@ -22,6 +22,7 @@ export function PaymentDetail({ id }: { id: string }) {
   const trpc = useTRPC();
   const me = useQuery(trpc.session.me.queryOptions());
   const t = useQuery(trpc.payments.timeline.queryOptions({ id }));
+  const [refunded, setRefunded] = useState<RefundDone | null>(null);
 
   if (t.isPending) return <Loading what="the payment" />;
   if (t.isError) {
@@ -64,7 +65,9 @@ export function PaymentDetail({ id }: { id: string }) {
       ) : null}
 
       {/* The actions wait for the role, so no one sees a button flip between refused and allowed. */}
-      {me.data && p.status === "succeeded" ? <RefundForm key={`${p.id}:${t.data.refundable}`} payment={p} refundable={t.data.refundable} role={me.data.role} /> : null}
+      {me.data && p.status === "succeeded" ? (
+        <RefundForm key={`${p.id}:${t.data.refundable}`} payment={p} refundable={t.data.refundable} role={me.data.role} done={refunded} onDone={setRefunded} />
+      ) : null}
       {me.data && p.status === "unresolved" ? <ResolveForm payment={p} role={me.data.role} /> : null}
 
       <h2>Details</h2>

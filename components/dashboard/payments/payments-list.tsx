@@ -3,7 +3,7 @@
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { errorMessage, useTRPC } from "@/components/dashboard/trpc";
 import { Pager } from "@/components/ui/pager";
 import { Empty, Failed, Loading } from "@/components/ui/states";
@@ -30,9 +30,18 @@ export function PaymentsList() {
   const setFilter = (patch: Partial<ListFilters>) => go({ ...filters, ...patch, after: undefined, before: undefined });
 
   const [search, setSearch] = useState(filters.q ?? "");
+  // The filters as the URL holds them now: the search box's wait ends later, and must not put
+  // back a filter changed (or cleared) meanwhile.
+  const current = useRef(filters);
   useEffect(() => {
-    if (search.trim() === (filters.q ?? "")) return;
-    const t = setTimeout(() => setFilter({ q: search.trim() || undefined }), 350);
+    current.current = filters;
+  });
+  useEffect(() => {
+    const q = search.trim() || undefined;
+    if (q === filters.q) return;
+    const t = setTimeout(() => {
+      if (q !== current.current.q) go({ ...current.current, q, after: undefined, before: undefined });
+    }, 350);
     return () => clearTimeout(t);
     // Typing drives this; the URL catching up must not restart the wait.
     // eslint-disable-next-line react-hooks/exhaustive-deps

@@ -16,8 +16,27 @@ function newKey(): string {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-/** Refund part or all of a succeeded payment (developer or admin); asks once more before it moves money. */
-export function RefundForm({ payment, refundable, role }: { payment: PaymentView; refundable: number; role: StaffRole | undefined }) {
+/** A refund just made from this page. */
+export type RefundDone = { id: string; amount: number; status: string };
+
+/**
+ * Refund part or all of a succeeded payment (developer or admin); asks once more before it moves
+ * money. The form starts afresh after each refund (its parent keys it by what remains), so the
+ * refund just made is told through `done`, which the parent keeps.
+ */
+export function RefundForm({
+  payment,
+  refundable,
+  role,
+  done,
+  onDone,
+}: {
+  payment: PaymentView;
+  refundable: number;
+  role: StaffRole | undefined;
+  done: RefundDone | null;
+  onDone: (refund: RefundDone) => void;
+}) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [key] = useState(newKey);
@@ -26,7 +45,10 @@ export function RefundForm({ payment, refundable, role }: { payment: PaymentView
   const [confirming, setConfirming] = useState(false);
   const refund = useMutation(
     trpc.payments.refund.mutationOptions({
-      onSuccess: () => void queryClient.invalidateQueries({ queryKey: trpc.payments.pathKey() }),
+      onSuccess: (r) => {
+        onDone({ id: r.id, amount: r.amount, status: r.status });
+        void queryClient.invalidateQueries({ queryKey: trpc.payments.pathKey() });
+      },
     }),
   );
 
@@ -39,9 +61,9 @@ export function RefundForm({ payment, refundable, role }: { payment: PaymentView
   return (
     <div className="panel pay-action">
       <h2>Refund</h2>
-      {refund.isSuccess ? (
+      {done ? (
         <p className="notice" role="status">
-          Refund {refund.data.id} of {money(refund.data.amount)} is {refund.data.status}. It appears in the timeline below.
+          Refund {done.id} of {money(done.amount)} is {done.status}. It appears in the timeline below.
         </p>
       ) : null}
       {refundable === 0 ? (
