@@ -63,6 +63,23 @@ test("a refund from the payment's page says it was made, and the form starts aga
   await expect(page.getByRole("status").filter({ hasText: /Refund re_\w+ of USD 2\.00 is/ })).toBeVisible();
 });
 
+test.describe("with the browser's clock in another time zone", () => {
+  test.use({ timezoneId: "America/New_York" });
+
+  test("the event log reads From and Before as Harare time, the time it shows", async ({ page, request }) => {
+    const payment = await succeededPayment(request);
+    const eventId = await eventOf(request, payment.id, "payment.succeeded");
+    const { created_at } = await v1<{ created_at: string }>(request, "GET", `/v1/events/${eventId}`);
+    // The wall-clock time in Harare (UTC+2) so many ms from the event, as a datetime-local field holds it.
+    const harare = (ms: number) => new Date(Date.parse(created_at) + 2 * 3600_000 + ms).toISOString().slice(0, 19);
+    await page.goto(`/dashboard/events?from=${harare(-60_000)}&to=${harare(60_000)}`);
+    await expect(page.getByRole("link", { name: eventId })).toBeVisible();
+    // The same minutes read on the browser's own clock, or on UTC, hold no such event.
+    await page.goto(`/dashboard/events?from=${harare(-2 * 3600_000 - 60_000)}&to=${harare(-2 * 3600_000 + 60_000)}`);
+    await expect(page.getByText("No events match these filters.")).toBeVisible();
+  });
+});
+
 test("replay an event: the new delivery shows on the event's page and reaches the endpoint", async ({ page, request }, testInfo) => {
   const hook = await receiver(200);
   try {

@@ -1,4 +1,5 @@
 import type { FailureCode, PaymentStatus } from "./payment-status";
+import { HARARE_OFFSET_MS } from "./harare-time";
 
 /**
  * What the customer on a hosted page is told about their attempt. `unknown` and `unresolved` are
@@ -59,8 +60,6 @@ export function successRedirect(successUrl: string, sessionId: string): string {
 }
 
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"] as const;
-/** Zimbabwe keeps UTC+2 all year (no daylight saving). */
-const HARARE_OFFSET_MS = 2 * 3600_000;
 
 /**
  * A receipt's time in Harare, e.g. `22 Nov 2026, 07:30 CAT`. Computed rather than left to Intl,

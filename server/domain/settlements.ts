@@ -1,3 +1,5 @@
+import { HARARE_OFFSET_MS } from "./harare-time";
+
 /** A batch waits for its payout (`pending`), then it was paid or the payout failed. */
 export const SETTLEMENT_STATUSES = ["pending", "paid", "failed"] as const;
 export type SettlementStatus = (typeof SETTLEMENT_STATUSES)[number];
@@ -9,8 +11,8 @@ export type SettlementLineKind = (typeof SETTLEMENT_LINE_KINDS)[number];
 /** Test-mode batches are paid out this long after they are made (live ones wait for an operator). */
 export const TEST_PAYOUT_DELAY_MS = 5_000;
 
-/** Merchants' business day: settlements cut at midnight in Harare (UTC+2, no daylight saving). */
-const BUSINESS_DAY_OFFSET_MS = 2 * 60 * 60 * 1000;
+/** Merchants' business day: settlements cut at midnight in Harare. */
+const BUSINESS_DAY_OFFSET_MS = HARARE_OFFSET_MS;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** The daily run's cutoff: the most recent Harare midnight at or before `now`. */

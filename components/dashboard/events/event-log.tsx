@@ -11,7 +11,7 @@ import { errorMessage, useTRPC } from "../trpc";
 import { useCanDevelop, when } from "../webhooks/common";
 import { ReplayWindow } from "./replay-window";
 import { EventTypeSelect } from "./event-type-select";
-import { localToIso } from "./time";
+import { harareWallTimeToIso } from "@/server/domain/harare-time";
 import "../webhooks/webhooks.css";
 import "./events.css";
 
@@ -54,14 +54,14 @@ export function EventLog() {
     router.replace(s ? `${pathname}?${s}` : pathname, { scroll: false });
   };
   const filters = { type: typeParam, from, to };
-  const badRange = from && to && localToIso(from) && localToIso(to) && localToIso(to)! <= localToIso(from)!;
+  const badRange = from && to && harareWallTimeToIso(from) && harareWallTimeToIso(to) && harareWallTimeToIso(to)! <= harareWallTimeToIso(from)!;
 
   const list = useQuery({
     ...trpc.events.list.queryOptions({
       limit: PAGE,
       types: type ? [type] : undefined,
-      createdGte: localToIso(from),
-      createdLt: localToIso(to),
+      createdGte: harareWallTimeToIso(from),
+      createdLt: harareWallTimeToIso(to),
       ...cursor,
     }),
     placeholderData: keepPreviousData,
@@ -96,11 +96,11 @@ export function EventLog() {
           <EventTypeSelect value={draft.type} onChange={(type) => setDraft({ ...draft, type })} />
         </label>
         <label>
-          From
+          From (Harare time)
           <input type="datetime-local" step={1} value={draft.from} onChange={(e) => setDraft({ ...draft, from: e.target.value })} />
         </label>
         <label>
-          Before
+          Before (Harare time)
           <input type="datetime-local" step={1} value={draft.to} onChange={(e) => setDraft({ ...draft, to: e.target.value })} />
         </label>
         <button type="submit" className="primary">

@@ -5,7 +5,7 @@ import { useState } from "react";
 import type { EventType } from "@/server/domain/events";
 import { errorMessage, useTRPC } from "../trpc";
 import { EventTypeSelect } from "./event-type-select";
-import { localToIso } from "./time";
+import { harareWallTimeToIso } from "@/server/domain/harare-time";
 
 type Form = { from: string; to: string; type: string; endpointId: string; onlyUndelivered: boolean };
 
@@ -26,8 +26,8 @@ export function ReplayWindow({ initial, onClose }: { initial: { from: string; to
   const count = useMutation(trpc.events.replayWindow.mutationOptions());
   const queue = useMutation(trpc.events.replayWindow.mutationOptions());
 
-  const from = localToIso(form.from);
-  const to = localToIso(form.to);
+  const from = harareWallTimeToIso(form.from);
+  const to = harareWallTimeToIso(form.to);
   const key = JSON.stringify(form);
   const input = {
     createdGte: from ?? "",
@@ -61,11 +61,11 @@ export function ReplayWindow({ initial, onClose }: { initial: { from: string; to
         }}
       >
         <label>
-          From
+          From (Harare time)
           <input type="datetime-local" step={1} required value={form.from} onChange={(e) => set({ from: e.target.value })} />
         </label>
         <label>
-          Before (empty: now)
+          Before (Harare time; empty: now)
           <input type="datetime-local" step={1} value={form.to} onChange={(e) => set({ to: e.target.value })} />
         </label>
         <label>

@@ -4,6 +4,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { Pager, type Cursor } from "@/components/ui/pager";
 import { Badge } from "@/components/ui/status-badge";
+import { harareWallTimeToIso } from "@/server/domain/harare-time";
 import { CURRENCIES, formatAmount, parseMajorAmount, type Currency } from "@/server/domain/money";
 import { ConfirmAction, CopyButton, ErrorNote, ListView, RoleNote, formatWhen, useRole } from "../kit";
 import { useTRPC } from "../trpc";
@@ -54,9 +55,8 @@ function CreateLink() {
     if (!description.trim()) return setProblem("Say what the customer pays for.");
     let expiresAt: string | undefined;
     if (expires) {
-      const at = new Date(expires);
-      if (Number.isNaN(at.getTime()) || at.getTime() <= Date.now()) return setProblem("The expiry must be in the future.");
-      expiresAt = at.toISOString();
+      expiresAt = harareWallTimeToIso(expires);
+      if (!expiresAt || Date.parse(expiresAt) <= Date.now()) return setProblem("The expiry must be in the future.");
     }
     setProblem(null);
     create.mutate({ amount: parsed.amount, currency, description: description.trim(), singleUse, expiresAt });
@@ -101,7 +101,7 @@ function CreateLink() {
           <input type="checkbox" checked={singleUse} onChange={(e) => setSingleUse(e.target.checked)} /> Single use: the link takes one successful payment
         </label>
         <label>
-          Expires (optional, your local time)
+          Expires (optional, Harare time)
           <input type="datetime-local" value={expires} onChange={(e) => setExpires(e.target.value)} />
         </label>
         {problem ? (

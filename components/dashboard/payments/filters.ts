@@ -1,3 +1,4 @@
+import { harareWallTimeToIso } from "@/server/domain/harare-time";
 import { CURRENCIES, METHODS, type Currency, type PaymentMethod } from "@/server/domain/money";
 import { PAYMENT_STATUSES, type PaymentStatus } from "@/server/domain/payment-status";
 
@@ -47,15 +48,9 @@ export function writeFilters(f: ListFilters): string {
   return s ? `?${s}` : "";
 }
 
-/** Midnight starting a local calendar day, as an instant. */
-function localDayStart(day: string, plusDays = 0): string {
-  const [y, m, d] = day.split("-").map(Number) as [number, number, number];
-  return new Date(y, m - 1, d + plusDays).toISOString();
-}
-
-/** The time window of the date range: `to` is inclusive, so it ends at the next day's midnight. */
+/** The time window of the date range, in Harare days: `to` is inclusive, so it ends at the next day's midnight. */
 export function createdBounds(f: ListFilters): { createdGte?: string; createdLt?: string } {
-  return { createdGte: f.from ? localDayStart(f.from) : undefined, createdLt: f.to ? localDayStart(f.to, 1) : undefined };
+  return { createdGte: harareWallTimeToIso(f.from), createdLt: harareWallTimeToIso(f.to, 1) };
 }
 
 /** The filters without the cursor: what the list selects, and what the export writes. */
