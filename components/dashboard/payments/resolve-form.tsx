@@ -68,7 +68,13 @@ export function ResolveForm({ payment, role }: { payment: PaymentView; role: Sta
               minLength={MIN_REASON}
               required
               placeholder="e.g. EcoCash statement of 12 March shows the debit, ref MP2403…"
+              aria-describedby="resolve-reason-help"
             />
+            <span id="resolve-reason-help" className="muted">
+              {reason.trim().length >= MIN_REASON
+                ? "Kept with the payment for audit."
+                : `At least ${MIN_REASON} characters${outcome === "" ? ", and an outcome above" : ""}.`}
+            </span>
           </label>
           <ErrorNote error={resolve.error} />
           {confirming && outcome ? (
