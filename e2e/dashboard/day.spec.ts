@@ -50,6 +50,25 @@ test("filters combine with the search as they are set, and Clear filters clears 
   await expect(page.getByLabel("Reference contains")).toHaveValue("");
 });
 
+test("a page of the list is a step the browser's Back undoes; a filter is not", async ({ page, request }) => {
+  const tag = `back-${Date.now().toString(36)}`;
+  for (let i = 0; i < 26; i++) await succeededPayment(request, `${tag}-${i}`);
+  await page.goto("/dashboard");
+  await page.goto("/dashboard/payments");
+  await page.getByLabel("Reference contains").fill(tag);
+  await expect(page).toHaveURL(new RegExp(`q=${tag}`));
+  await expect(page.locator("table.data tbody tr")).toHaveCount(25);
+  await page.getByRole("button", { name: "Older →" }).click();
+  await expect(page).toHaveURL(/after=pay_/);
+  await expect(page.locator("table.data tbody tr")).toHaveCount(1);
+  await page.goBack();
+  await expect(page).toHaveURL(new RegExp(`/dashboard/payments\\?q=${tag}$`));
+  await expect(page.locator("table.data tbody tr")).toHaveCount(25);
+  // The search replaced the address it was typed on: one more Back leaves the list.
+  await page.goBack();
+  await expect(page).toHaveURL(/\/dashboard$/);
+});
+
 test("a refund from the payment's page says it was made, and the form starts again from what remains", async ({ page, request }) => {
   const payment = await succeededPayment(request);
   await page.goto(`/dashboard/payments/${payment.id}`);

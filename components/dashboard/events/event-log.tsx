@@ -47,11 +47,12 @@ export function EventLog() {
   const [draft, setDraft] = useState({ type: typeParam, from, to });
   const [showReplay, setShowReplay] = useState(false);
 
-  const go = (next: { type?: string; from?: string; to?: string; after?: string; before?: string }) => {
+  // A filter replaces the address; a page is a step of its own, which the browser's Back undoes.
+  const go = (next: { type?: string; from?: string; to?: string; after?: string; before?: string }, step = false) => {
     const q = new URLSearchParams();
     for (const [k, v] of Object.entries(next)) if (v) q.set(k, v);
     const s = q.toString();
-    router.replace(s ? `${pathname}?${s}` : pathname, { scroll: false });
+    router[step ? "push" : "replace"](s ? `${pathname}?${s}` : pathname, { scroll: false });
   };
   const filters = { type: typeParam, from, to };
   const badRange = from && to && harareWallTimeToIso(from) && harareWallTimeToIso(to) && harareWallTimeToIso(to)! <= harareWallTimeToIso(from)!;
@@ -163,7 +164,7 @@ export function EventLog() {
             ids={list.data.data.map((e) => e.id)}
             hasMore={list.data.hasMore}
             cursor={cursor}
-            onChange={(c) => go({ ...filters, after: c.startingAfter, before: c.endingBefore })}
+            onChange={(c) => go({ ...filters, after: c.startingAfter, before: c.endingBefore }, true)}
           />
         </>
       )}

@@ -22,25 +22,39 @@ export function PaymentsList() {
   const router = useRouter();
   const pathname = usePathname();
   const params = useSearchParams();
-  const filters = readFilters(new URLSearchParams(params.toString()));
+  const urlKey = params.toString();
+  const filters = readFilters(new URLSearchParams(urlKey));
   const filtered = Boolean(filters.q || filters.status || filters.currency || filters.method || filters.from || filters.to);
 
-  // A new filter starts again at the newest page; only the pager moves the cursor.
-  const go = (next: ListFilters) => router.replace(`${pathname}${writeFilters(next)}`, { scroll: false });
-  const setFilter = (patch: Partial<ListFilters>) => go({ ...filters, ...patch, after: undefined, before: undefined });
+  // The filters last asked for: a navigation shows in the URL only once it commits (after a
+  // round trip to the server), and a change made meanwhile (a status chosen while the search box
+  // waits, Clear filters) must build on it, not on what the URL still says. A URL this list did
+  // not ask for (the browser's Back, a link) sets it again.
+  const intended = useRef(filters);
+  const asked = useRef<string[]>([]);
+  useEffect(() => {
+    const mine = asked.current.indexOf(urlKey);
+    if (mine >= 0) asked.current = asked.current.slice(mine + 1);
+    else intended.current = readFilters(new URLSearchParams(urlKey));
+  }, [urlKey]);
+
+  // A new filter starts again at the newest page; only the pager moves the cursor. A filter
+  // replaces the address; a page is a step of its own, which the browser's Back undoes.
+  const go = (next: ListFilters, step = false) => {
+    const query = writeFilters(next);
+    intended.current = next;
+    // The same address again commits nothing, so it is not waited for.
+    if (query.replace(/^\?/, "") !== urlKey) asked.current.push(query.replace(/^\?/, ""));
+    router[step ? "push" : "replace"](`${pathname}${query}`, { scroll: false });
+  };
+  const setFilter = (patch: Partial<ListFilters>) => go({ ...intended.current, ...patch, after: undefined, before: undefined });
 
   const [search, setSearch] = useState(filters.q ?? "");
-  // The filters as the URL holds them now: the search box's wait ends later, and must not put
-  // back a filter changed (or cleared) meanwhile.
-  const current = useRef(filters);
-  useEffect(() => {
-    current.current = filters;
-  });
   useEffect(() => {
     const q = search.trim() || undefined;
-    if (q === filters.q) return;
+    if (q === intended.current.q) return;
     const t = setTimeout(() => {
-      if (q !== current.current.q) go({ ...current.current, q, after: undefined, before: undefined });
+      if (q !== intended.current.q) setFilter({ q });
     }, 350);
     return () => clearTimeout(t);
     // Typing drives this; the URL catching up must not restart the wait.
@@ -162,7 +176,7 @@ export function PaymentsList() {
             ids={list.data.data.map((p) => p.id)}
             hasMore={list.data.hasMore}
             cursor={{ startingAfter: filters.after, endingBefore: filters.before }}
-            onChange={(c) => go({ ...filters, after: c.startingAfter, before: c.endingBefore })}
+            onChange={(c) => go({ ...filters, after: c.startingAfter, before: c.endingBefore }, true)}
           />
         </>
       )}
