@@ -11,12 +11,10 @@ export type SettlementLineKind = (typeof SETTLEMENT_LINE_KINDS)[number];
 /** Test-mode batches are paid out this long after they are made (live ones wait for an operator). */
 export const TEST_PAYOUT_DELAY_MS = 5_000;
 
-/** Merchants' business day: settlements cut at midnight in Harare. */
-const BUSINESS_DAY_OFFSET_MS = HARARE_OFFSET_MS;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** The daily run's cutoff: the most recent Harare midnight at or before `now`. */
 export function dailyCutoff(now: Date): Date {
-  const local = now.getTime() + BUSINESS_DAY_OFFSET_MS;
-  return new Date(local - (((local % DAY_MS) + DAY_MS) % DAY_MS) - BUSINESS_DAY_OFFSET_MS);
+  const local = now.getTime() + HARARE_OFFSET_MS;
+  return new Date(local - (((local % DAY_MS) + DAY_MS) % DAY_MS) - HARARE_OFFSET_MS);
 }

@@ -40,8 +40,9 @@ const DUE_KINDS = ["expiry", "reconcile", "refunds"] as const;
  * How many of a kind one claim takes. Expiries come in bursts (a campaign's payments fall due
  * within a minute of each other), and a batch of them costs the same round trips whatever its size
  * (the claim, which returns the rows, then one transaction). While the API keeps node's thread busy
- * each round trip waits its turn on it: under a closed loop of creates, batches of 100 took 470–670 ms, about 170
- * expiries a second, so 167 a second falling due left the runner 2–3 s behind (bench/HISTORY.md).
+ * each round trip waits its turn on it: under a closed loop of creates, batches of 100 took
+ * 470–670 ms, about 170 expiries a second, so 167 a second falling due left the runner 2–3 s
+ * behind (bench/HISTORY.md).
  * A claim takes only what is due, so the batches are larger only when work has piled up.
  */
 export const CLAIM_SIZE: Record<(typeof DUE_KINDS)[number], number> = { expiry: 250, reconcile: BATCH, refunds: BATCH };

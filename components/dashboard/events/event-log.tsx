@@ -55,14 +55,16 @@ export function EventLog() {
     router[step ? "push" : "replace"](s ? `${pathname}?${s}` : pathname, { scroll: false });
   };
   const filters = { type: typeParam, from, to };
-  const badRange = from && to && harareWallTimeToIso(from) && harareWallTimeToIso(to) && harareWallTimeToIso(to)! <= harareWallTimeToIso(from)!;
+  const createdGte = harareWallTimeToIso(from);
+  const createdLt = harareWallTimeToIso(to);
+  const badRange = createdGte !== undefined && createdLt !== undefined && createdLt <= createdGte;
 
   const list = useQuery({
     ...trpc.events.list.queryOptions({
       limit: PAGE,
       types: type ? [type] : undefined,
-      createdGte: harareWallTimeToIso(from),
-      createdLt: harareWallTimeToIso(to),
+      createdGte,
+      createdLt,
       ...cursor,
     }),
     placeholderData: keepPreviousData,

@@ -42,9 +42,10 @@ export function PaymentsList() {
   // replaces the address; a page is a step of its own, which the browser's Back undoes.
   const go = (next: ListFilters, step = false) => {
     const query = writeFilters(next);
+    const key = query.slice(1);
     intended.current = next;
     // The same address again commits nothing, so it is not waited for.
-    if (query.replace(/^\?/, "") !== urlKey) asked.current.push(query.replace(/^\?/, ""));
+    if (key !== urlKey) asked.current.push(key);
     router[step ? "push" : "replace"](`${pathname}${query}`, { scroll: false });
   };
   const setFilter = (patch: Partial<ListFilters>) => go({ ...intended.current, ...patch, after: undefined, before: undefined });
