@@ -205,3 +205,35 @@ test.describe("before the page's script runs", () => {
     await expect(testMode).toBeDisabled();
   });
 });
+
+test("at 1280 px no table of the dashboard needs sideways scrolling", async ({ page, request }) => {
+  const down = await receiver(503);
+  try {
+    // The widest rows there are: a degraded endpoint with a long address, its failed deliveries,
+    // a link with a long description, a settlement's period.
+    const endpoint = await v1<{ id: string }>(request, "POST", "/v1/webhook_endpoints", {
+      url: `${down.url}/mari/payments/receiver-with-a-rather-long-path?tenant=demo`,
+      enabled_events: ["payment.succeeded"],
+    });
+    for (let i = 0; i < 5; i++) await succeededPayment(request);
+    await expect.poll(() => down.got.length, { timeout: 20_000 }).toBeGreaterThanOrEqual(5);
+    await v1(request, "POST", "/v1/payment_links", { amount: 2_500, currency: "USD", description: "School fees for the second term of Grade 7 at the academy" });
+    await v1(request, "POST", "/v1/test_helpers/settlements/run");
+    // An unresolved payment, for the overview's table.
+    const stuck = await v1<{ id: string }>(request, "POST", "/v1/payments", { amount: 990, currency: "USD", method: "wallet", reference: `stuck-${Date.now().toString(36)}`, customer: { msisdn: "0770000003" } });
+    await v1(request, "POST", `/v1/test_helpers/payments/${stuck.id}/unknown`);
+    await v1(request, "POST", `/v1/test_helpers/payments/${stuck.id}/age`);
+
+    expect(page.viewportSize()?.width).toBe(1280);
+    for (const path of ["/dashboard", "/dashboard/payments", "/dashboard/events", "/dashboard/webhooks", `/dashboard/webhooks/${endpoint.id}`, "/dashboard/payment-links", "/dashboard/settlements", "/dashboard/api-keys", "/dashboard/team"]) {
+      await page.goto(path);
+      await page.waitForLoadState("networkidle");
+      const tables = page.locator(".table-wrap");
+      await expect(tables.first(), path).toBeVisible();
+      const wider = await tables.evaluateAll((els) => els.filter((e) => e.scrollWidth > e.clientWidth + 1).map((e) => `${e.scrollWidth} > ${e.clientWidth}`));
+      expect(wider, `${path}: tables wider than their box`).toEqual([]);
+    }
+  } finally {
+    down.close();
+  }
+});

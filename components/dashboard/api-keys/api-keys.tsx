@@ -154,9 +154,18 @@ function KeyList({ canRevoke, role }: { canRevoke: boolean; role: string | null 
                       </td>
                       <td>{k.kind === "secret" ? "Full" : "Restricted"}</td>
                       <td className="wrap">{k.kind === "secret" ? <span className="muted">All</span> : k.scopes.join(", ")}</td>
-                      <td>{formatWhen(k.created_at)}</td>
-                      <td>{formatWhen(k.last_used_at, "Never")}</td>
-                      <td>{k.revoked_at ? <Badge tone="neutral">{`Revoked ${formatWhen(k.revoked_at)}`}</Badge> : <Badge tone="good">Active</Badge>}</td>
+                      <td className="cell-wrap">{formatWhen(k.created_at)}</td>
+                      <td className="cell-wrap">{formatWhen(k.last_used_at, "Never")}</td>
+                      <td className="cell-wrap">
+                        {k.revoked_at ? (
+                          <>
+                            <Badge tone="neutral">Revoked</Badge>
+                            <div className="muted">{formatWhen(k.revoked_at)}</div>
+                          </>
+                        ) : (
+                          <Badge tone="good">Active</Badge>
+                        )}
+                      </td>
                       <td>
                         {k.revoked_at ? null : canRevoke ? (
                           <ConfirmAction

@@ -161,8 +161,8 @@ function LinkList({ canDeactivate, role }: { canDeactivate: boolean; role: strin
                         <Badge tone={STATUS_TONE[l.status]}>{STATUS_LABEL[l.status]}</Badge>
                       </td>
                       <td>{l.single_use ? "Single" : "Reusable"}</td>
-                      <td>{formatWhen(l.expires_at, "Never")}</td>
-                      <td>{formatWhen(l.created_at)}</td>
+                      <td className="cell-wrap">{formatWhen(l.expires_at, "Never")}</td>
+                      <td className="cell-wrap">{formatWhen(l.created_at)}</td>
                       <td>
                         <div className="actions">
                           <CopyButton text={l.url} label="Copy URL" />

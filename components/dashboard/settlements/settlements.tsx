@@ -65,7 +65,7 @@ export function SettlementList() {
                       <td className="num">{formatAmount(s.refund_total, s.currency)}</td>
                       <td className="num">{s.payment_count + s.refund_count}</td>
                       <td>
-                        {formatWhen(s.period_start)} – {formatWhen(s.period_end)}
+                        {formatWhen(s.period_start)} –<div>{formatWhen(s.period_end)}</div>
                       </td>
                     </tr>
                   ))}

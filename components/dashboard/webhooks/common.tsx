@@ -26,12 +26,12 @@ export function DeliveryStatusBadge({ status }: { status: Delivery["status"] }) 
   return <Badge tone={tone[status]}>{status === "pending" ? "Pending" : status === "delivered" ? "Delivered" : "Failed"}</Badge>;
 }
 
-/** Healthy, or degraded and since when: shown loud, since it means events are not arriving. */
+/** Healthy or degraded: degraded shown loud, since it means events are not arriving. */
 export function HealthBadge({ endpoint }: { endpoint: Pick<Endpoint, "health" | "degraded_since" | "status"> }) {
   if (endpoint.health === "degraded") {
     return (
       <span className="badge bad health-degraded" title={`Degraded since ${when(endpoint.degraded_since)}`}>
-        Degraded since {when(endpoint.degraded_since)}
+        Degraded
       </span>
     );
   }
@@ -78,7 +78,6 @@ export function DeliveriesTable({
             <th className="num">Attempts</th>
             <th>Last answer</th>
             <th>Created</th>
-            <th>Why</th>
             <th>Next attempt</th>
           </tr>
         </thead>
@@ -98,16 +97,18 @@ function DeliveryRow({ d, show, endpointUrl }: { d: Delivery; show: "endpoint" |
   return (
     <>
       <tr>
-        <td>
+        <td className={show === "endpoint" ? "url-cell" : undefined}>
           {show === "endpoint" ? (
             <Link href={`/dashboard/webhooks/${d.endpoint}`} title={d.endpoint}>
               {url ?? d.endpoint}
             </Link>
           ) : (
             <Link href={`/dashboard/events/${d.event}`}>
-              <code>{d.event_type}</code> <span className="muted">{d.event}</span>
+              <code>{d.event_type}</code>
             </Link>
           )}
+          {d.reason === "replay" ? <span className="badge neutral replay-tag">Replay</span> : null}
+          {show === "event" ? <div className="muted id-line"><code>{d.event}</code></div> : null}
         </td>
         <td>
           <DeliveryStatusBadge status={d.status} />
@@ -122,13 +123,12 @@ function DeliveryRow({ d, show, endpointUrl }: { d: Delivery; show: "endpoint" |
           )}
         </td>
         <td className="last-answer">{lastAttempt(d)}</td>
-        <td>{when(d.created_at)}</td>
-        <td>{d.reason === "replay" ? "Replay" : "Event"}</td>
-        <td>{d.next_attempt_at ? when(d.next_attempt_at) : "—"}</td>
+        <td className="cell-wrap">{when(d.created_at)}</td>
+        <td className="cell-wrap">{d.next_attempt_at ? when(d.next_attempt_at) : "—"}</td>
       </tr>
       {open ? (
         <tr className="attempts-row">
-          <td colSpan={7}>
+          <td colSpan={6}>
             <ol className="attempts">
               {d.attempts.map((a, i) => (
                 <li key={`${a.attempted_at}-${i}`}>

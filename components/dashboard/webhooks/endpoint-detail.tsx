@@ -148,7 +148,7 @@ function Loaded({ e }: { e: Detail }) {
             </dd>
             <dt>Health</dt>
             <dd>
-              {e.health === "degraded" ? `Degraded since ${when(e.degraded_since)}` : "Healthy"} · {e.consecutive_failures} failed in a row
+              {e.health === "degraded" ? "Degraded" : "Healthy"} · {e.consecutive_failures} failed in a row
             </dd>
             <dt>Last 24 h</dt>
             <dd>

@@ -114,8 +114,7 @@ function EndpointTable({ endpoints, hours }: { endpoints: Endpoint[]; hours: num
             <th>Health</th>
             <th>Status</th>
             <th>Events</th>
-            <th className="num">Attempts ({hours} h)</th>
-            <th className="num">Failed ({hours} h)</th>
+            <th className="num">Failed attempts ({hours} h)</th>
             <th>Last attempt</th>
           </tr>
         </thead>
@@ -128,17 +127,17 @@ function EndpointTable({ endpoints, hours }: { endpoints: Endpoint[]; hours: num
                 </Link>
                 {e.description ? <div className="muted">{e.description}</div> : null}
               </td>
-              <td>
+              <td className="cell-wrap">
                 <HealthBadge endpoint={e} />
+                {e.health === "degraded" ? <div className="muted">since {when(e.degraded_since)}</div> : null}
                 {e.consecutive_failures > 0 ? <div className="muted">{e.consecutive_failures} failed in a row</div> : null}
               </td>
               <td>
                 <EndpointStatusBadge status={e.status} />
               </td>
               <td>{e.enabled_events.includes("*") ? "All" : e.enabled_events.length === 1 ? <code>{e.enabled_events[0]}</code> : `${e.enabled_events.length} types`}</td>
-              <td className="num">{e.attempts24h}</td>
               <td className={`num${e.failures24h ? " error" : ""}`}>{failureRate(e.failures24h, e.attempts24h)}</td>
-              <td>{when(e.lastAttemptAt)}</td>
+              <td className="cell-wrap">{when(e.lastAttemptAt)}</td>
             </tr>
           ))}
         </tbody>
