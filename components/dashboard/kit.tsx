@@ -1,7 +1,8 @@
 "use client";
 
 import { useQuery, type UseQueryResult } from "@tanstack/react-query";
-import { useState, type ReactNode } from "react";
+import Link from "next/link";
+import { useEffect, useState, useSyncExternalStore, type ReactNode } from "react";
 import { roleAllows, type StaffRole } from "@/server/domain/staff";
 import { Empty, Failed, Loading } from "@/components/ui/states";
 import { errorMessage, useTRPC } from "./trpc";
@@ -30,6 +31,42 @@ export function RoleNote({ needed, role }: { needed: StaffRole; role: StaffRole 
   return (
     <p className="muted role-note">
       Needs the {needed} role{needed === "admin" ? "" : " or above"}; you are signed in as {role}.
+    </p>
+  );
+}
+
+/** The lists whose filters and page live in the query string, which their detail pages lead back to. */
+type ListWithView = "payments" | "events";
+const viewKey = (list: ListWithView) => `mari.dashboard.${list}.view`;
+const noSubscription = () => () => {};
+
+/** Keeps the list's query string (filters and page) for this tab, for `BackToList`. */
+export function useRememberListView(list: ListWithView, query: string): void {
+  useEffect(() => {
+    try {
+      sessionStorage.setItem(viewKey(list), query);
+    } catch {
+      // Storage refused (private mode, quota): the back link goes to the unfiltered list.
+    }
+  }, [list, query]);
+}
+
+/** "← Payments": back to the list as this tab last showed it, filters and page kept. */
+export function BackToList({ list, children }: { list: ListWithView; children: ReactNode }) {
+  const query = useSyncExternalStore(
+    noSubscription,
+    () => {
+      try {
+        return sessionStorage.getItem(viewKey(list)) ?? "";
+      } catch {
+        return "";
+      }
+    },
+    () => "",
+  );
+  return (
+    <p>
+      <Link href={query ? `/dashboard/${list}?${query}` : `/dashboard/${list}`}>{children}</Link>
     </p>
   );
 }

@@ -80,6 +80,53 @@ test("a refund from the payment's page says it was made, and the form starts aga
   await expect(page.getByText("USD 40.50 of USD 42.50 can be refunded")).toBeVisible();
   await expect(page.getByLabel("Amount (USD)")).toHaveValue("40.50");
   await expect(page.getByRole("status").filter({ hasText: /Refund re_\w+ of USD 2\.00 is/ })).toBeVisible();
+
+  // The list marks the payment refunded in part; the overview's volume stays gross and says how much of it was refunded.
+  // (Counted once the provider confirms the refund, a moment later.)
+  await page.goto(`/dashboard/payments?q=${payment.reference}`);
+  await expect(async () => {
+    await page.reload();
+    await expect(page.locator("table.data tbody tr").filter({ hasText: payment.reference })).toContainText("Partly refunded", { timeout: 1_000 });
+  }).toPass({ timeout: 20_000 });
+  await page.goto("/dashboard");
+  await expect(page.getByRole("region", { name: "Today", exact: true })).toContainText(/USD [\d,.]+ of it refunded/);
+});
+
+test("← Payments and ← Events go back to the list as it was filtered", async ({ page, request }) => {
+  const tag = `back-to-${Date.now().toString(36)}`;
+  const payment = await succeededPayment(request, `${tag}-1`);
+  await page.goto(`/dashboard/payments?q=${tag}&status=succeeded`);
+  await page.getByRole("link", { name: payment.reference }).click();
+  await expect(page).toHaveURL(new RegExp(`/dashboard/payments/${payment.id}$`));
+  await page.getByRole("link", { name: "← Payments" }).click();
+  await expect(page).toHaveURL(new RegExp(`/dashboard/payments\\?q=${tag}&status=succeeded$`));
+  await expect(page.getByLabel("Reference contains")).toHaveValue(tag);
+  await expect(page.getByLabel("Status")).toHaveValue("succeeded");
+
+  const eventId = await eventOf(request, payment.id, "payment.succeeded");
+  await page.goto("/dashboard/events?type=payment.succeeded");
+  await page.getByRole("link", { name: eventId }).first().click();
+  await expect(page).toHaveURL(new RegExp(`/dashboard/events/${eventId}$`));
+  await page.getByRole("link", { name: "← Events" }).click();
+  await expect(page).toHaveURL(/\/dashboard\/events\?type=payment\.succeeded$/);
+});
+
+test("the event log links a refund's events to the refund's payment, and a settlement's to the settlement", async ({ page, request }) => {
+  const payment = await succeededPayment(request);
+  const refund = await v1<{ id: string }>(request, "POST", "/v1/refunds", { payment: payment.id, amount: 100 });
+  const refundEvent = await eventOf(request, refund.id, "refund.succeeded", 20_000);
+  await page.goto(`/dashboard/events/${refundEvent}`);
+  await page.getByRole("link", { name: refund.id }).click();
+  await expect(page).toHaveURL(new RegExp(`/dashboard/payments/${payment.id}$`));
+
+  // Another test may batch this payment first: any settlement will do.
+  await v1(request, "POST", "/v1/test_helpers/settlements/run");
+  const settlement = (await v1<{ data: Array<{ id: string }> }>(request, "GET", "/v1/settlements?limit=1")).data[0]!.id;
+  const paid = await eventOf(request, settlement, "settlement.paid", 20_000);
+  await page.goto("/dashboard/events?type=settlement.paid");
+  const row = page.locator("table.data tbody tr").filter({ has: page.getByRole("link", { name: paid }) });
+  await row.getByRole("link", { name: settlement }).click();
+  await expect(page).toHaveURL(new RegExp(`/dashboard/settlements/${settlement}$`));
 });
 
 test.describe("with the browser's clock in another time zone", () => {

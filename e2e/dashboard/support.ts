@@ -19,14 +19,14 @@ export async function succeededPayment(request: APIRequestContext, reference = `
 }
 
 /** The event of a type about an object, once it exists. */
-export async function eventOf(request: APIRequestContext, objectId: string, type: string): Promise<string> {
+export async function eventOf(request: APIRequestContext, objectId: string, type: string, timeout?: number): Promise<string> {
   let id: string | undefined;
   await expect
     .poll(async () => {
       const list = await v1<{ data: Array<{ id: string; type: string; data: { object: { id: string } } }> }>(request, "GET", `/v1/events?type=${type}&limit=100`);
       id = list.data.find((e) => e.data.object.id === objectId)?.id;
       return id;
-    })
+    }, { timeout })
     .toBeTruthy();
   return id!;
 }

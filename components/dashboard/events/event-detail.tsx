@@ -1,12 +1,13 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import Link from "next/link";
 import { useState } from "react";
 import { Empty, Failed, Loading } from "@/components/ui/states";
 import { TEST_EVENT_TYPE } from "@/server/domain/events";
+import { BackToList } from "../kit";
 import { errorMessage, useTRPC } from "../trpc";
 import { DeliveriesTable, useCanDevelop, when, type Outputs } from "../webhooks/common";
+import { ObjectLink } from "./object-link";
 import "../webhooks/webhooks.css";
 import "./events.css";
 
@@ -22,9 +23,7 @@ export function EventDetail({ id }: { id: string }) {
   });
   return (
     <>
-      <p>
-        <Link href="/dashboard/events">← Events</Link>
-      </p>
+      <BackToList list="events">← Events</BackToList>
       {detail.isPending ? (
         <Loading what="the event" />
       ) : detail.isError ? (
@@ -65,13 +64,7 @@ function Loaded({ d }: { d: Detail }) {
           <dd>{event.livemode ? "Live" : "Test"}</dd>
           <dt>Object</dt>
           <dd>
-            {objectId?.startsWith("pay_") ? (
-              <Link href={`/dashboard/payments/${objectId}`}>{objectId}</Link>
-            ) : objectId?.startsWith("we_") ? (
-              <Link href={`/dashboard/webhooks/${objectId}`}>{objectId}</Link>
-            ) : (
-              <code>{objectId ?? "—"}</code>
-            )}
+            <ObjectLink object={object} />
           </dd>
         </dl>
       </section>

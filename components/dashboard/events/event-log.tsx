@@ -7,10 +7,12 @@ import { useState } from "react";
 import { Pager, type Cursor } from "@/components/ui/pager";
 import { Empty, Failed, Loading } from "@/components/ui/states";
 import { EVENT_TYPES, type EventType } from "@/server/domain/events";
+import { useRememberListView } from "../kit";
 import { errorMessage, useTRPC } from "../trpc";
 import { useCanDevelop, when } from "../webhooks/common";
 import { ReplayWindow } from "./replay-window";
 import { EventTypeSelect } from "./event-type-select";
+import { ObjectLink } from "./object-link";
 import { harareWallTimeToIso } from "@/server/domain/harare-time";
 import "../webhooks/webhooks.css";
 import "./events.css";
@@ -18,15 +20,6 @@ import "./events.css";
 const PAGE = 25;
 
 const isType = (t: string): t is EventType => (EVENT_TYPES as readonly string[]).includes(t);
-
-/** What the object of an event is, as a link where the dashboard has a page for it. */
-function objectLink(data: Record<string, unknown>) {
-  const id = typeof data.id === "string" ? data.id : null;
-  if (!id) return <span className="muted">—</span>;
-  if (id.startsWith("pay_")) return <Link href={`/dashboard/payments/${id}`}>{id}</Link>;
-  if (id.startsWith("we_")) return <Link href={`/dashboard/webhooks/${id}`}>{id}</Link>;
-  return <code>{id}</code>;
-}
 
 /**
  * /dashboard/events: the event log, newest first. Filters and the page cursor live in the query
@@ -39,6 +32,7 @@ export function EventLog() {
   const pathname = usePathname();
   const params = useSearchParams();
   const dev = useCanDevelop();
+  useRememberListView("events", params.toString());
   const typeParam = params.get("type") ?? "";
   const type = isType(typeParam) ? typeParam : undefined;
   const from = params.get("from") ?? "";
@@ -151,7 +145,9 @@ export function EventLog() {
                         <code>{e.type}</code>
                       </Link>
                     </td>
-                    <td>{objectLink(e.data.object)}</td>
+                    <td>
+                      <ObjectLink object={e.data.object} />
+                    </td>
                     <td>
                       <Link href={`/dashboard/events/${e.id}`} className="muted">
                         {e.id}

@@ -17,6 +17,12 @@ type Volume = Record<Currency, number>;
 const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;
 const rate = (r: number | null) => (r === null ? "—" : `${(r * 100).toFixed(r === 1 || r === 0 ? 0 : 1)}%`);
 
+/** "USD 10.00 refunded", per currency with refunds; nothing when there were none. */
+function refundedLine(v: Volume): string | null {
+  const parts = CURRENCIES.filter((c) => v[c] > 0).map((c) => formatAmount(v[c], c));
+  return parts.length ? `${parts.join(" and ")} of it refunded` : null;
+}
+
 /** Every currency that moved, or the first one at zero so the card never stands empty. */
 function volumeLines(v: Volume): string[] {
   const moved = CURRENCIES.filter((c) => v[c] > 0);
@@ -54,13 +60,14 @@ export function Overview() {
 
       <div className="stat-grid">
         <section className="panel" aria-label="Today">
-          <p className="stat-label">Today&apos;s volume ({o.today.date})</p>
+          <p className="stat-label">Today&apos;s gross volume ({o.today.date})</p>
           {volumeLines(o.today.volume).map((l) => (
             <p key={l} className="stat-value">
               {l}
             </p>
           ))}
           <p className="stat-sub">{plural(o.today.counts.succeeded, "succeeded payment")}</p>
+          {refundedLine(o.today.refunded) ? <p className="stat-sub">{refundedLine(o.today.refunded)}</p> : null}
         </section>
         <section className="panel" aria-label="Today's success rate">
           <p className="stat-label">Success rate today</p>
@@ -68,13 +75,14 @@ export function Overview() {
           <p className="stat-sub">of {plural(finished(o.today.counts), "finished payment")}</p>
         </section>
         <section className="panel" aria-label="This week">
-          <p className="stat-label">This week&apos;s volume (since Monday {o.week.from})</p>
+          <p className="stat-label">This week&apos;s gross volume (since Monday {o.week.from})</p>
           {volumeLines(o.week.volume).map((l) => (
             <p key={l} className="stat-value">
               {l}
             </p>
           ))}
           <p className="stat-sub">{plural(o.week.counts.succeeded, "succeeded payment")}</p>
+          {refundedLine(o.week.refunded) ? <p className="stat-sub">{refundedLine(o.week.refunded)}</p> : null}
         </section>
         <section className="panel" aria-label="This week's success rate">
           <p className="stat-label">Success rate this week</p>

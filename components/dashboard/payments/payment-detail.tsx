@@ -2,12 +2,12 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { TRPCClientError } from "@trpc/client";
-import Link from "next/link";
 import { useState, type ReactNode } from "react";
 import { errorMessage, useTRPC } from "@/components/dashboard/trpc";
 import { Failed, Loading } from "@/components/ui/states";
 import { PaymentStatusBadge } from "@/components/ui/status-badge";
 import { formatAmount } from "@/server/domain/money";
+import { BackToList } from "../kit";
 import { when } from "./format";
 import { RefundForm, type RefundDone } from "./refund-form";
 import { ResolveForm } from "./resolve-form";
@@ -28,9 +28,7 @@ export function PaymentDetail({ id }: { id: string }) {
   if (t.isError) {
     return (
       <section>
-        <p>
-          <Link href="/dashboard/payments">← Payments</Link>
-        </p>
+        <BackToList list="payments">← Payments</BackToList>
         {notFound(t.error) ? (
           <div className="warning" role="alert">
             There is no payment {id} in {me.data?.livemode ? "live" : "test"} data. If it is a {me.data?.livemode ? "test" : "live"} payment, switch the
@@ -46,9 +44,7 @@ export function PaymentDetail({ id }: { id: string }) {
   const p = t.data.payment;
   return (
     <section className="pay-detail">
-      <p>
-        <Link href="/dashboard/payments">← Payments</Link>
-      </p>
+      <BackToList list="payments">← Payments</BackToList>
       <h1 className="pay-title">
         <span>{formatAmount(p.amount, p.currency)}</span> <PaymentStatusBadge status={p.status} />
         <small className="muted">{p.reference}</small>

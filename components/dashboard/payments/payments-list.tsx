@@ -4,6 +4,7 @@ import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useEffect, useRef, useState } from "react";
+import { useRememberListView } from "@/components/dashboard/kit";
 import { errorMessage, useTRPC } from "@/components/dashboard/trpc";
 import { Pager } from "@/components/ui/pager";
 import { Empty, Failed, Loading } from "@/components/ui/states";
@@ -23,6 +24,7 @@ export function PaymentsList() {
   const pathname = usePathname();
   const params = useSearchParams();
   const urlKey = params.toString();
+  useRememberListView("payments", urlKey);
   const filters = readFilters(new URLSearchParams(urlKey));
   const filtered = Boolean(filters.q || filters.status || filters.currency || filters.method || filters.from || filters.to);
 
@@ -159,9 +161,15 @@ export function PaymentsList() {
                         {p.reference}
                       </Link>
                     </td>
-                    <td className="num">{formatAmount(p.amount, p.currency)}</td>
+                    <td className="num">
+                      {formatAmount(p.amount, p.currency)}
+                      {p.charged_amount !== p.amount ? <div className="muted pay-charged">{formatAmount(p.charged_amount, p.currency)} with the fee</div> : null}
+                    </td>
                     <td>
                       <PaymentStatusBadge status={p.status} />
+                      {p.amount_refunded > 0 ? (
+                        <span className="badge neutral pay-refunded">{p.amount_refunded === p.amount ? "Refunded" : "Partly refunded"}</span>
+                      ) : null}
                     </td>
                     <td className="pay-msisdn">{p.customer_msisdn_masked}</td>
                     <td>{p.method}</td>

@@ -80,6 +80,20 @@ describe("getOverview", () => {
     expect(live.week.successRate).toBe(1);
   });
 
+  it("keeps the volume gross and says how much of it was refunded", async () => {
+    const m = await seedTestMerchant();
+    const db = await getDb();
+    const whole = await pay(m, "succeeded", "2026-03-11T09:00:00Z", { amount: 1_000 });
+    const part = await pay(m, "succeeded", "2026-03-10T09:00:00Z", { amount: 2_000 });
+    await pay(m, "succeeded", "2026-03-11T08:00:00Z", { amount: 400 });
+    await db.update(payments).set({ amountRefunded: 1_000 }).where(eq(payments.id, whole.id));
+    await db.update(payments).set({ amountRefunded: 250 }).where(eq(payments.id, part.id));
+
+    const o = await getOverview(await m.ctx(false, manualClock(NOW)));
+    expect(o.today).toMatchObject({ volume: { USD: 1_400, ZWG: 0 }, refunded: { USD: 1_000, ZWG: 0 } });
+    expect(o.week).toMatchObject({ volume: { USD: 3_400, ZWG: 0 }, refunded: { USD: 1_250, ZWG: 0 } });
+  });
+
   it("has no success rate before anything finished", async () => {
     const m = await seedTestMerchant();
     await pay(m, "awaiting_customer", "2026-03-11T09:00:00Z");

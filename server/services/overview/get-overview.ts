@@ -4,19 +4,21 @@ import type { ServiceContext } from "@/server/context";
 import { idLowerBound } from "@/server/domain/ids";
 import { CURRENCIES, type Currency } from "@/server/domain/money";
 import { PAYMENT_STATUSES, type PaymentStatus } from "@/server/domain/payment-status";
+import { HARARE_OFFSET_MS } from "@/server/domain/harare-time";
 import { dailyCutoff } from "@/server/domain/settlements";
 
 /** Merchants' business day, as settlements cut it (UTC+2, no daylight saving). */
 export const OVERVIEW_TIME_ZONE = "Africa/Harare";
 export const OVERVIEW_DAYS = 14;
 const DAY_MS = 24 * 60 * 60 * 1000;
-const HARARE_OFFSET_MS = 2 * 60 * 60 * 1000;
 const RECENT_UNRESOLVED = 10;
 
 export type Volume = Record<Currency, number>;
 export type PeriodStats = {
-  /** Succeeded amount per currency, minor units. */
+  /** Succeeded amount per currency, minor units: gross, refunds not taken off. */
   volume: Volume;
+  /** Of those succeeded payments, the amount refunded so far, per currency, minor units. */
+  refunded: Volume;
   counts: Record<PaymentStatus, number>;
   /** succeeded ÷ (succeeded + failed + expired); null when nothing has finished yet. */
   successRate: number | null;
@@ -67,7 +69,14 @@ export async function getOverview(ctx: ServiceContext): Promise<Overview> {
     // payments_list_idx (merchant_id, livemode, id): an id range per window, aggregated in SQL to
     // at most days × statuses × currencies rows.
     ctx.db
-      .select({ day, status: payments.status, currency: payments.currency, n: count(), amount: sql<number>`coalesce(sum(${payments.amount}), 0)`.mapWith(Number) })
+      .select({
+        day,
+        status: payments.status,
+        currency: payments.currency,
+        n: count(),
+        amount: sql<number>`coalesce(sum(${payments.amount}), 0)`.mapWith(Number),
+        refunded: sql<number>`coalesce(sum(${payments.amountRefunded}), 0)`.mapWith(Number),
+      })
       .from(payments)
       .where(and(mine, gte(payments.id, idLowerBound("payment", windowStart)), lt(payments.id, idLowerBound("payment", windowEnd))))
       .groupBy(day, payments.status, payments.currency),
@@ -100,8 +109,8 @@ export async function getOverview(ctx: ServiceContext): Promise<Overview> {
   const byDate = new Map(days.map((d) => [d.date, d]));
   const todayDate = localDate(todayStart);
   const weekFrom = localDate(weekStart);
-  const today: PeriodStats = { volume: zeroVolume(), counts: zeroCounts(), successRate: null };
-  const week: PeriodStats = { volume: zeroVolume(), counts: zeroCounts(), successRate: null };
+  const today: PeriodStats = { volume: zeroVolume(), refunded: zeroVolume(), counts: zeroCounts(), successRate: null };
+  const week: PeriodStats = { volume: zeroVolume(), refunded: zeroVolume(), counts: zeroCounts(), successRate: null };
 
   for (const b of buckets) {
     const d = byDate.get(b.day);
@@ -112,7 +121,10 @@ export async function getOverview(ctx: ServiceContext): Promise<Overview> {
     if (b.status !== "succeeded") continue;
     d.succeeded += b.n;
     d.volume[b.currency] += b.amount;
-    for (const p of periods) p.volume[b.currency] += b.amount;
+    for (const p of periods) {
+      p.volume[b.currency] += b.amount;
+      p.refunded[b.currency] += b.refunded;
+    }
   }
   today.successRate = successRate(today.counts);
   week.successRate = successRate(week.counts);

@@ -1,0 +1,27 @@
+import Link from "next/link";
+
+/**
+ * An event's object by its id, as a link to the dashboard page that shows it: a payment, a
+ * settlement or an endpoint its own page; a refund or a completed checkout session the page of
+ * the payment it belongs to. Objects without a page (a payment link) show their id alone.
+ */
+export function ObjectLink({ object }: { object: Record<string, unknown> }) {
+  const id = typeof object.id === "string" ? object.id : null;
+  if (!id) return <span className="muted">—</span>;
+  const payment = typeof object.payment === "string" ? object.payment : null;
+  const href = id.startsWith("pay_")
+    ? `/dashboard/payments/${id}`
+    : id.startsWith("stl_")
+      ? `/dashboard/settlements/${id}`
+      : id.startsWith("we_")
+        ? `/dashboard/webhooks/${id}`
+        : (id.startsWith("re_") || id.startsWith("cs_")) && payment
+          ? `/dashboard/payments/${payment}`
+          : null;
+  if (!href) return <code>{id}</code>;
+  return (
+    <Link href={href} title={payment && !id.startsWith("pay_") ? `Of payment ${payment}` : undefined}>
+      {id}
+    </Link>
+  );
+}
