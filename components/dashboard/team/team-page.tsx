@@ -4,7 +4,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { STAFF_ROLES, type StaffRole } from "@/server/domain/staff";
 import { Empty, Failed, Loading } from "@/components/ui/states";
-import { ConfirmAction, useRole } from "../kit";
+import { ConfirmAction, ErrorNote, formatWhen, useRole } from "../kit";
 import { errorMessage, useTRPC } from "../trpc";
 
 const ROLE_HELP: Record<StaffRole, string> = {
@@ -23,7 +23,8 @@ export function TeamPage() {
   const add = useMutation(trpc.staff.add.mutationOptions({ onSuccess: (r) => (setAdded({ email: r.email, password: r.password }), refresh()) }));
   const changeRole = useMutation(trpc.staff.changeRole.mutationOptions({ onSuccess: refresh }));
   const remove = useMutation(trpc.staff.remove.mutationOptions({ onSuccess: refresh }));
-  const failure = add.error ?? changeRole.error ?? remove.error;
+  // A failed add is told beside its form; a role change or removal above the table it was made in.
+  const failure = changeRole.error ?? remove.error;
 
   return (
     <>
@@ -66,7 +67,7 @@ export function TeamPage() {
                       s.role
                     )}
                   </td>
-                  <td>{s.createdAt.slice(0, 10)}</td>
+                  <td>{formatWhen(s.createdAt)}</td>
                   <td>
                     {isAdmin && !s.you ? (
                       <ConfirmAction
@@ -113,6 +114,7 @@ export function TeamPage() {
           <button type="submit" className="primary" disabled={add.isPending}>
             {add.isPending ? "Adding…" : "Add"}
           </button>
+          <ErrorNote error={add.error} />
         </form>
       ) : (
         <p className="muted">Only an admin can add people or change roles.</p>

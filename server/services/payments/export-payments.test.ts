@@ -87,7 +87,7 @@ describe("exportPayments", () => {
     expect(JSON.parse(evil.metadata!)).toEqual({ note: 'says "hi", twice' });
     expect(byId.get(mine[4]!.id)!.reference).toBe("order, with comma\nand a line");
     const plain = byId.get(mine[0]!.id)!;
-    expect(plain).toMatchObject({ status: "failed", amount: "1000", currency: "USD", customer_msisdn_masked: expect.stringMatching(/\*/), failure_code: "declined" });
+    expect(plain).toMatchObject({ status: "failed", amount: "10.00", currency: "USD", fee: "0.15", charged_amount: "10.00", amount_refunded: "0.00", customer_msisdn_masked: expect.stringMatching(/\*/), failure_code: "declined" });
     expect(plain.created_at).toBe(mine[0]!.createdAt.toISOString());
   });
 

@@ -1,21 +1,27 @@
 import type { Payment } from "@/db/schema";
 import type { ServiceContext } from "@/server/context";
+import { toMajorInput } from "@/server/domain/money";
 import { toPaymentResource, type PaymentResource } from "@/server/schemas/payments";
 import { csvRow } from "./csv";
 import { listPayments, type PaymentFilters } from "./list-payments";
 
-/** The export's columns, named as the API names the fields, in the order a reconciliation reads them. */
+/**
+ * The export's columns, named as the API names the fields, in the order a reconciliation reads
+ * them. Amounts are decimals in the currency's major units ("42.50"), as a spreadsheet sums them,
+ * where the API gives minor units (4250).
+ */
+const major = (amount: number, p: PaymentResource) => toMajorInput(amount, p.currency);
 const COLUMNS = [
   ["id", (p) => p.id],
   ["created_at", (p) => p.created_at],
   ["reference", (p) => p.reference],
   ["status", (p) => p.status],
-  ["amount", (p) => p.amount],
+  ["amount", (p) => major(p.amount, p)],
   ["currency", (p) => p.currency],
-  ["fee", (p) => p.fee],
+  ["fee", (p) => major(p.fee, p)],
   ["fee_bearer", (p) => p.fee_bearer],
-  ["charged_amount", (p) => p.charged_amount],
-  ["amount_refunded", (p) => p.amount_refunded],
+  ["charged_amount", (p) => major(p.charged_amount, p)],
+  ["amount_refunded", (p) => major(p.amount_refunded, p)],
   ["method", (p) => p.method],
   ["customer_msisdn_masked", (p) => p.customer_msisdn_masked],
   ["failure_code", (p) => p.failure_code],
