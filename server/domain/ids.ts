@@ -62,6 +62,11 @@ export function newId(kind: IdKind, now: Date = new Date()): string {
   return `${ID_PREFIXES[kind]}_${encodeTime(now.getTime())}${randomChars(RANDOM_CHARS)}`;
 }
 
+/** The shape of an id of `kind`, as a regular expression's source (for API documents). */
+export function idPattern(kind: IdKind): string {
+  return `^${ID_PREFIXES[kind]}_[${ALPHABET}]{${TIME_CHARS + RANDOM_CHARS}}$`;
+}
+
 /** True when `value` is shaped like an id of `kind`; says nothing about whether it exists. */
 export function isId(kind: IdKind, value: string): boolean {
   const prefix = `${ID_PREFIXES[kind]}_`;

@@ -113,6 +113,6 @@ export const checkoutSessionOperations = {
     idempotency: "none",
     status: 200,
     response: checkoutSessionResource,
-    pathParams: { id: "The checkout session's id (cs_…)." },
+    pathParams: { id: { description: "The checkout session's id (cs_…).", id: "checkoutSession" } },
   }),
 };

@@ -80,8 +80,8 @@ export type Operation<Body extends z.ZodType | undefined = z.ZodType | undefined
   secretInResponse?: true;
   status: 200 | 201;
   response: z.ZodType;
-  /** Each path parameter's description, or its description and the values it takes. */
-  pathParams?: Record<string, string | { description: string; values: readonly string[] }>;
+  /** Each path parameter: an id of a kind (documented with its pattern), or one of some values. */
+  pathParams?: Record<string, { description: string; id: IdKind } | { description: string; values: readonly string[] }>;
 };
 
 export function defineOperation<B extends z.ZodType | undefined, Q extends z.ZodType | undefined>(op: Operation<B, Q>): Operation<B, Q> {

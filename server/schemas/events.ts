@@ -95,7 +95,7 @@ export const eventOperations = {
     idempotency: "none",
     status: 200,
     response: eventResource,
-    pathParams: { id: "The event's id (evt_…)." },
+    pathParams: { id: { description: "The event's id (evt_…).", id: "event" } },
   }),
   replay: defineOperation({
     operationId: "replayEvent",
@@ -108,7 +108,7 @@ export const eventOperations = {
     idempotency: "optional",
     status: 200,
     response: listEnvelope(webhookDeliveryResource),
-    pathParams: { id: "The event's id (evt_…)." },
+    pathParams: { id: { description: "The event's id (evt_…).", id: "event" } },
   }),
   replayWindow: defineOperation({
     operationId: "replayEvents",

@@ -67,7 +67,7 @@ export const listPaymentLinksQuery = z
   })
   .refine(...oneCursor);
 
-const linkPath = { id: "The payment link's id (plink_…)." };
+const linkPath = { id: { description: "The payment link's id (plink_…).", id: "paymentLink" } } as const;
 
 export const paymentLinkOperations = {
   create: defineOperation({

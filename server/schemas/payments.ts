@@ -166,7 +166,7 @@ export const paymentOperations = {
     idempotency: "none",
     status: 200,
     response: paymentResource,
-    pathParams: { id: "The payment's id (pay_…)." },
+    pathParams: { id: { description: "The payment's id (pay_…).", id: "payment" } },
   }),
   testHelper: defineOperation({
     operationId: "driveTestPayment",
@@ -178,7 +178,7 @@ export const paymentOperations = {
     idempotency: "optional",
     status: 200,
     response: paymentResource,
-    pathParams: { id: "The payment's id (pay_…).", action: { description: "What to do to the payment.", values: TEST_PAYMENT_ACTIONS } },
+    pathParams: { id: { description: "The payment's id (pay_…).", id: "payment" }, action: { description: "What to do to the payment.", values: TEST_PAYMENT_ACTIONS } },
   }),
   preview: defineOperation({
     operationId: "previewPayment",

@@ -100,6 +100,6 @@ export const refundOperations = {
     idempotency: "none",
     status: 200,
     response: refundResource,
-    pathParams: { id: "The refund's id (re_…)." },
+    pathParams: { id: { description: "The refund's id (re_…).", id: "refund" } },
   }),
 };

@@ -108,7 +108,7 @@ export const settlementOperations = {
     idempotency: "none",
     status: 200,
     response: settlementWithLines,
-    pathParams: { id: "The settlement's id (stl_…)." },
+    pathParams: { id: { description: "The settlement's id (stl_…).", id: "settlement" } },
   }),
   lines: defineOperation({
     operationId: "listSettlementLines",
@@ -121,7 +121,7 @@ export const settlementOperations = {
     idempotency: "none",
     status: 200,
     response: listEnvelope(settlementLineResource),
-    pathParams: { id: "The settlement's id (stl_…)." },
+    pathParams: { id: { description: "The settlement's id (stl_…).", id: "settlement" } },
   }),
   testRun: defineOperation({
     operationId: "runTestSettlements",

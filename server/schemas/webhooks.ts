@@ -143,7 +143,7 @@ export const listDeliveriesQuery = z
   })
   .refine(...oneCursor);
 
-const endpointPath = { id: "The endpoint's id (we_…)." };
+const endpointPath = { id: { description: "The endpoint's id (we_…).", id: "webhookEndpoint" } } as const;
 
 export const webhookOperations = {
   createEndpoint: defineOperation({
