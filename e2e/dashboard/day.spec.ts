@@ -284,3 +284,18 @@ test("at 1280 px no table of the dashboard needs sideways scrolling", async ({ p
     down.close();
   }
 });
+
+test.describe("on a phone", () => {
+  test.use({ viewport: { width: 412, height: 915 } });
+
+  test("the payments list shows each payment as a card, its status in sight without sideways scrolling", async ({ page, request }) => {
+    const payment = await succeededPayment(request);
+    await page.goto(`/dashboard/payments?q=${payment.reference}`);
+    const row = page.locator("table.data tbody tr").filter({ hasText: payment.reference });
+    await expect(row).toContainText("Succeeded");
+    const badge = await row.getByText("Succeeded").boundingBox();
+    expect(badge!.x + badge!.width).toBeLessThanOrEqual(412);
+    const wider = await page.locator(".table-wrap").evaluate((e) => e.scrollWidth - e.clientWidth);
+    expect(wider).toBeLessThanOrEqual(1);
+  });
+});

@@ -172,8 +172,8 @@ export function PaymentsList() {
                       ) : null}
                     </td>
                     <td className="pay-msisdn">{p.customer_msisdn_masked}</td>
-                    <td>{p.method}</td>
-                    <td>
+                    <td className="pay-method">{p.method}</td>
+                    <td className="pay-created">
                       <time dateTime={p.created_at}>{when(p.created_at)}</time>
                     </td>
                   </tr>
