@@ -17,10 +17,10 @@ type Volume = Record<Currency, number>;
 const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;
 const rate = (r: number | null) => (r === null ? "—" : `${(r * 100).toFixed(r === 1 || r === 0 ? 0 : 1)}%`);
 
-/** "USD 10.00 refunded", per currency with refunds; nothing when there were none. */
-function refundedLine(v: Volume): string | null {
-  const parts = CURRENCIES.filter((c) => v[c] > 0).map((c) => formatAmount(v[c], c));
-  return parts.length ? `${parts.join(" and ")} of it refunded` : null;
+/** "USD 10.00 of it refunded" under a gross volume, per currency with refunds; nothing without. */
+function RefundedLine({ refunded }: { refunded: Volume }) {
+  const parts = CURRENCIES.filter((c) => refunded[c] > 0).map((c) => formatAmount(refunded[c], c));
+  return parts.length ? <p className="stat-sub">{parts.join(" and ")} of it refunded</p> : null;
 }
 
 /** Every currency that moved, or the first one at zero so the card never stands empty. */
@@ -67,7 +67,7 @@ export function Overview() {
             </p>
           ))}
           <p className="stat-sub">{plural(o.today.counts.succeeded, "succeeded payment")}</p>
-          {refundedLine(o.today.refunded) ? <p className="stat-sub">{refundedLine(o.today.refunded)}</p> : null}
+          <RefundedLine refunded={o.today.refunded} />
         </section>
         <section className="panel" aria-label="Today's success rate">
           <p className="stat-label">Success rate today</p>
@@ -82,7 +82,7 @@ export function Overview() {
             </p>
           ))}
           <p className="stat-sub">{plural(o.week.counts.succeeded, "succeeded payment")}</p>
-          {refundedLine(o.week.refunded) ? <p className="stat-sub">{refundedLine(o.week.refunded)}</p> : null}
+          <RefundedLine refunded={o.week.refunded} />
         </section>
         <section className="panel" aria-label="This week's success rate">
           <p className="stat-label">Success rate this week</p>
