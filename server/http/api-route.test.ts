@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { POST as createPaymentRoute } from "@/app/v1/payments/route";
 import { GET as retrievePaymentRoute } from "@/app/v1/payments/[id]/route";
 import { getDb } from "@/db/client";
@@ -463,6 +464,42 @@ describe("a route whose service claims the Idempotency-Key in its first write", 
     expect(fromDatabase.headers.get("idempotent-replayed")).toBe("true");
     expect(await fromDatabase.text()).toBe(text);
     expect(runs).toBe(2);
+  });
+});
+
+describe("a retry of a request this process completed", () => {
+  it("is answered before its body is validated; a key used with another body is told after", async () => {
+    let parses = 0;
+    const counted = { ...paymentOperations.create, body: z.preprocess((v) => (parses++, v), paymentOperations.create.body!) };
+    const route = apiRoute(counted, async () => ({ ok: true }));
+    const call = async (body: unknown, idempotencyKey: string): Promise<ApiResponse<any>> => {
+      const res = await route(
+        new Request("http://localhost:3000/v1/payments", {
+          method: "POST",
+          headers: { authorization: `Bearer ${m.keys.test}`, "content-type": "application/json", "idempotency-key": idempotencyKey },
+          body: JSON.stringify(body),
+        }),
+      );
+      const text = await res.text();
+      return { status: res.status, headers: res.headers, text, body: JSON.parse(text) };
+    };
+    const key = nextKey();
+    const body = paymentBody();
+    const first = await call(body, key);
+    expect(first.status).toBe(201);
+    expect(parses).toBe(1);
+
+    // The same request again, its fields in another order: the stored answer, no validation.
+    const replay = await call(Object.fromEntries(Object.entries(body).reverse()), key);
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    expect(parses).toBe(1);
+
+    // Another valid body under the key: validated, then refused as before.
+    expectError(await call({ ...body, amount: 999 }, key), 409, "idempotency_conflict", "idempotency_key_reused", "Idempotency-Key");
+    expect(parses).toBe(2);
+    // An invalid one: its validation error comes first, as before.
+    expectError(await call({ ...body, amount: -1 }, key), 400, "invalid_request", "parameter_invalid", "amount");
   });
 });
 

@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { getDb } from "@/db/client";
 import { keyAllows, presentedKey } from "@/server/domain/api-keys";
-import { isServiceError, ServiceError } from "@/server/domain/errors";
+import { idempotencyKeyReused, isServiceError, ServiceError } from "@/server/domain/errors";
 import { newId } from "@/server/domain/ids";
 import { seal, unseal } from "@/server/domain/sealing";
 import { dataKey } from "@/server/data-key";
@@ -16,7 +16,7 @@ import { claimIdempotencyKey, type ClaimRow, type ClaimStatement, type KeyClaim,
 import type { Completion, ResponseRecord } from "@/server/services/idempotency/completion";
 import { readJsonBody } from "./body";
 import { errorBody, internalError, raw, statusOf } from "./errors";
-import { requestFingerprint, validateIdempotencyKey } from "./idempotency";
+import { IDEMPOTENCY_KEY_SHAPE, requestFingerprint, validateIdempotencyKey } from "./idempotency";
 import { consumeRateLimit } from "@/server/rate-limit";
 import { parseOrThrow, queryObject } from "./validation";
 
@@ -102,21 +102,30 @@ export function apiRoute<B extends z.ZodType | undefined, Q extends z.ZodType | 
 
       const query = (op.query ? parseOrThrow(op.query, queryObject(url), "query") : refuseQuery(url)) as Out<Q>;
       const parsedBody = op.method === "POST" ? await readJsonBody(request) : undefined;
+      // A retry of a request this process completed gets its stored answer without the database,
+      // and before its body is validated: the same request passed validation when first sent (one
+      // that fails it is never recorded), and its answer stays the stored one even where the
+      // checks would now read differently (an expiry time since passed). A key used with another
+      // request is told after validation, as the claim would tell it.
+      const scope = { merchantId: merchant.id, livemode: key.livemode };
+      const presentedIdempotencyKey = op.idempotency === "none" ? null : request.headers.get("idempotency-key");
+      const fingerprint =
+        presentedIdempotencyKey !== null && IDEMPOTENCY_KEY_SHAPE.test(presentedIdempotencyKey) ? requestFingerprint(op.method, url.pathname, parsedBody?.value) : null;
+      const remembered = fingerprint === null ? undefined : recallCompleted(scope, presentedIdempotencyKey!, fingerprint, base.clock.now());
+      if (remembered !== undefined && remembered !== "other_request") throw new Replayed({ kind: "replay", ...remembered });
       // No body at all reads as `{}`: an operation whose fields are all optional needs none, and
       // one with required fields names the first missing one.
       const body = (op.body ? parseOrThrow(op.body, parsedBody?.value === undefined ? {} : parsedBody.value, "body") : refuseBody(parsedBody?.value)) as Out<B>;
       const params = await resolveParams(routeContext);
 
-      const idempotencyKey = op.idempotency === "none" ? null : validateIdempotencyKey(request.headers.get("idempotency-key"));
+      const idempotencyKey = validateIdempotencyKey(presentedIdempotencyKey);
       if (op.idempotency === "required" && idempotencyKey === null) {
         throw new ServiceError("idempotency_key_required", `${op.method} ${op.path} requires an Idempotency-Key header.`, "Idempotency-Key");
       }
       if (idempotencyKey !== null) {
-        const scope = { merchantId: merchant.id, livemode: key.livemode };
-        const fingerprint = requestFingerprint(op.method, url.pathname, parsedBody?.value);
-        // A retry of a request this process completed: its stored answer, without the database.
-        const remembered = recallCompleted(scope, idempotencyKey, fingerprint, base.clock.now());
-        if (remembered) throw new Replayed({ kind: "replay", ...remembered });
+        if (remembered === "other_request") throw idempotencyKeyReused();
+        // Every body that passed validation is shallow enough to have one.
+        if (fingerprint === null) throw new Error(`${op.operationId}: a validated body has no fingerprint`);
         claimKey = async (first) => {
           claimed = true;
           const claim = await claimIdempotencyKey(base, scope, idempotencyKey, fingerprint, first);

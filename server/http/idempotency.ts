@@ -12,16 +12,30 @@ export function validateIdempotencyKey(raw: string | null): string | null {
   return raw;
 }
 
-/** Same key + same method, path and JSON body (key order and whitespace aside) = same request. */
-export function requestFingerprint(method: string, path: string, body: unknown): string {
-  return createHash("sha256").update(`${method} ${path}\n${canonicalJson(body)}`).digest("hex");
+/** Deeper than any body an operation accepts (their deepest is 3 levels); a hostile body may nest thousands. */
+const MAX_FINGERPRINT_DEPTH = 32;
+
+/**
+ * Same key + same method, path and JSON body (key order and whitespace aside) = same request.
+ * Null for a body nested deeper than MAX_FINGERPRINT_DEPTH: no operation accepts one, so none
+ * was ever recorded.
+ */
+export function requestFingerprint(method: string, path: string, body: unknown): string | null {
+  const canonical = canonicalJson(body, 0);
+  return canonical === null ? null : createHash("sha256").update(`${method} ${path}\n${canonical}`).digest("hex");
 }
 
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (value && typeof value === "object") {
-    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+function canonicalJson(value: unknown, depth: number): string | null {
+  if (value === null || typeof value !== "object") return JSON.stringify(value ?? null);
+  if (depth === MAX_FINGERPRINT_DEPTH) return null;
+  const parts: string[] = [];
+  const entries = Array.isArray(value)
+    ? value.map((v) => ["", v] as const)
+    : Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  for (const [k, v] of entries) {
+    const inner = canonicalJson(v, depth + 1);
+    if (inner === null) return null;
+    parts.push(Array.isArray(value) ? inner : `${JSON.stringify(k)}:${inner}`);
   }
-  return JSON.stringify(value ?? null);
+  return Array.isArray(value) ? `[${parts.join(",")}]` : `{${parts.join(",")}}`;
 }

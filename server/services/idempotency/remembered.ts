@@ -1,4 +1,3 @@
-import { idempotencyKeyReused } from "@/server/domain/errors";
 import type { Scope } from "./claim";
 
 /**
@@ -47,10 +46,10 @@ export function rememberCompleted(scope: Scope, key: string, record: RememberedR
 
 /**
  * The stored answer to a retry of a completed request, or undefined when this process does not
- * hold the record (the database decides). Throws `idempotency_key_reused` when the key was used
- * with another request, as the claim does.
+ * hold the record (the database decides); "other_request" when the key was used with another
+ * request (the caller answers `idempotency_key_reused`, as the claim does).
  */
-export function recallCompleted(scope: Scope, key: string, fingerprint: string, now: Date): { status: number; body: string } | undefined {
+export function recallCompleted(scope: Scope, key: string, fingerprint: string, now: Date): { status: number; body: string } | "other_request" | undefined {
   const k = id(scope, key);
   const record = records.get(k);
   if (!record) return undefined;
@@ -58,7 +57,7 @@ export function recallCompleted(scope: Scope, key: string, fingerprint: string, 
     forget(k);
     return undefined;
   }
-  if (record.requestHash !== fingerprint) throw idempotencyKeyReused();
+  if (record.requestHash !== fingerprint) return "other_request";
   return { status: record.status, body: record.body };
 }
 
