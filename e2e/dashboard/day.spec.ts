@@ -298,4 +298,15 @@ test.describe("on a phone", () => {
     const wider = await page.locator(".table-wrap").evaluate((e) => e.scrollWidth - e.clientWidth);
     expect(wider).toBeLessThanOrEqual(1);
   });
+
+  test("the event log shows each event as a card, its object in sight without sideways scrolling", async ({ page, request }) => {
+    const payment = await succeededPayment(request);
+    const eventId = await eventOf(request, payment.id, "payment.succeeded");
+    await page.goto("/dashboard/events?type=payment.succeeded");
+    const row = page.locator("table.data tbody tr").filter({ has: page.getByRole("link", { name: eventId }) });
+    const object = await row.getByRole("link", { name: payment.id }).boundingBox();
+    expect(object!.x + object!.width).toBeLessThanOrEqual(412);
+    const wider = await page.locator(".table-wrap").evaluate((e) => e.scrollWidth - e.clientWidth);
+    expect(wider).toBeLessThanOrEqual(1);
+  });
 });

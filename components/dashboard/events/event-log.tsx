@@ -127,7 +127,7 @@ export function EventLog() {
       ) : (
         <>
           <div className="table-wrap">
-            <table className="data">
+            <table className="data ev-table">
               <thead>
                 <tr>
                   <th>Created</th>
@@ -139,16 +139,16 @@ export function EventLog() {
               <tbody>
                 {list.data.data.map((e) => (
                   <tr key={e.id}>
-                    <td>{when(e.created_at)}</td>
-                    <td>
+                    <td className="ev-when">{when(e.created_at)}</td>
+                    <td className="ev-type">
                       <Link href={`/dashboard/events/${e.id}`}>
                         <code>{e.type}</code>
                       </Link>
                     </td>
-                    <td>
+                    <td className="ev-object">
                       <ObjectLink object={e.data.object} />
                     </td>
-                    <td>
+                    <td className="ev-id">
                       <Link href={`/dashboard/events/${e.id}`} className="muted">
                         {e.id}
                       </Link>
