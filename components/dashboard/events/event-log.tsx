@@ -127,7 +127,7 @@ export function EventLog() {
       ) : (
         <>
           <div className="table-wrap">
-            <table className="data ev-table">
+            <table className="data cards ev-table">
               <thead>
                 <tr>
                   <th>Created</th>

@@ -142,7 +142,7 @@ export function PaymentsList() {
       ) : (
         <>
           <div className="table-wrap" aria-busy={list.isFetching}>
-            <table className="data pay-table">
+            <table className="data cards pay-table">
               <thead>
                 <tr>
                   <th>Reference</th>
