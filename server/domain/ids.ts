@@ -28,7 +28,9 @@ export type IdKind = keyof typeof ID_PREFIXES;
 const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz";
 const TIME_CHARS = 10;
 const RANDOM_CHARS = 16;
-const ID_BODY = new RegExp(`^[${ALPHABET}]{${TIME_CHARS + RANDOM_CHARS}}$`);
+/** What follows an id's prefix and underscore, as a regular expression's source. */
+const ID_BODY_SOURCE = `[${ALPHABET}]{${TIME_CHARS + RANDOM_CHARS}}`;
+const ID_BODY = new RegExp(`^${ID_BODY_SOURCE}$`);
 
 function encodeTime(ms: number): string {
   let out = "";
@@ -64,7 +66,7 @@ export function newId(kind: IdKind, now: Date = new Date()): string {
 
 /** The shape of an id of `kind`, as a regular expression's source (for API documents). */
 export function idPattern(kind: IdKind): string {
-  return `^${ID_PREFIXES[kind]}_[${ALPHABET}]{${TIME_CHARS + RANDOM_CHARS}}$`;
+  return `^${ID_PREFIXES[kind]}_${ID_BODY_SOURCE}$`;
 }
 
 /** True when `value` is shaped like an id of `kind`; says nothing about whether it exists. */

@@ -9,6 +9,10 @@ export const PAYMENT_STATUSES = [
 ] as const;
 export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
 
+/** What the test helper can do to a test payment (POST /v1/test_helpers/payments/{id}/{action}). */
+export const TEST_PAYMENT_ACTIONS = ["succeed", "fail", "expire", "unknown", "age"] as const;
+export type TestPaymentAction = (typeof TEST_PAYMENT_ACTIONS)[number];
+
 /** From which states each state may be entered. Terminal states appear in no `from` list. */
 export const TRANSITIONS = {
   awaiting_customer: [],

@@ -111,8 +111,9 @@ export function apiRoute<B extends z.ZodType | undefined, Q extends z.ZodType | 
       const presentedIdempotencyKey = op.idempotency === "none" ? null : request.headers.get("idempotency-key");
       const fingerprint =
         presentedIdempotencyKey !== null && IDEMPOTENCY_KEY_SHAPE.test(presentedIdempotencyKey) ? requestFingerprint(op.method, url.pathname, parsedBody?.value) : null;
-      const remembered = fingerprint === null ? undefined : recallCompleted(scope, presentedIdempotencyKey!, fingerprint, base.clock.now());
-      if (remembered !== undefined && remembered !== "other_request") throw new Replayed({ kind: "replay", ...remembered });
+      const remembered =
+        presentedIdempotencyKey !== null && fingerprint !== null ? recallCompleted(scope, presentedIdempotencyKey, fingerprint, base.clock.now()) : undefined;
+      if (remembered !== undefined && remembered !== "other_request") return replayResponse(remembered, requestId);
       // No body at all reads as `{}`: an operation whose fields are all optional needs none, and
       // one with required fields names the first missing one.
       const body = (op.body ? parseOrThrow(op.body, parsedBody?.value === undefined ? {} : parsedBody.value, "body") : refuseBody(parsedBody?.value)) as Out<B>;
@@ -177,7 +178,7 @@ export function apiRoute<B extends z.ZodType | undefined, Q extends z.ZodType | 
           e = claimError;
         });
       }
-      if (e instanceof Replayed) return raw(e.replay.status, unseal(dataKey(), e.replay.body), requestId, { "Idempotent-Replayed": "true" });
+      if (e instanceof Replayed) return replayResponse(e.replay, requestId);
       const error = isServiceError(e) ? e : internalError();
       const status = statusOf(error);
       if (!isServiceError(e)) log.error("unhandled error", { requestId, op: op.operationId, error: e });
@@ -194,6 +195,11 @@ export function apiRoute<B extends z.ZodType | undefined, Q extends z.ZodType | 
       return raw(status, text, requestId, retryAfter);
     }
   };
+}
+
+/** A stored answer, sent again as it was stored (unsealed when it was sealed). */
+function replayResponse(replay: { status: number; body: string }, requestId: string): Response {
+  return raw(replay.status, unseal(dataKey(), replay.body), requestId, { "Idempotent-Replayed": "true" });
 }
 
 /**

@@ -2,12 +2,9 @@ import { z } from "zod";
 import type { Payment } from "@/db/schema";
 import { maskMsisdn } from "@/server/domain/msisdn";
 import { CURRENCIES, MAX_AMOUNT, METHODS } from "@/server/domain/money";
-import { FAILURE_CODES, PAYMENT_STATUSES } from "@/server/domain/payment-status";
+import { FAILURE_CODES, PAYMENT_STATUSES, TEST_PAYMENT_ACTIONS } from "@/server/domain/payment-status";
 import { FEE_BEARERS } from "@/server/domain/fees";
 import { defineOperation, idParam, iso, limitParam, listEnvelope, metadataSchema, oneCursor, timeBound, timestamp } from "./common";
-
-/** What the test helper can do to a test payment (POST /v1/test_helpers/payments/{id}/{action}). */
-export const TEST_PAYMENT_ACTIONS = ["succeed", "fail", "expire", "unknown", "age"] as const;
 
 export const amount = z
   .number({ error: "amount must be an integer number of cents" })

@@ -1,17 +1,15 @@
 import { eq } from "drizzle-orm";
 import { payments, type Payment } from "@/db/schema";
 import { resourceMissing, ServiceError } from "@/server/domain/errors";
+import { TEST_PAYMENT_ACTIONS, type TestPaymentAction } from "@/server/domain/payment-status";
 import { UNRESOLVED_AFTER_MS } from "@/server/domain/reconcile-schedule";
 import type { ServiceContext } from "@/server/context";
-import { TEST_PAYMENT_ACTIONS } from "@/server/schemas/payments";
 import { applyProviderOutcome } from "./apply-provider-outcome";
 import { getPayment } from "./get-payment";
 import { markUnresolved } from "./reconcile-payment";
 import { transitionPayment } from "./transition-payment";
 
-type TestAction = (typeof TEST_PAYMENT_ACTIONS)[number];
-
-const isTestAction = (a: string): a is TestAction => (TEST_PAYMENT_ACTIONS as readonly string[]).includes(a);
+const isTestAction = (a: string): a is TestPaymentAction => (TEST_PAYMENT_ACTIONS as readonly string[]).includes(a);
 
 /**
  * Test helpers: move a test-mode payment through the verbs the provider and the timers use, so

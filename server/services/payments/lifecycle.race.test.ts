@@ -12,23 +12,28 @@ import { expireClaimed, expirePayment, expirePayments } from "./expire-payment";
 import { reconcileClaimed, reconcilePayment } from "./reconcile-payment";
 import { transitionPayment } from "./transition-payment";
 
+afterEach(() => {
+  sandbox.clock = systemClock;
+});
+
+/** A merchant, and the sandbox's clock a minute after `start` (an hour ago), when payments seeded at `start` are overdue. */
+async function overdueScene() {
+  const db = await getDb();
+  const m = await seedTestMerchant();
+  const start = new Date(Date.now() - 3_600_000);
+  const clock = manualClock(new Date(start.getTime() + 60_000));
+  sandbox.clock = clock;
+  return { db, m, start, clock, deps: { db, clock, providers } };
+}
+
 // Proves something on PostgreSQL (CI), where the three really overlap; PGlite serialises them.
 describe("a callback, the expiry timer and a status query at once", () => {
-  afterEach(() => {
-    sandbox.clock = systemClock;
-  });
-
   it("make exactly one terminal transition and one event per payment", async () => {
-    const db = await getDb();
-    const m = await seedTestMerchant();
-    const start = new Date(Date.now() - 3_600_000);
+    const { db, m, start, deps } = await overdueScene();
     // Expired by the clock, paid according to the provider (…01), unknown already for half of them.
     const seeded = await Promise.all(
       Array.from({ length: 20 }, (_, i) => seedPayment(m, i % 2 ? "unknown" : "awaiting_customer", { msisdn: "263770000001", at: start, expiresInMs: 1_000 })),
     );
-    const clock = manualClock(new Date(start.getTime() + 60_000));
-    sandbox.clock = clock;
-    const deps = { db, clock, providers };
 
     await Promise.all(
       seeded.flatMap((p) => {
@@ -61,22 +66,13 @@ describe("a callback, the expiry timer and a status query at once", () => {
 });
 
 describe("batched expiries", () => {
-  afterEach(() => {
-    sandbox.clock = systemClock;
-  });
-
   it("overlapping batches, single expiries and callbacks at once: one outcome and one event per payment", async () => {
-    const db = await getDb();
-    const m = await seedTestMerchant();
-    const start = new Date(Date.now() - 3_600_000);
+    const { db, m, start, deps } = await overdueScene();
     // …03 never answers: asked at expiry, the provider says pending, so each expires unless paid first.
     const seeded = await Promise.all(
       Array.from({ length: 40 }, () => seedPayment(m, "awaiting_customer", { msisdn: "263770000003", at: start, expiresInMs: 1_000 })),
     );
     const ids = seeded.map((p) => p.id);
-    const clock = manualClock(new Date(start.getTime() + 60_000));
-    sandbox.clock = clock;
-    const deps = { db, clock, providers };
     const paid = seeded.filter((_, i) => i % 4 === 0);
 
     const results = await Promise.all([
@@ -99,20 +95,11 @@ describe("batched expiries", () => {
 });
 
 describe("claimed rows that went stale", () => {
-  afterEach(() => {
-    sandbox.clock = systemClock;
-  });
-
   it("a payment paid between its claim and its work keeps its outcome and its one event", async () => {
-    const db = await getDb();
-    const m = await seedTestMerchant();
-    const start = new Date(Date.now() - 3_600_000);
+    const { db, m, start, clock, deps } = await overdueScene();
     // …03 never answers: the provider says pending, so without the payment each would expire.
     const waiting = await Promise.all(Array.from({ length: 5 }, () => seedPayment(m, "awaiting_customer", { msisdn: "263770000003", at: start, expiresInMs: 1_000 })));
     const unknown = await Promise.all(Array.from({ length: 5 }, () => seedPayment(m, "unknown", { msisdn: "263770000003", at: start, expiresInMs: 1_000 })));
-    const clock = manualClock(new Date(start.getTime() + 60_000));
-    sandbox.clock = clock;
-    const deps = { db, clock, providers };
 
     const toExpire = await claimDuePayments(db, "expiry", clock.now(), 100, m.merchant.id);
     const toCheck = await claimDuePayments(db, "reconcile", clock.now(), 100, m.merchant.id);
