@@ -5,28 +5,50 @@ import { invalidParam, type ServiceError } from "@/server/domain/errors";
 export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, where: "body" | "query"): z.output<S> {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
-  throw toParamError(result.error, where);
+  throw toParamError(result.error, where, input);
 }
 
-function toParamError(error: z.ZodError, where: "body" | "query"): ServiceError {
+function toParamError(error: z.ZodError, where: "body" | "query", input: unknown): ServiceError {
   const issue = error.issues[0]!;
-  const path = issue.path.map(String);
+  const path = issue.path.filter((k): k is string | number => typeof k !== "symbol");
   if (issue.code === "unrecognized_keys") {
-    const name = [...path, issue.keys[0]!].join(".");
+    const name = paramName([...path, issue.keys[0]!]);
     return invalidParam(name, `Unknown parameter: '${name}'.`);
   }
   if (path.length === 0) {
-    return invalidParam("body", where === "body" ? "The request body must be a JSON object." : issue.message);
+    return invalidParam("body", where === "body" ? "The request body must be a JSON object." : sentence(issue.message, "query"));
   }
-  const name = path.join(".");
+  // A query parameter is named by its key alone (`type`, however many values it carried).
+  const name = paramName(where === "query" ? path.filter((k) => typeof k === "string") : path);
+  const value = valueAt(input, where === "query" ? path.slice(0, 1) : path);
+  // A rule across fields (`custom`) may point at one left out on purpose; any other issue there is its absence.
+  if (value === undefined && issue.code !== "custom") return invalidParam(name, `Missing required parameter: '${name}'.`);
+  if (where === "query" && Array.isArray(value) && issue.code === "invalid_type") return invalidParam(name, `${name} may be given only once.`);
   // A bad record key (metadata) carries the schema's own message one level down.
   const detail = issue.code === "invalid_key" ? (issue.issues[0]?.message ?? issue.message) : issue.message;
-  const message = issue.code === "invalid_type" && issue.input === undefined ? `Missing required parameter: '${name}'.` : capitalise(detail);
-  return invalidParam(name, message);
+  return invalidParam(name, sentence(detail, name));
 }
 
-function capitalise(s: string): string {
-  const text = s.charAt(0).toUpperCase() + s.slice(1);
+/** A field's name as `param` gives it: `customer.msisdn`, `enabled_events[1]`. */
+function paramName(path: readonly (string | number)[]): string {
+  return path.reduce<string>((name, k) => (typeof k === "number" ? `${name}[${k}]` : name ? `${name}.${k}` : k), "");
+}
+
+function valueAt(input: unknown, path: readonly (string | number)[]): unknown {
+  let value = input;
+  for (const k of path) {
+    if (value === null || typeof value !== "object" || !Object.hasOwn(value, k)) return undefined;
+    value = (value as Record<string | number, unknown>)[k];
+  }
+  return value;
+}
+
+/**
+ * A schema's message as the error's sentence. Messages start with their field's name as it is
+ * spelt (`success_url must be…`), so their case is kept; one that starts at "must" gets the name.
+ */
+function sentence(message: string, name: string): string {
+  const text = message.startsWith("must ") ? `${name} ${message}` : message;
   return /[.!?]$/.test(text) ? text : `${text}.`;
 }
 

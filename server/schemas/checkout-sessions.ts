@@ -68,7 +68,7 @@ export function toCheckoutSessionResource(s: CheckoutSession, now: Date): Checko
   };
 }
 
-const sessionCursor = idParam("checkoutSession", "must be a checkout session id");
+const sessionCursor = idParam("checkoutSession", "a checkout session id");
 
 export const listCheckoutSessionsQuery = z
   .strictObject({

@@ -1,12 +1,13 @@
 import { z } from "zod";
 import type { Scope } from "@/server/domain/api-keys";
-import { ID_PREFIXES, type IdKind } from "@/server/domain/ids";
+import { ID_PREFIXES, idPattern, type IdKind } from "@/server/domain/ids";
 
 /** DESIGN.md limits: ≤ 50 keys, key ≤ 40 chars, string values ≤ 500 chars. */
 export const metadataSchema = z
   .record(
     z.string().min(1, "metadata keys must not be empty").max(40, "metadata keys must be at most 40 characters"),
     z.string({ error: "metadata values must be strings" }).max(500, "metadata values must be at most 500 characters"),
+    { error: "metadata must be an object of string keys and string values" },
   )
   .refine((m) => Object.keys(m).length <= 50, { message: "metadata may hold at most 50 keys" })
   .describe("Your own key-value pairs, returned on every read and on every webhook.");
@@ -39,9 +40,13 @@ export const limitParam = z
   .default(10)
   .describe("How many objects to return, 1–100 (default 10).");
 
-/** An id of one kind (`pay_…`, `evt_…`) as a parameter; the pattern shows in the OpenAPI document. */
-export function idParam(kind: IdKind, message: string) {
-  return z.string().regex(new RegExp(`^${ID_PREFIXES[kind]}_[0-9a-z]{26}$`), message);
+/**
+ * An id of one kind (`pay_…`, `evt_…`) as a parameter; the pattern shows in the OpenAPI document.
+ * `what` names it in the error: "must be a payment id (pay_ and 26 letters and digits)".
+ */
+export function idParam(kind: IdKind, what: string) {
+  const message = `must be ${what} (${ID_PREFIXES[kind]}_ and 26 letters and digits)`;
+  return z.string({ error: message }).regex(new RegExp(idPattern(kind)), message);
 }
 
 /** Every list's rule on its two cursors: one direction per request. */

@@ -22,16 +22,21 @@ export function toEventResource(e: Pick<EventRow, "id" | "type" | "createdAt" | 
   return { id: e.id, object: "event", type: e.type, created_at: e.createdAt.toISOString(), livemode: e.livemode, data: e.data };
 }
 
-const eventId = idParam("event", "must be an event id");
-const endpointId = idParam("webhookEndpoint", "must be a webhook endpoint id (we_…)");
+const eventId = idParam("event", "an event id");
+const endpointId = idParam("webhookEndpoint", "a webhook endpoint id");
 const typeList = `one of ${EVENT_TYPES.join(", ")}`;
-const eventType = z.enum(EVENT_TYPES, { error: `type must be ${typeList}` });
+const eventType = z.enum(EVENT_TYPES, { error: `must be ${typeList}` });
+/** One or more event types, each at most once. */
+const eventTypes = z
+  .array(eventType, { error: "must be a list of event types" })
+  .min(1, "must name at least one event type")
+  .max(EVENT_TYPES.length, `must name at most ${EVENT_TYPES.length} event types`);
 
 /** `type=a`, `type=a,b` or `type=a&type=b`. */
 const typesParam = z
   .union([z.string(), z.array(z.string())])
   .transform((v) => (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(",")).map((s) => s.trim()))
-  .pipe(z.array(eventType).min(1).max(EVENT_TYPES.length))
+  .pipe(eventTypes)
   .describe(`One or several event types, comma-separated or repeated: ${EVENT_TYPES.join(", ")}.`);
 
 export const listEventsQuery = z
@@ -55,7 +60,7 @@ export const replayWindowBody = z
   .strictObject({
     created_gte: isoOrUnix,
     created_lt: isoOrUnix.optional().describe("Defaults to now."),
-    types: z.array(eventType).min(1).max(EVENT_TYPES.length).optional(),
+    types: eventTypes.optional(),
     endpoint: endpointId.optional(),
     only_undelivered: z.boolean({ error: "only_undelivered must be a boolean" }).optional().describe("Skip events an endpoint already received."),
     dry_run: z.boolean({ error: "dry_run must be a boolean" }).optional().describe("Count what would be queued, queue nothing."),

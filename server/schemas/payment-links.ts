@@ -53,7 +53,7 @@ export function toPaymentLinkResource(l: PaymentLink): PaymentLinkResource {
   };
 }
 
-const linkCursor = idParam("paymentLink", "must be a payment link id");
+const linkCursor = idParam("paymentLink", "a payment link id");
 
 export const listPaymentLinksQuery = z
   .strictObject({

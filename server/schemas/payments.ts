@@ -30,7 +30,7 @@ export const createPaymentBody = z.strictObject({
     msisdn: z
       .string({ error: "customer.msisdn must be a string" })
       .describe("The customer's mobile number; loose local forms are accepted and normalised to 2637XXXXXXXX."),
-  }),
+  }, { error: 'customer must be an object: {"msisdn": "0771234567"}' }),
   metadata: metadataSchema.optional(),
 });
 export type CreatePaymentBody = z.infer<typeof createPaymentBody>;
@@ -113,7 +113,7 @@ export function toPaymentResource(p: Payment): PaymentResource {
   };
 }
 
-const paymentCursor = idParam("payment", "must be a payment id");
+const paymentCursor = idParam("payment", "a payment id");
 
 export const listPaymentsQuery = z.strictObject({
   limit: limitParam,

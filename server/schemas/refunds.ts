@@ -5,7 +5,7 @@ import { REFUND_FAILURE_CODES, REFUND_REASONS, REFUND_STATUSES } from "@/server/
 import { defineOperation, idParam, iso, limitParam, listEnvelope, metadataSchema, oneCursor, timestamp } from "./common";
 import { amount } from "./payments";
 
-const paymentId = idParam("payment", "payment must be a payment id (pay_…)");
+const paymentId = idParam("payment", "a payment id");
 
 export const createRefundBody = z.strictObject({
   payment: paymentId.describe("The succeeded payment to refund (pay_…)."),
@@ -53,7 +53,7 @@ export function toRefundResource(r: Refund): RefundResource {
   };
 }
 
-const refundCursor = idParam("refund", "must be a refund id");
+const refundCursor = idParam("refund", "a refund id");
 
 export const listRefundsQuery = z
   .strictObject({

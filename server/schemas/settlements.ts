@@ -64,7 +64,7 @@ export function toSettlementLineResource(l: SettlementLine): z.infer<typeof sett
   return { object: "settlement_line", type: l.kind, source: l.objectId, amount: l.amount, fee: l.fee, net: l.net, occurred_at: l.occurredAt.toISOString() };
 }
 
-const settlementCursor = idParam("settlement", "must be a settlement id");
+const settlementCursor = idParam("settlement", "a settlement id");
 
 export const listSettlementsQuery = z
   .strictObject({

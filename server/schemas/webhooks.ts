@@ -11,11 +11,11 @@ const url = z
   .describe("Where events are POSTed. https in live mode; http is allowed in test mode.");
 
 const enabledEvents = z
-  .array(z.enum([ALL_EVENTS, ...SUBSCRIBABLE_EVENT_TYPES], { error: `enabled_events entries must be "*" or one of ${SUBSCRIBABLE_EVENT_TYPES.join(", ")}` }), {
+  .array(z.enum([ALL_EVENTS, ...SUBSCRIBABLE_EVENT_TYPES], { error: `must be "*" or one of ${SUBSCRIBABLE_EVENT_TYPES.join(", ")}` }), {
     error: 'enabled_events must be a list of event types, or ["*"]',
   })
   .min(1, "enabled_events must name at least one event type, or be [\"*\"]")
-  .max(SUBSCRIBABLE_EVENT_TYPES.length + 1)
+  .max(SUBSCRIBABLE_EVENT_TYPES.length + 1, `enabled_events may name at most ${SUBSCRIBABLE_EVENT_TYPES.length + 1} entries`)
   .transform((list) => (list.includes(ALL_EVENTS) ? [ALL_EVENTS] : [...new Set(list)]))
   .describe(`Event types to receive, or ["*"] for all.`);
 
@@ -125,8 +125,8 @@ export function toDeliveryResource(d: DeliveryWithAttempts): WebhookDeliveryReso
   };
 }
 
-const endpointCursor = idParam("webhookEndpoint", "must be a webhook endpoint id");
-const deliveryCursor = idParam("webhookDelivery", "must be a webhook delivery id");
+const endpointCursor = idParam("webhookEndpoint", "a webhook endpoint id");
+const deliveryCursor = idParam("webhookDelivery", "a webhook delivery id");
 
 export const listEndpointsQuery = z
   .strictObject({ limit: limitParam, starting_after: endpointCursor.optional(), ending_before: endpointCursor.optional() })
@@ -137,7 +137,7 @@ export const listDeliveriesQuery = z
     limit: limitParam,
     starting_after: deliveryCursor.optional(),
     ending_before: deliveryCursor.optional(),
-    event: idParam("event", "event must be an event id (evt_…)").optional(),
+    event: idParam("event", "an event id").optional(),
     endpoint: endpointCursor.optional(),
     status: z.enum(DELIVERY_STATUSES, { error: `status must be one of ${DELIVERY_STATUSES.join(", ")}` }).optional(),
   })

@@ -75,7 +75,7 @@ describe("/v1/webhook_endpoints", () => {
     [{ enabled_events: ["*"] }, "url"],
     [{ url: "http://127.0.0.1/x" }, "enabled_events"],
     [{ url: "http://127.0.0.1/x", enabled_events: [] }, "enabled_events"],
-    [{ url: "http://127.0.0.1/x", enabled_events: ["payment.refunded"] }, "enabled_events.0"],
+    [{ url: "http://127.0.0.1/x", enabled_events: ["payment.refunded"] }, "enabled_events[0]"],
     [{ url: "http://127.0.0.1/x", enabled_events: "*" }, "enabled_events"],
     [{ url: "ftp://127.0.0.1/x", enabled_events: ["*"] }, "url"],
     [{ url: "not a url", enabled_events: ["*"] }, "url"],

@@ -1,0 +1,105 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { ServiceError } from "@/server/domain/errors";
+import { OPERATIONS } from "@/server/openapi";
+import { listEventsQuery, replayWindowBody } from "@/server/schemas/events";
+import { listPaymentsQuery, createPaymentBody } from "@/server/schemas/payments";
+import { createEndpointBody } from "@/server/schemas/webhooks";
+import { parseOrThrow, queryObject } from "./validation";
+
+const valid = {
+  amount: 1000,
+  currency: "USD",
+  method: "wallet",
+  reference: "order-1",
+  customer: { msisdn: "0771234567" },
+};
+
+function refusal(schema: z.ZodType, input: unknown, where: "body" | "query" = "body"): { param: string | undefined; message: string } {
+  try {
+    parseOrThrow(schema, input, where);
+  } catch (e) {
+    if (!(e instanceof ServiceError)) throw e;
+    expect(e.code).toBe("parameter_invalid");
+    return { param: e.param, message: e.message };
+  }
+  throw new Error(`accepted: ${JSON.stringify(input)}`);
+}
+
+const query = (qs: string) => queryObject(new URL(`http://x/v1/things?${qs}`));
+
+/** zod's own wording, which a merchant should never read: every request field has a message of ours. */
+const ZOD_DEFAULT = /^(Invalid|Too small|Too big|Unrecognized|Expected)\b/;
+
+describe("validation errors", () => {
+  it("tells a missing field from a field of the wrong type", () => {
+    const { amount: _amount, currency: _currency, ...withoutBoth } = valid;
+    expect(refusal(createPaymentBody, withoutBoth)).toEqual({ param: "amount", message: "Missing required parameter: 'amount'." });
+    const { currency: _c, ...withoutCurrency } = valid;
+    expect(refusal(createPaymentBody, withoutCurrency)).toEqual({ param: "currency", message: "Missing required parameter: 'currency'." });
+    for (const amount of [10.5, "100", null, 0, -5]) {
+      const r = refusal(createPaymentBody, { ...valid, amount });
+      expect(r.param).toBe("amount");
+      expect(r.message).toMatch(/^amount must be /);
+    }
+    expect(refusal(createPaymentBody, { ...valid, customer: { msisdn: 263771234567 } })).toEqual({
+      param: "customer.msisdn",
+      message: "customer.msisdn must be a string.",
+    });
+    expect(refusal(createPaymentBody, { ...valid, metadata: { order: 1 } })).toEqual({ param: "metadata.order", message: "metadata values must be strings." });
+    expect(refusal(createPaymentBody, { ...valid, currency: "EUR" })).toEqual({ param: "currency", message: "currency must be one of USD, ZWG." });
+  });
+
+  it("names fields as they are spelt, list entries with their index", () => {
+    expect(refusal(createEndpointBody, { url: "https://example.test/hook", enabled_events: ["payment.succeeded", "nope"] })).toMatchObject({
+      param: "enabled_events[1]",
+      message: expect.stringMatching(/^enabled_events\[1\] must be "\*" or one of payment\.succeeded, /),
+    });
+    expect(refusal(replayWindowBody, { created_gte: 0, types: [] })).toEqual({ param: "types", message: "types must name at least one event type." });
+    expect(refusal(replayWindowBody, { created_gte: 0, types: "payment.failed" })).toEqual({ param: "types", message: "types must be a list of event types." });
+    expect(refusal(replayWindowBody, { created_gte: 10, created_lt: 5 })).toEqual({ param: "created_lt", message: "created_lt must be after created_gte." });
+    expect(refusal(replayWindowBody, { created_gte: "yesterday" })).toEqual({
+      param: "created_gte",
+      message: "created_gte must be Unix seconds or an RFC 3339 timestamp.",
+    });
+  });
+
+  it("names a query parameter by its key, whatever values it carried", () => {
+    expect(refusal(listEventsQuery, query("type=payment.succeeded,bogus"), "query")).toMatchObject({ param: "type", message: expect.stringMatching(/^type must be one of /) });
+    expect(refusal(listPaymentsQuery, query("limit=3&limit=4"), "query")).toMatchObject({ param: "limit", message: expect.not.stringMatching(/^Missing/) });
+    expect(refusal(listPaymentsQuery, query("starting_after=pay_nope"), "query")).toEqual({
+      param: "starting_after",
+      message: "starting_after must be a payment id (pay_ and 26 letters and digits).",
+    });
+    expect(refusal(listPaymentsQuery, query("created[gte]=soon"), "query")).toEqual({
+      param: "created[gte]",
+      message: "created[gte] must be Unix seconds or an RFC 3339 timestamp.",
+    });
+  });
+
+  it("words every refusal of every operation's fields itself, as one sentence", () => {
+    let checked = 0;
+    const wordedByZod = new Set<string>();
+    for (const op of OPERATIONS) {
+      for (const [where, schema] of [["body", op.body], ["query", op.query]] as const) {
+        const shape = (schema as { shape?: Record<string, unknown> } | undefined)?.shape;
+        if (!schema || !shape) continue;
+        for (const field of Object.keys(shape)) {
+          const wrongs: unknown[] = where === "body" ? [12.5, [], true, "", {}] : ["", "x".repeat(300), ["a", "b"]];
+          // The field alone, so that its own refusal is the one reported (not another's absence).
+          const alone = z.strictObject({ [field]: shape[field] as z.ZodType });
+          for (const wrong of wrongs) {
+            if (alone.safeParse({ [field]: wrong }).success) continue;
+            const { param, message } = refusal(alone, { [field]: wrong }, where);
+            checked++;
+            if (ZOD_DEFAULT.test(message) || !/^[^\n]+[.!?]$/.test(message) || param === undefined) {
+              wordedByZod.add(`${op.operationId} ${where} ${field}=${JSON.stringify(wrong)}: ${param} "${message}"`);
+            }
+          }
+        }
+      }
+    }
+    expect([...wordedByZod]).toEqual([]);
+    expect(checked).toBeGreaterThan(100);
+  });
+});
