@@ -48,14 +48,6 @@ describe("POST /v1/test_helpers/payments/{id}/{action}", () => {
     expect(await eventTypes(p.id)).toEqual(["payment.unresolved"]);
   });
 
-  it("never moves a terminal payment", async () => {
-    const p = await create();
-    await api("POST", `/v1/test_helpers/payments/${p.id}/succeed`, { key: m.keys.test });
-    const res = await api("POST", `/v1/test_helpers/payments/${p.id}/fail`, { key: m.keys.test });
-    expect(res.body.status).toBe("succeeded");
-    expect(await eventTypes(p.id)).toEqual(["payment.succeeded"]);
-  });
-
   it("is test-mode only: a live key gets 404, as for any unknown object", async () => {
     const p = await create();
     expectError(await api("POST", `/v1/test_helpers/payments/${p.id}/succeed`, { key: m.keys.live }), 404, "not_found", "resource_missing", "id");
@@ -66,7 +58,22 @@ describe("POST /v1/test_helpers/payments/{id}/{action}", () => {
     expectError(await api("POST", `/v1/test_helpers/payments/${p.id}/teleport`, { key: m.keys.test }), 404, "not_found", "resource_missing", "action");
     const other = await seedTestMerchant();
     expectError(await api("POST", `/v1/test_helpers/payments/${p.id}/succeed`, { key: other.keys.test }), 404, "not_found", "resource_missing", "id");
-    expectError(await api("POST", `/v1/test_helpers/payments/${p.id}/age`, { key: m.keys.test }), 400, "invalid_request", "parameter_invalid", "id");
+    const notUnknown = expectError(await api("POST", `/v1/test_helpers/payments/${p.id}/age`, { key: m.keys.test }), 400, "invalid_request", "parameter_invalid", "action");
+    expect(notUnknown.message).toBe("This payment is awaiting_customer: 'age' moves only a payment that is unknown.");
+  });
+
+  it("refuses a move the provider could never make, and answers a repeated one with the payment as it is", async () => {
+    const p = await create();
+    const paid = await api("POST", `/v1/test_helpers/payments/${p.id}/succeed`, { key: m.keys.test });
+    expect(paid.body.status).toBe("succeeded");
+    for (const action of ["fail", "expire", "unknown", "age"]) {
+      const refused = expectError(await api("POST", `/v1/test_helpers/payments/${p.id}/${action}`, { key: m.keys.test }), 400, "invalid_request", "parameter_invalid", "action");
+      expect(refused.message).toMatch(/^This payment is succeeded: '\w+' moves only a payment that is /);
+    }
+    const again = await api("POST", `/v1/test_helpers/payments/${p.id}/succeed`, { key: m.keys.test });
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({ id: p.id, status: "succeeded" });
+    expect(await eventTypes(p.id)).toEqual(["payment.succeeded"]);
   });
 });
 

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { payments, type Payment } from "@/db/schema";
 import { resourceMissing, ServiceError } from "@/server/domain/errors";
-import { TEST_PAYMENT_ACTIONS, type TestPaymentAction } from "@/server/domain/payment-status";
+import { canTransition, TEST_PAYMENT_ACTIONS, TRANSITIONS, type PaymentStatus, type TestPaymentAction } from "@/server/domain/payment-status";
 import { UNRESOLVED_AFTER_MS } from "@/server/domain/reconcile-schedule";
 import type { ServiceContext } from "@/server/context";
 import { applyProviderOutcome } from "./apply-provider-outcome";
@@ -15,10 +15,24 @@ const isTestAction = (a: string): a is TestPaymentAction => (TEST_PAYMENT_ACTION
  * Test helpers: move a test-mode payment through the verbs the provider and the timers use, so
  * an integration can rehearse every outcome without waiting. Live payments do not exist here.
  */
+/** The state each moving action leads to (`age` leads from unknown to unresolved, by the real timer). */
+const TARGET = { succeed: "succeeded", fail: "failed", expire: "expired", unknown: "unknown", age: "unresolved" } as const satisfies Record<
+  TestPaymentAction,
+  PaymentStatus
+>;
+
 export async function driveTestPayment(ctx: ServiceContext, paymentId: string, action: string): Promise<Payment> {
   if (!isTestAction(action)) throw resourceMissing("test helper", action, "action");
   if (ctx.livemode) throw resourceMissing("payment", paymentId);
   const payment = await getPayment(ctx, paymentId);
+  const to = TARGET[action];
+  // Asked again for where it already is: the same answer, as a retry expects.
+  if (payment.status === to) return payment;
+  // A move the provider or the timers could never make is refused, not answered with the payment unchanged.
+  if (!canTransition(payment.status, to)) {
+    const from = TRANSITIONS[to].join(" or ").replaceAll("_", " ");
+    throw new ServiceError("parameter_invalid", `This payment is ${payment.status}: '${action}' moves only a payment that is ${from}.`, "action");
+  }
   switch (action) {
     case "succeed":
       return (await applyProviderOutcome(ctx, payment, { kind: "succeeded" }))!.payment;
@@ -30,9 +44,6 @@ export async function driveTestPayment(ctx: ServiceContext, paymentId: string, a
     case "unknown":
       return (await transitionPayment(ctx, { paymentId, to: "unknown" })).payment;
     case "age": {
-      if (payment.status !== "unknown") {
-        throw new ServiceError("parameter_invalid", `Only an unknown payment can be aged; this one is ${payment.status}.`, "id");
-      }
       // As if 24 h had passed in unknown: move the clock of this payment, then run the real timer.
       await ctx.db
         .update(payments)
