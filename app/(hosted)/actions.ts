@@ -1,6 +1,6 @@
 "use server";
 
-import { redirect } from "next/navigation";
+import { redirect, RedirectType } from "next/navigation";
 import { isServiceError } from "@/server/domain/errors";
 import { log } from "@/server/log";
 import { payCheckoutSession } from "@/server/services/checkout-sessions/pay-checkout-session";
@@ -18,7 +18,7 @@ const UNAVAILABLE =
  * The pay button on both hosted pages. With JavaScript it runs as an action; without, the form
  * posts here and the page renders again with the answer. Success redirects (303) to the page
  * that follows the attempt, so a reload never posts twice; the attempt key in the form makes a
- * double tap the same payment.
+ * double tap, or a tap sent again after a dropped connection, the same payment.
  */
 async function attempt(form: FormData, pay: (msisdn: string, idempotencyKey: string) => Promise<{ id: string }>, pagePath: string, next: (paymentId: string) => string): Promise<PayFormState> {
   const msisdn = String(form.get("msisdn") ?? "");
@@ -34,7 +34,8 @@ async function attempt(form: FormData, pay: (msisdn: string, idempotencyKey: str
     if (RELOAD_PAGE.has(e.code)) redirect(pagePath);
     return { msisdn, error: { code: e.code, message: e.message, param: e.param ?? null } };
   }
-  redirect(next(paymentId));
+  // Replacing the form's entry: Back from the attempt leaves the page rather than showing a form that would pay again.
+  redirect(next(paymentId), RedirectType.replace);
 }
 
 export async function payLinkAction(linkId: string, _previous: PayFormState, form: FormData): Promise<PayFormState> {

@@ -13,8 +13,8 @@ type Props = {
 
 /**
  * Both hosted pages (server component): who is being paid, for what and how much, before anything
- * else; then the island, which takes the number and follows the attempt. A closed page without an
- * attempt of this customer's needs no island at all.
+ * else; then the island, which takes the number and follows the attempt (or, on a closed page,
+ * says why, and shows this browser's own attempt if it made one).
  */
 export function HostedCheckout({ page, action, attemptKey }: Props) {
   const { quote } = page;
@@ -28,21 +28,13 @@ export function HostedCheckout({ page, action, attemptKey }: Props) {
         <p className="merchant">{page.merchant_name}</p>
         <h1 className="title">{page.description}</h1>
         <p className="amount">{formatAmount(quote.charged_amount, quote.currency)}</p>
-        {quote.fee_bearer === "customer" ? (
+        {quote.fee !== null ? (
           <p className="fee">
-            {formatAmount(quote.amount, quote.currency)} + {formatAmount(quote.fee, quote.currency)} fee
+            {formatAmount(quote.amount, quote.currency)} + {formatAmount(quote.fee, quote.currency)} transaction fee
           </p>
         ) : null}
       </header>
-      {page.state !== "open" && attempt === null ? (
-        <section className="card" aria-live="polite">
-          <h2>{page.state === "complete" ? "Already paid" : page.state === "link_used" ? "Link already used" : "No longer available"}</h2>
-          <p>{page.notice}</p>
-          {page.cancel_url ? <a href={page.cancel_url}>Return to {page.merchant_name}</a> : null}
-        </section>
-      ) : (
-        <PayPanel key={attempt?.id ?? "new"} initial={page} action={action} attemptKey={attemptKey} />
-      )}
+      <PayPanel key={attempt?.id ?? "new"} initial={page} action={action} attemptKey={attemptKey} />
       {/* Without JavaScript the page follows the attempt by reloading itself, and a paid checkout goes on to the merchant. */}
       {followsAttempt ? (
         <noscript>

@@ -25,7 +25,7 @@ test("the fee is shown and charged when the customer bears it: amount, fee, and 
   await page.goto(`/checkout/${session.id}`);
   // The standard plan: 1.5 % of USD 100.00.
   await expect(page.locator(".amount")).toHaveText("USD 101.50");
-  await expect(page.locator(".fee")).toHaveText("USD 100.00 + USD 1.50 fee");
+  await expect(page.locator(".fee")).toHaveText("USD 100.00 + USD 1.50 transaction fee");
   await expect(page.getByRole("button", { name: "Pay USD 101.50" })).toBeVisible();
   await pay(page, "0770000003");
   await expect(statusRegion(page)).toContainText("USD 101.50");

@@ -4,10 +4,15 @@ import { TERMINAL, type PaymentStatus } from "./payment-status";
  * Why a link takes no payment now, or null. Deactivated and expired are both `link_expired`, with
  * messages that say which, since the customer reading it needs a fresh link either way.
  */
-export function linkClosedReason(link: { active: boolean; expiresAt: Date | null }, now: Date): string | null {
+/** Why a link takes no payment, or null; `formatTime` writes its expiry (RFC 3339 for the API, local time on its page). */
+export function linkClosedReason(
+  link: { active: boolean; expiresAt: Date | null },
+  now: Date,
+  formatTime: (at: Date) => string = (at) => at.toISOString(),
+): string | null {
   if (!link.active) return "This payment link has been deactivated. Ask the merchant for a new one.";
   if (link.expiresAt && link.expiresAt.getTime() <= now.getTime()) {
-    return `This payment link expired at ${link.expiresAt.toISOString()}. Ask the merchant for a new one.`;
+    return `This payment link expired at ${formatTime(link.expiresAt)}. Ask the merchant for a new one.`;
   }
   return null;
 }

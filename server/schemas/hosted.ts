@@ -17,8 +17,8 @@ export type HostedPage = {
   merchant_name: string;
   /** What is being paid for: the link's description, or the session's order reference. */
   description: string;
-  /** The fee preview: the same quote that creating the payment will store. */
-  quote: FeeQuote;
+  /** The fee preview: the same quote that creating the payment will store, as the customer sees it (`customerQuote`). */
+  quote: CustomerQuote;
   /** `open` takes a payment; the others are pages without a form. */
   state: "open" | "link_used" | "link_expired" | "complete" | "expired";
   /** Why a closed page is closed, in words for the customer. */
@@ -34,12 +34,21 @@ export type HostedPage = {
   server_time: string;
 };
 
+/**
+ * A quote as a customer sees it: what they pay, and the fee only when it is theirs to pay. A fee the
+ * merchant bears is the merchant's pricing, not the customer's business.
+ */
+export type CustomerQuote = Omit<FeeQuote, "fee"> & { fee: number | null };
+
+export function customerQuote(quote: FeeQuote): CustomerQuote {
+  return { ...quote, fee: quote.fee_bearer === "customer" ? quote.fee : null };
+}
+
 export type HostedAttempt = {
   id: string;
   status: PaymentStatus;
   phase: AttemptPhase;
   amount: number;
-  fee: number;
   charged_amount: number;
   currency: Currency;
   msisdn_masked: string;
@@ -60,7 +69,6 @@ export function toHostedAttempt(p: Payment): HostedAttempt {
     status: p.status,
     phase,
     amount: p.amount,
-    fee: p.fee,
     charged_amount: p.chargedAmount,
     currency: p.currency,
     msisdn_masked: maskMsisdn(p.customerMsisdn),

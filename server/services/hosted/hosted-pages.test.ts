@@ -52,7 +52,8 @@ describe("the payment link page", () => {
   it("follows the customer's attempt, masked, and only one made through this link", async () => {
     const link = await createPaymentLink(await merchantPays.ctx(), { amount: 1_000, currency: "USD", description: "Tickets" });
     const other = await createPaymentLink(await merchantPays.ctx(), { amount: 1_000, currency: "USD", description: "Other" });
-    const payment = await payPaymentLink(await base(), { linkId: link.id, msisdn: "0771234567", idempotencyKey: key() });
+    const attemptKey = key();
+    const payment = await payPaymentLink(await base(), { linkId: link.id, msisdn: "0771234567", idempotencyKey: attemptKey });
 
     const page = await viewPaymentLinkPage(await base(), { linkId: link.id, paymentId: payment.id });
     expect(page!.attempt).toMatchObject({
@@ -69,6 +70,14 @@ describe("the payment link page", () => {
 
     expect((await viewPaymentLinkPage(await base(), { linkId: other.id, paymentId: payment.id }))!.attempt).toBeNull();
     expect((await viewPaymentLinkPage(await base(), { linkId: link.id, paymentId: "pay_nonsense" }))!.attempt).toBeNull();
+
+    // A page whose answer was lost asks by the key it sent; the key finds nothing through another link.
+    expect((await viewPaymentLinkPage(await base(), { linkId: link.id, attemptKey }))!.attempt).toMatchObject({ id: payment.id, phase: "waiting" });
+    expect((await viewPaymentLinkPage(await base(), { linkId: other.id, attemptKey }))!.attempt).toBeNull();
+    expect((await viewPaymentLinkPage(await base(), { linkId: link.id, attemptKey: key() }))!.attempt).toBeNull();
+    // The merchant's pricing is not the customer's business when the merchant bears the fee.
+    expect(page!.quote).toMatchObject({ fee: null, fee_bearer: "merchant", charged_amount: 1_000 });
+    expect(page!.attempt).not.toHaveProperty("fee");
   });
 
   it("never calls an unknown or unresolved attempt failed, and words a decline for the customer", async () => {
@@ -123,18 +132,31 @@ describe("the checkout page", () => {
       description: `Order ${s.reference}`,
       state: "open",
       attempt: null,
-      success_url: "https://shop.example/done?cs={CHECKOUT_SESSION_ID}",
+      // Where a paid checkout goes is told once it is paid: the page is no shortcut to it.
+      success_url: null,
       status_path: `/checkout/${s.id}/status`,
     });
-    const first = await payCheckoutSession(await base(), { sessionId: s.id, msisdn: "0781234567", idempotencyKey: key() });
+    const firstKey = key();
+    const first = await payCheckoutSession(await base(), { sessionId: s.id, msisdn: "0781234567", idempotencyKey: firstKey });
     await fail(first.id);
-    expect(await viewCheckoutPage(await base(), s.id)).toMatchObject({ state: "open", attempt: { id: first.id, phase: "failed", network_name: "EcoCash" } });
+    expect(await viewCheckoutPage(await base(), s.id)).toMatchObject({ state: "open", attempt: { id: first.id, phase: "failed", network_name: "EcoCash" }, success_url: null });
 
-    const second = await payCheckoutSession(await base(), { sessionId: s.id, msisdn: "0711234567", idempotencyKey: key() });
+    const secondKey = key();
+    const second = await payCheckoutSession(await base(), { sessionId: s.id, msisdn: "0711234567", idempotencyKey: secondKey });
     await transitionPayment(await base(), { paymentId: second.id, to: "succeeded", providerReference: "SBX-1" });
     const paid = await viewCheckoutPage(await base(), s.id);
-    expect(paid).toMatchObject({ state: "complete", notice: "This checkout has been paid.", attempt: { id: second.id, phase: "succeeded", network_name: "OneMoney", provider_reference: "SBX-1" } });
+    expect(paid).toMatchObject({
+      state: "complete",
+      notice: "This checkout has been paid.",
+      attempt: { id: second.id, phase: "succeeded", network_name: "OneMoney", provider_reference: "SBX-1" },
+      success_url: "https://shop.example/done?cs={CHECKOUT_SESSION_ID}",
+    });
     expect(paid!.attempt!.succeeded_at).not.toBeNull();
+
+    // A page whose answer was lost asks by the key it sent: that attempt, or none.
+    expect((await viewCheckoutPage(await base(), s.id, firstKey))!.attempt).toMatchObject({ id: first.id, phase: "failed" });
+    expect((await viewCheckoutPage(await base(), s.id, secondKey))!.attempt).toMatchObject({ id: second.id });
+    expect((await viewCheckoutPage(await base(), s.id, key()))!.attempt).toBeNull();
   });
 
   it("reads expired after expires_at, by the clock it is given", async () => {

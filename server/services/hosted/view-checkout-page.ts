@@ -4,7 +4,8 @@ import { checkoutSessionStatus } from "@/server/domain/checkout";
 import { quoteFee } from "@/server/domain/fees";
 import { isId } from "@/server/domain/ids";
 import type { BaseContext } from "@/server/context";
-import { toHostedAttempt, type HostedPage } from "@/server/schemas/hosted";
+import { customerQuote, toHostedAttempt, type HostedPage } from "@/server/schemas/hosted";
+import { paymentOfAttempt } from "../payments/pay-through-origin";
 
 const NOTICES = {
   open: null,
@@ -15,8 +16,10 @@ const NOTICES = {
 /**
  * `/checkout/{id}` as the customer sees it, or null for no such session. The session's latest
  * attempt is part of it, so reopening the page (or polling it) shows where that attempt is.
+ * With `attemptKey`, the attempt is the one the page sent with that key, or none: how a page whose
+ * answer was lost learns whether its attempt arrived.
  */
-export async function viewCheckoutPage(base: BaseContext, sessionId: string): Promise<HostedPage | null> {
+export async function viewCheckoutPage(base: BaseContext, sessionId: string, attemptKey?: string): Promise<HostedPage | null> {
   if (!isId("checkoutSession", sessionId)) return null;
   const now = base.clock.now();
   const [row] = await base.db
@@ -26,7 +29,12 @@ export async function viewCheckoutPage(base: BaseContext, sessionId: string): Pr
     .where(eq(checkoutSessions.id, sessionId));
   if (!row) return null;
   const { session, merchant } = row;
-  const [attempt] = session.paymentId ? await base.db.select().from(payments).where(eq(payments.id, session.paymentId)) : [];
+  const [attempt] =
+    attemptKey !== undefined
+      ? [await paymentOfAttempt(base.db, session, attemptKey)]
+      : session.paymentId
+        ? await base.db.select().from(payments).where(eq(payments.id, session.paymentId))
+        : [];
   const state = checkoutSessionStatus(session, now);
 
   return {
@@ -35,11 +43,12 @@ export async function viewCheckoutPage(base: BaseContext, sessionId: string): Pr
     livemode: session.livemode,
     merchant_name: merchant.name,
     description: `Order ${session.reference}`,
-    quote: quoteFee(merchant.feePlan, merchant.feeBearer, session.amount, session.currency),
+    quote: customerQuote(quoteFee(merchant.feePlan, merchant.feeBearer, session.amount, session.currency)),
     state,
     notice: NOTICES[state],
     attempt: attempt ? toHostedAttempt(attempt) : null,
-    success_url: session.successUrl,
+    // Where a paid checkout goes next: told once it is paid, so that the page is no shortcut to it.
+    success_url: attempt?.status === "succeeded" ? session.successUrl : null,
     cancel_url: session.cancelUrl,
     status_path: `/checkout/${session.id}/status`,
     server_time: now.toISOString(),

@@ -2,19 +2,27 @@ import { eq } from "drizzle-orm";
 import { merchants, paymentLinks, payments } from "@/db/schema";
 import { quoteFee } from "@/server/domain/fees";
 import { isId } from "@/server/domain/ids";
+import { formatHarareTime } from "@/server/domain/hosted";
 import { holdsSingleUseLink, linkClosedReason } from "@/server/domain/payment-links";
 import type { BaseContext } from "@/server/context";
-import { toHostedAttempt, type HostedPage } from "@/server/schemas/hosted";
+import { customerQuote, toHostedAttempt, type HostedPage } from "@/server/schemas/hosted";
+import { paymentOfAttempt } from "../payments/pay-through-origin";
 import { paymentThrough } from "../payments/payments-through";
 
-const USED = "This payment link has already been used. Ask the merchant for a new one.";
+const USED =
+  "This payment link has already been used. If you paid through it, check your wallet's messages before paying again; otherwise ask the merchant for a new one.";
 
 /**
  * `/pay/{id}` as the customer sees it, or null for no such link. `paymentId` is the attempt in the
- * page's URL after paying: shown only when it was made through this link. A closed or used link
- * still shows that customer's attempt, since its outcome is what they came back for.
+ * page's URL after paying: shown only when it was made through this link. `attemptKey` finds an
+ * attempt whose answer never reached the page (the connection dropped as Pay was tapped): the key
+ * the page sent it with, which only that page holds. A closed or used link still shows that
+ * customer's attempt, since its outcome is what they came back for.
  */
-export async function viewPaymentLinkPage(base: BaseContext, input: { linkId: string; paymentId?: string }): Promise<HostedPage | null> {
+export async function viewPaymentLinkPage(
+  base: BaseContext,
+  input: { linkId: string; paymentId?: string; attemptKey?: string },
+): Promise<HostedPage | null> {
   if (!isId("paymentLink", input.linkId)) return null;
   const now = base.clock.now();
   const [row] = await base.db
@@ -28,10 +36,12 @@ export async function viewPaymentLinkPage(base: BaseContext, input: { linkId: st
   const [attempt] =
     input.paymentId && isId("payment", input.paymentId)
       ? await base.db.select().from(payments).where(eq(payments.id, input.paymentId))
-      : [];
+      : input.attemptKey
+        ? [await paymentOfAttempt(base.db, link, input.attemptKey)]
+        : [];
   const mine = attempt?.paymentLinkId === link.id ? attempt : undefined;
 
-  const closed = linkClosedReason(link, now);
+  const closed = linkClosedReason(link, now, (at) => formatHarareTime(at.toISOString()));
   const used = !closed && !mine && link.singleUse && (await paymentThrough(base.db, { paymentLinkId: link.id }, holdsSingleUseLink)) !== undefined;
 
   return {
@@ -40,7 +50,7 @@ export async function viewPaymentLinkPage(base: BaseContext, input: { linkId: st
     livemode: link.livemode,
     merchant_name: merchant.name,
     description: link.description,
-    quote: quoteFee(merchant.feePlan, merchant.feeBearer, link.amount, link.currency),
+    quote: customerQuote(quoteFee(merchant.feePlan, merchant.feeBearer, link.amount, link.currency)),
     state: closed ? "link_expired" : used ? "link_used" : "open",
     notice: closed ?? (used ? USED : null),
     attempt: mine ? toHostedAttempt(mine) : null,

@@ -1,4 +1,6 @@
-import type { Payment } from "@/db/schema";
+import { and, eq } from "drizzle-orm";
+import type { Db } from "@/db/client";
+import { payments, type Payment } from "@/db/schema";
 import { invalidParam } from "@/server/domain/errors";
 import type { Currency } from "@/server/domain/money";
 import type { BaseContext } from "@/server/context";
@@ -38,8 +40,21 @@ export async function payThroughOrigin(
     method: "wallet",
     msisdn: attempt.msisdn,
     metadata: owner.metadata,
-    // Kept apart from the merchant's own Idempotency-Keys, which share the payments' unique index.
-    idempotencyKey: `${owner.id}:${attempt.idempotencyKey}`,
+    idempotencyKey: originAttemptKey(owner.id, attempt.idempotencyKey),
     origin,
   });
+}
+
+/** An attempt's key as its payment stores it: kept apart from the merchant's own Idempotency-Keys, which share the payments' unique index. */
+function originAttemptKey(originId: string, attemptKey: string): string {
+  return `${originId}:${attemptKey}`;
+}
+
+/** The payment a customer's attempt made through `origin`, found by the key the page sent it with. */
+export async function paymentOfAttempt(db: Db, origin: Pick<PayableOrigin, "id" | "merchantId" | "livemode">, attemptKey: string): Promise<Payment | undefined> {
+  const [payment] = await db
+    .select()
+    .from(payments)
+    .where(and(eq(payments.merchantId, origin.merchantId), eq(payments.livemode, origin.livemode), eq(payments.idempotencyKey, originAttemptKey(origin.id, attemptKey))));
+  return payment;
 }

@@ -1,0 +1,127 @@
+import { expect, test, type Page } from "@playwright/test";
+import { attemptOf, createLink, createSession, getSession, numberError, pay, paymentsOfLink, statusRegion } from "./support";
+
+/**
+ * A phone's connection drops as Pay is tapped, or the customer reloads, goes back or reopens the
+ * link from the message it came in: the page must show the attempt that is under way (or made),
+ * never a fresh form that would charge again.
+ */
+
+/** The pay action's POST (to the page's own URL) reaches the server, but its answer is lost. */
+async function loseAnswers(page: Page, path: string): Promise<void> {
+  await page.route(`**${path}`, async (route) => {
+    if (route.request().method() !== "POST") return route.continue();
+    await route.fetch();
+    await route.abort("connectionreset");
+  });
+}
+
+/** The pay action's POST never leaves the phone. */
+async function dropRequests(page: Page, path: string): Promise<void> {
+  await page.route(`**${path}`, (route) => (route.request().method() === "POST" ? route.abort("internetdisconnected") : route.continue()));
+}
+
+test("a Pay whose answer is lost says so in the form; the reload shows the prompt it sent, not a form", async ({ page, request }) => {
+  const link = await createLink(request);
+  await page.goto(`/pay/${link.id}`);
+  await loseAnswers(page, `/pay/${link.id}`);
+  await pay(page, "0770000003");
+  // Not the framework's error page: the form, its number, and what to do.
+  await expect(numberError(page)).toContainText("could not reach the payment service");
+  await expect(page.getByLabel(/mobile money number/i)).toHaveValue("0770000003");
+  await expect.poll(async () => (await paymentsOfLink(request, link.id)).length).toBe(1);
+
+  await page.unrouteAll();
+  await page.reload();
+  await expect(statusRegion(page).getByRole("heading")).toHaveText("Check your phone and enter your PIN");
+  await expect(page.getByLabel(/mobile money number/i)).toHaveCount(0);
+  // The address now names the attempt, so the next reload needs no looking up.
+  const [payment] = await paymentsOfLink(request, link.id);
+  expect(attemptOf(page)).toBe(payment!.id);
+  await page.reload();
+  await expect(statusRegion(page).getByRole("heading")).toHaveText("Check your phone and enter your PIN");
+  expect(await paymentsOfLink(request, link.id)).toHaveLength(1);
+});
+
+test("a Pay whose answer is lost, tapped again: the same attempt, one payment", async ({ page, request }) => {
+  const link = await createLink(request);
+  await page.goto(`/pay/${link.id}`);
+  await loseAnswers(page, `/pay/${link.id}`);
+  await pay(page, "0770000001");
+  await expect(numberError(page)).toContainText("tap Pay again");
+  await page.unrouteAll();
+  await page.getByRole("button", { name: /^Pay / }).click();
+  await expect(statusRegion(page).getByRole("heading")).toHaveText("Payment received", { timeout: 15_000 });
+  expect(await paymentsOfLink(request, link.id)).toHaveLength(1);
+});
+
+test("a Pay that never left the phone: the reload's form sends the same attempt, one payment", async ({ page, request }) => {
+  const link = await createLink(request);
+  await page.goto(`/pay/${link.id}`);
+  await dropRequests(page, `/pay/${link.id}`);
+  await pay(page, "0770000001");
+  await expect(numberError(page)).toContainText("could not reach the payment service");
+  expect(await paymentsOfLink(request, link.id)).toHaveLength(0);
+  await page.unrouteAll();
+  await page.reload();
+  await pay(page, "0770000001");
+  await expect(statusRegion(page).getByRole("heading")).toHaveText("Payment received", { timeout: 15_000 });
+  expect(await paymentsOfLink(request, link.id)).toHaveLength(1);
+});
+
+test("reopening a link while its prompt waits shows that prompt; once paid, a reusable link offers the form again", async ({ page, request }) => {
+  const link = await createLink(request);
+  await page.goto(`/pay/${link.id}`);
+  await pay(page, "0770000004"); // times out at the push, succeeds some seconds later
+  await expect(statusRegion(page).getByRole("heading")).toHaveText(/Confirming your payment|Check your phone/, { timeout: 15_000 });
+  const paymentId = attemptOf(page);
+
+  // As from the message the link came in: the bare address.
+  await page.goto(`/pay/${link.id}`);
+  await expect(statusRegion(page)).toBeVisible();
+  expect(attemptOf(page)).toBe(paymentId);
+  await expect(page.getByLabel(/mobile money number/i)).toHaveCount(0);
+  await expect(statusRegion(page).getByRole("heading")).toHaveText("Payment received", { timeout: 20_000 });
+
+  // Paid and finished: a link that takes many payments offers another.
+  await page.goto(`/pay/${link.id}`);
+  await expect(page.getByLabel(/mobile money number/i)).toBeVisible();
+  await page.waitForTimeout(1_000);
+  await expect(page.getByLabel(/mobile money number/i)).toBeVisible();
+  expect(new URL(page.url()).searchParams.get("payment")).toBeNull();
+});
+
+test("a single-use link reopened by the customer who paid it shows their receipt; anyone else reads that it is used", async ({ page, browser, request }) => {
+  const link = await createLink(request, { single_use: true });
+  await page.goto(`/pay/${link.id}`);
+  await pay(page, "0770000001");
+  await expect(statusRegion(page).getByRole("heading")).toHaveText("Payment received", { timeout: 15_000 });
+
+  await page.goto(`/pay/${link.id}`);
+  await expect(statusRegion(page).getByRole("heading")).toHaveText("Payment received");
+  await expect(page.getByText("Link already used")).toHaveCount(0);
+
+  const other = await browser.newContext();
+  const stranger = await other.newPage();
+  await stranger.goto(`/pay/${link.id}`);
+  await expect(stranger.getByRole("heading", { level: 2 })).toHaveText("Link already used");
+  await expect(stranger.getByText("check your wallet's messages before paying again")).toBeVisible();
+  await other.close();
+});
+
+test("a checkout whose Pay answer is lost shows its attempt after the reload; the status is announced, the countdown is not", async ({ page, request }) => {
+  const session = await createSession(request);
+  await page.goto(`/checkout/${session.id}`);
+  await loseAnswers(page, `/checkout/${session.id}`);
+  await pay(page, "0770000003");
+  await expect(numberError(page)).toContainText("could not reach the payment service");
+  await page.unrouteAll();
+  await page.reload();
+  await expect(statusRegion(page).getByRole("heading")).toHaveText("Check your phone and enter your PIN");
+  expect((await getSession(request, session.id)).payment).toMatch(/^pay_/);
+
+  // The live region was there before its news; the ticking timer inside it is left out.
+  await expect(page.locator("[aria-live=polite]").filter({ has: statusRegion(page) })).toHaveCount(1);
+  await expect(page.locator(".countdown")).toHaveAttribute("aria-live", "off");
+  await expect(statusRegion(page).getByRole("heading")).toBeFocused();
+});
