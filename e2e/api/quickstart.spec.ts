@@ -60,9 +60,11 @@ test.describe("service endpoints", () => {
     }
   });
 
-  test("an unknown /v1 path is a JSON 404 resource_missing", async ({ request }) => {
-    const res = await request.get("/v1/nothing-here", { headers: bearer(seed().keys.test) });
-    await expectError(res, 404, "not_found", "resource_missing");
+  test("an unknown /v1 path, and /v1 itself, is a JSON 404 resource_missing", async ({ request }) => {
+    for (const path of ["/v1/nothing-here", "/v1"]) {
+      const res = await request.get(path, { headers: bearer(seed().keys.test) });
+      await expectError(res, 404, "not_found", "resource_missing");
+    }
   });
 });
 
