@@ -45,7 +45,7 @@ export function DashboardShell({ merchantName, email, role, livemode, children }
         <span className="dash-who">
           {email} ({role})
         </span>
-        <button type="button" className="link-button" onClick={() => void signOut({ callbackUrl: "/dashboard/sign-in" })}>
+        <button type="button" className="link-button" onClick={() => void signOutHere()}>
           Sign out
         </button>
       </header>
@@ -64,4 +64,15 @@ export function DashboardShell({ merchantName, email, role, livemode, children }
       <main className="dash-main">{children}</main>
     </div>
   );
+}
+
+/**
+ * Signs out, then goes to this site's sign-in page. next-auth would send the browser to the URL it
+ * builds from NEXTAUTH_URL, which without that setting is localhost:3000 whatever this site's address.
+ */
+async function signOutHere(): Promise<void> {
+  await signOut({ redirect: false });
+  // A full load, not the router: the signed-out staff member's cached data must not outlive the page.
+  // eslint-disable-next-line @next/next/no-location-assign-relative-destination
+  window.location.assign("/dashboard/sign-in");
 }

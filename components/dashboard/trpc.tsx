@@ -13,6 +13,12 @@ export function errorMessage(e: unknown): string {
   return e instanceof Error ? e.message : "Something went wrong. Try again.";
 }
 
+/** The object a page asked for is not here: missing, or an id none could have (too long, say). Asking again will not help. */
+export function isMissing(e: unknown): boolean {
+  const code = e instanceof TRPCClientError ? (e.data as { code?: string } | undefined)?.code : undefined;
+  return code === "NOT_FOUND" || code === "BAD_REQUEST";
+}
+
 const clientError = (e: unknown) => e instanceof TRPCClientError && typeof e.data?.httpStatus === "number" && e.data.httpStatus < 500;
 
 function makeQueryClient() {

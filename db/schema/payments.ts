@@ -68,6 +68,8 @@ export const payments = pgTable(
     index("payments_list_idx").on(t.merchantId, t.livemode, t.id),
     // GET /v1/payments?status=…
     index("payments_status_list_idx").on(t.merchantId, t.livemode, t.status, t.id),
+    // The dashboard's search by the customer's number, newest first.
+    index("payments_customer_list_idx").on(t.merchantId, t.livemode, t.customerMsisdn, t.id),
     // GET /v1/payments?search=…: substring match on reference.
     index("payments_reference_trgm_idx").using("gin", sql`${t.reference} gin_trgm_ops`),
     // Due work for the local runner: expiry of payments still waiting for the customer.

@@ -12,7 +12,7 @@ test("search a payment by part of its reference, open it, read its timeline; exp
   await succeededPayment(request); // another, which the search must leave out
 
   await page.goto("/dashboard/payments");
-  await page.getByLabel("Reference contains").fill(reference.slice(6));
+  await page.getByLabel("Search", { exact: true }).fill(reference.slice(6));
   await expect(page).toHaveURL(/[?&]q=/);
   const rows = page.locator("table.data tbody tr");
   await expect(rows).toHaveCount(1);
@@ -34,10 +34,47 @@ test("search a payment by part of its reference, open it, read its timeline; exp
   await keep(page, testInfo, "payment-detail");
 });
 
+test("the search finds a payment by the customer's number as people write it, and by its id", async ({ page, request }) => {
+  const payment = await succeededPayment(request, `by-number-${Date.now().toString(36)}`);
+  const res = await request.get(`/v1/payments/${payment.id}`, { headers: bearer(seed().keys.test) });
+  const msisdn = ((await res.json()) as { customer: { msisdn: string } }).customer.msisdn;
+  await page.goto("/dashboard/payments");
+  await page.getByLabel("Search", { exact: true }).fill(`0${msisdn.slice(3, 5)} ${msisdn.slice(5, 8)} ${msisdn.slice(8)}`);
+  await expect(page.locator("table.data tbody tr").filter({ hasText: payment.reference })).toBeVisible();
+  await page.getByLabel("Search", { exact: true }).fill(payment.id);
+  await expect(page.locator("table.data tbody tr")).toHaveCount(1);
+  await expect(page.locator("table.data tbody tr")).toContainText(payment.reference);
+  await page.getByLabel("Search", { exact: true }).fill("no-such-reference-anywhere");
+  await expect(page.getByText(/The search finds part of a reference, a customer's whole number in any form, or a payment's pay_ id/)).toBeVisible();
+});
+
+test("a team member's role changes only once the change is confirmed, and the page says it did", async ({ page }) => {
+  const email = `role-${Date.now().toString(36)}@example.test`;
+  await page.goto("/dashboard/team");
+  await page.getByRole("textbox", { name: "E-mail" }).fill(email);
+  await page.getByRole("button", { name: "Add", exact: true }).click();
+  const role = page.getByLabel(`Role of ${email}`);
+  await expect(role).toHaveValue("viewer");
+
+  await role.selectOption("admin");
+  const confirm = page.getByRole("group", { name: `Change the role of ${email}` });
+  await expect(confirm).toContainText(`Make ${email} an admin`);
+  await confirm.getByRole("button", { name: "Cancel" }).click();
+  await expect(role).toHaveValue("viewer");
+  await page.reload();
+  await expect(page.getByLabel(`Role of ${email}`)).toHaveValue("viewer");
+
+  await page.getByLabel(`Role of ${email}`).selectOption("developer");
+  await page.getByRole("button", { name: "Change role" }).click();
+  await expect(page.getByRole("status").filter({ hasText: `The role of ${email} is now developer` })).toBeVisible();
+  await page.reload();
+  await expect(page.getByLabel(`Role of ${email}`)).toHaveValue("developer");
+});
+
 test("filters combine with the search as they are set, and Clear filters clears them all at once", async ({ page }) => {
   await page.goto("/dashboard/payments");
   // A status chosen while the search box still waits for typing to stop is kept.
-  await page.getByLabel("Reference contains").fill("order");
+  await page.getByLabel("Search", { exact: true }).fill("order");
   await page.getByLabel("Status").selectOption("failed");
   await expect(page).toHaveURL(/q=order/);
   await expect(page).toHaveURL(/status=failed/);
@@ -47,7 +84,7 @@ test("filters combine with the search as they are set, and Clear filters clears 
   await page.waitForTimeout(1_000);
   await expect(page).toHaveURL(/\/dashboard\/payments$/);
   await expect(page.getByLabel("Status")).toHaveValue("");
-  await expect(page.getByLabel("Reference contains")).toHaveValue("");
+  await expect(page.getByLabel("Search", { exact: true })).toHaveValue("");
 });
 
 test("a page of the list is a step the browser's Back undoes; a filter is not", async ({ page, request }) => {
@@ -55,7 +92,7 @@ test("a page of the list is a step the browser's Back undoes; a filter is not", 
   for (let i = 0; i < 26; i++) await succeededPayment(request, `${tag}-${i}`);
   await page.goto("/dashboard");
   await page.goto("/dashboard/payments");
-  await page.getByLabel("Reference contains").fill(tag);
+  await page.getByLabel("Search", { exact: true }).fill(tag);
   await expect(page).toHaveURL(new RegExp(`q=${tag}`));
   await expect(page.locator("table.data tbody tr")).toHaveCount(25);
   await page.getByRole("button", { name: "Older →" }).click();
@@ -80,6 +117,8 @@ test("a refund from the payment's page says it was made, and the form starts aga
   await expect(page.getByText("USD 40.50 of USD 42.50 can be refunded")).toBeVisible();
   await expect(page.getByLabel("Amount (USD)")).toHaveValue("40.50");
   await expect(page.getByRole("status").filter({ hasText: /Refund re_\w+ of USD 2\.00 is/ })).toBeVisible();
+  // The page follows the refund to its end without a reload.
+  await expect(page.getByRole("status").filter({ hasText: /Refund re_\w+ of USD 2\.00 is done/ })).toBeVisible({ timeout: 20_000 });
 
   // The list marks the payment refunded in part; the overview's volume stays gross and says how much of it was refunded.
   // (Counted once the provider confirms the refund, a moment later.)
@@ -92,6 +131,22 @@ test("a refund from the payment's page says it was made, and the form starts aga
   await expect(page.getByRole("region", { name: "Today", exact: true })).toContainText(/USD [\d,.]+ of it refunded/);
 });
 
+test("an address no payment could have says there is no such payment, with the way back, not a retry", async ({ page }) => {
+  await page.goto(`/dashboard/payments/pay_${"x".repeat(80)}`);
+  await expect(page.locator(".warning[role=alert]")).toContainText("There is no payment pay_xxxx");
+  await expect(page.getByRole("link", { name: "← Payments" })).toBeVisible();
+  await expect(page.getByRole("button", { name: /try again/i })).toHaveCount(0);
+});
+
+test("the overview's counts of the week open the list of that week's payments", async ({ page, request }) => {
+  await succeededPayment(request, `week-${Date.now().toString(36)}`);
+  await page.goto("/dashboard");
+  const monday = (await page.getByText(/since Monday \d{4}-\d\d-\d\d/).textContent())!.match(/\d{4}-\d\d-\d\d/)![0];
+  await page.locator(".status-counts li").filter({ hasText: "Succeeded" }).getByRole("link").click();
+  await expect(page).toHaveURL(new RegExp(`/dashboard/payments\\?status=succeeded&from=${monday}$`));
+  await expect(page.getByLabel("From")).toHaveValue(monday);
+});
+
 test("← Payments and ← Events go back to the list as it was filtered", async ({ page, request }) => {
   const tag = `back-to-${Date.now().toString(36)}`;
   const payment = await succeededPayment(request, `${tag}-1`);
@@ -100,7 +155,7 @@ test("← Payments and ← Events go back to the list as it was filtered", async
   await expect(page).toHaveURL(new RegExp(`/dashboard/payments/${payment.id}$`));
   await page.getByRole("link", { name: "← Payments" }).click();
   await expect(page).toHaveURL(new RegExp(`/dashboard/payments\\?q=${tag}&status=succeeded$`));
-  await expect(page.getByLabel("Reference contains")).toHaveValue(tag);
+  await expect(page.getByLabel("Search", { exact: true })).toHaveValue(tag);
   await expect(page.getByLabel("Status")).toHaveValue("succeeded");
 
   const eventId = await eventOf(request, payment.id, "payment.succeeded");

@@ -73,7 +73,6 @@ const env = {
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
   PROVIDER_PUSH_TIMEOUT_MS: "3000",
   NEXTAUTH_SECRET: process.env.NEXTAUTH_SECRET ?? randomBytes(32).toString("base64url"),
-  NEXTAUTH_URL: `${baseUrl}/api/auth`,
   SIGN_IN_ATTEMPTS_PER_15_MIN: "3",
   RATE_LIMIT_TEST_PER_SECOND: "1000",
 };

@@ -77,6 +77,14 @@ describe("validation errors", () => {
     });
   });
 
+  it("says zod's own refusals in plain words where a schema gave none (the dashboard's inputs)", () => {
+    const input = z.object({ id: z.string().max(64), limit: z.number().int().min(1), kind: z.enum(["a", "b"]) });
+    expect(refusal(input, { id: "x".repeat(81), limit: 1, kind: "a" })).toEqual({ param: "id", message: "id must be at most 64 characters." });
+    expect(refusal(input, { id: "x", limit: 0, kind: "a" })).toEqual({ param: "limit", message: "limit must be at least 1." });
+    expect(refusal(input, { id: 5, limit: 1, kind: "a" })).toEqual({ param: "id", message: "id must be a string." });
+    expect(refusal(input, { id: "x", limit: 1, kind: "c" })).toEqual({ param: "kind", message: "kind must be one of a, b." });
+  });
+
   it("words every refusal of every operation's fields itself, as one sentence", () => {
     let checked = 0;
     const wordedByZod = new Set<string>();

@@ -8,7 +8,8 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, whe
   throw toParamError(result.error, where, input);
 }
 
-function toParamError(error: z.ZodError, where: "body" | "query", input: unknown): ServiceError {
+/** The first problem a schema found in `input`, as a `parameter_invalid` naming its field (the API's and the dashboard's). */
+export function toParamError(error: z.ZodError, where: "body" | "query", input: unknown): ServiceError {
   const issue = error.issues[0]!;
   const path = issue.path.filter((k): k is string | number => typeof k !== "symbol");
   if (issue.code === "unrecognized_keys") {
@@ -26,7 +27,26 @@ function toParamError(error: z.ZodError, where: "body" | "query", input: unknown
   if (where === "query" && Array.isArray(value) && issue.code === "invalid_type") return invalidParam(name, `${name} may be given only once.`);
   // A bad record key (metadata) carries the schema's own message one level down.
   const detail = issue.code === "invalid_key" ? (issue.issues[0]?.message ?? issue.message) : issue.message;
-  return invalidParam(name, sentence(detail, name));
+  return invalidParam(name, sentence(ZOD_WORDING.test(detail) ? (plainWords(issue) ?? detail) : detail, name));
+}
+
+/** zod's own messages ("Too big: expected string to have <=64 characters"), where a schema gave none of ours. */
+const ZOD_WORDING = /^(Too big|Too small|Invalid input|Invalid option)\b/;
+
+function plainWords(issue: z.core.$ZodIssue): string | null {
+  const unit = (origin: string) => (origin === "string" ? " characters" : origin === "array" || origin === "set" ? " items" : "");
+  switch (issue.code) {
+    case "too_big":
+      return `must be at most ${String(issue.maximum)}${unit(issue.origin)}`;
+    case "too_small":
+      return `must be at least ${String(issue.minimum)}${unit(issue.origin)}`;
+    case "invalid_type":
+      return `must be ${/^[aeiou]/.test(issue.expected) ? "an" : "a"} ${issue.expected}`;
+    case "invalid_value":
+      return `must be one of ${issue.values.map(String).join(", ")}`;
+    default:
+      return null;
+  }
 }
 
 /** A field's name as `param` gives it: `customer.msisdn`, `enabled_events[1]`. */

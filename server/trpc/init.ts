@@ -4,6 +4,7 @@ import { staffServiceContext } from "@/server/auth/current-staff";
 import type { ServiceContext } from "@/server/context";
 import { isServiceError, type ErrorType } from "@/server/domain/errors";
 import { roleAllows, type StaffRole } from "@/server/domain/staff";
+import { toParamError } from "@/server/http/validation";
 import { log } from "@/server/log";
 import type { StaffSession } from "@/server/services/staff/load-staff-session";
 import type { systemContext } from "@/server/system-context";
@@ -28,12 +29,17 @@ const TRPC_CODE = {
 } as const satisfies Record<ErrorType, TRPC_ERROR_CODE_KEY>;
 
 const t = initTRPC.context<TrpcContext>().create({
-  errorFormatter({ shape, error }) {
+  errorFormatter({ shape, error, input }) {
     const cause = error.cause;
     const service = isServiceError(cause) ? { code: cause.code, param: cause.param ?? null } : null;
     const fields = cause instanceof z.ZodError ? z.flattenError(cause).fieldErrors : null;
-    // Internal errors never carry their message or stack to the browser.
-    const message = error.code === "INTERNAL_SERVER_ERROR" ? "Something went wrong on our side. Try again." : shape.message;
+    // Internal errors never carry their message or stack to the browser; a refused input is said in words, as the API says it.
+    const message =
+      error.code === "INTERNAL_SERVER_ERROR"
+        ? "Something went wrong on our side. Try again."
+        : cause instanceof z.ZodError
+          ? toParamError(cause, "body", input).message
+          : shape.message;
     return { ...shape, message, data: { code: shape.data.code, httpStatus: shape.data.httpStatus, service, fields } };
   },
 });

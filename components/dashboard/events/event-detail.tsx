@@ -5,7 +5,7 @@ import { useState } from "react";
 import { Empty, Failed, Loading } from "@/components/ui/states";
 import { TEST_EVENT_TYPE } from "@/server/domain/events";
 import { BackToList } from "../kit";
-import { errorMessage, useTRPC } from "../trpc";
+import { errorMessage, isMissing, useTRPC } from "../trpc";
 import { DeliveriesTable, useCanDevelop, when, type Outputs } from "../webhooks/common";
 import { ObjectLink } from "./object-link";
 import "../webhooks/webhooks.css";
@@ -28,8 +28,8 @@ export function EventDetail({ id }: { id: string }) {
         <Loading what="the event" />
       ) : detail.isError ? (
         <Failed
-          message={detail.error.data?.code === "NOT_FOUND" ? `No event ${id} in this environment. It may belong to the other mode.` : errorMessage(detail.error)}
-          retry={detail.error.data?.code === "NOT_FOUND" ? undefined : () => void detail.refetch()}
+          message={isMissing(detail.error) ? `No event ${id} in this environment. It may belong to the other mode.` : errorMessage(detail.error)}
+          retry={isMissing(detail.error) ? undefined : () => void detail.refetch()}
         />
       ) : (
         <Loaded d={detail.data} />

@@ -99,7 +99,7 @@ export function Overview() {
           <ul className="status-counts">
             {PAYMENT_STATUSES.map((s) => (
               <li key={s}>
-                <PaymentStatusBadge status={s} /> <Link href={`/dashboard/payments?status=${s}`}>{o.week.counts[s]}</Link>
+                <PaymentStatusBadge status={s} /> <Link href={`/dashboard/payments?status=${s}&from=${o.week.from}`}>{o.week.counts[s]}</Link>
               </li>
             ))}
           </ul>

@@ -1,9 +1,8 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import { TRPCClientError } from "@trpc/client";
 import { useState, type ReactNode } from "react";
-import { errorMessage, useTRPC } from "@/components/dashboard/trpc";
+import { errorMessage, isMissing, useTRPC } from "@/components/dashboard/trpc";
 import { Failed, Loading } from "@/components/ui/states";
 import { PaymentStatusBadge } from "@/components/ui/status-badge";
 import { formatAmount } from "@/server/domain/money";
@@ -12,16 +11,16 @@ import { when } from "./format";
 import { RefundForm, type RefundDone } from "./refund-form";
 import { ResolveForm } from "./resolve-form";
 import { PaymentTimelineList } from "./timeline";
-import type { PaymentView } from "./types";
+import type { PaymentView, Timeline } from "./types";
 import "./payments.css";
 
-const notFound = (e: unknown) => e instanceof TRPCClientError && (e.data as { code?: string } | undefined)?.code === "NOT_FOUND";
 
 /** /dashboard/payments/{id}: the payment as the API shows it, what happened to it, and what staff may do. */
 export function PaymentDetail({ id }: { id: string }) {
   const trpc = useTRPC();
   const me = useQuery(trpc.session.me.queryOptions());
-  const t = useQuery(trpc.payments.timeline.queryOptions({ id }));
+  // Asked again while something on it is still moving (the payment's outcome, a refund), so the page never shows a stale "pending".
+  const t = useQuery(trpc.payments.timeline.queryOptions({ id }, { refetchInterval: (q) => (q.state.data && inMotion(q.state.data) ? 3_000 : false) }));
   const [refunded, setRefunded] = useState<RefundDone | null>(null);
 
   if (t.isPending) return <Loading what="the payment" />;
@@ -29,7 +28,7 @@ export function PaymentDetail({ id }: { id: string }) {
     return (
       <section>
         <BackToList list="payments">← Payments</BackToList>
-        {notFound(t.error) ? (
+        {isMissing(t.error) ? (
           <div className="warning" role="alert">
             There is no payment {id} in {me.data?.livemode ? "live" : "test"} data. If it is a {me.data?.livemode ? "test" : "live"} payment, switch the
             data mode at the top of the page.
@@ -62,7 +61,14 @@ export function PaymentDetail({ id }: { id: string }) {
 
       {/* The actions wait for the role, so no one sees a button flip between refused and allowed. */}
       {me.data && p.status === "succeeded" ? (
-        <RefundForm key={`${p.id}:${t.data.refundable}`} payment={p} refundable={t.data.refundable} role={me.data.role} done={refunded} onDone={setRefunded} />
+        <RefundForm
+          key={`${p.id}:${t.data.refundable}`}
+          payment={p}
+          refundable={t.data.refundable}
+          role={me.data.role}
+          done={refunded && { ...refunded, status: refundStatus(t.data, refunded.id) ?? refunded.status }}
+          onDone={setRefunded}
+        />
       ) : null}
       {me.data && p.status === "unresolved" ? <ResolveForm payment={p} role={me.data.role} /> : null}
 
@@ -98,10 +104,11 @@ function Fields({ p }: { p: PaymentView }) {
     ["Checkout session", p.checkout_session ?? "—"],
     ["Mode", p.livemode ? "Live" : "Test"],
     ["Created", <time key="c" dateTime={p.created_at}>{when(p.created_at)}</time>],
-    ["Expires", <time key="e" dateTime={p.expires_at}>{when(p.expires_at)}</time>],
-    ...(Object.entries(p.status_transitions) as [string, string | null][])
+    // When the prompt stops waiting for the customer: a deadline while it waits, history after.
+    [p.status === "awaiting_customer" ? "Expires" : "Prompt expiry", <time key="e" dateTime={p.expires_at}>{when(p.expires_at)}</time>],
+    ...(Object.entries(p.status_transitions) as [keyof typeof TRANSITION_LABEL, string | null][])
       .filter(([, at]) => at)
-      .map(([k, at]): [string, ReactNode] => [k.replace(/_at$/, "").replace(/^./, (c) => c.toUpperCase()) + " at", <time key={k} dateTime={at!}>{when(at!)}</time>]),
+      .map(([k, at]): [string, ReactNode] => [TRANSITION_LABEL[k], <time key={k} dateTime={at!}>{when(at!)}</time>]),
   ];
   const metadata = Object.entries(p.metadata);
   return (
@@ -131,3 +138,23 @@ function Fields({ p }: { p: PaymentView }) {
     </dl>
   );
 }
+
+/** The payment's outcome or one of its refunds is still to come (an unresolved payment waits on people: no asking). */
+function inMotion(t: Timeline): boolean {
+  return t.payment.status === "awaiting_customer" || t.payment.status === "unknown" || t.entries.some((e) => e.kind === "refund" && e.refund.status === "pending");
+}
+
+/** A refund's status as the timeline last read it. */
+function refundStatus(t: Timeline, refundId: string): string | undefined {
+  for (const e of t.entries) if (e.kind === "refund" && e.refund.id === refundId) return e.refund.status;
+  return undefined;
+}
+
+/** Each state change's time, named as the status badges name the states. */
+const TRANSITION_LABEL = {
+  unknown_at: "Confirming since",
+  succeeded_at: "Succeeded at",
+  failed_at: "Failed at",
+  expired_at: "Expired at",
+  unresolved_at: "Unresolved since",
+} as const satisfies Record<keyof PaymentView["status_transitions"], string>;

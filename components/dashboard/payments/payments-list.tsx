@@ -74,8 +74,15 @@ export function PaymentsList() {
       <h1>Payments</h1>
       <form className="toolbar pay-filters" role="search" onSubmit={(e) => e.preventDefault()}>
         <label className="pay-search">
-          Reference contains
-          <input type="search" value={search} onChange={(e) => setSearch(e.target.value)} placeholder="e.g. order-1042" maxLength={255} />
+          Search
+          <input
+            type="search"
+            value={search}
+            onChange={(e) => setSearch(e.target.value)}
+            placeholder="Reference, customer's number or pay_ id"
+            aria-describedby="pay-search-hint"
+            maxLength={255}
+          />
         </label>
         <label>
           Status
@@ -132,13 +139,22 @@ export function PaymentsList() {
           </button>
         </div>
       </form>
+      <p id="pay-search-hint" className="hint pay-search-hint">
+        Search finds part of a reference, the customer&apos;s number in any form (077 123 4567), or a payment id.
+      </p>
 
       {list.isPending ? (
         <Loading what="payments" />
       ) : list.isError ? (
         <Failed message={errorMessage(list.error)} retry={() => void list.refetch()} />
       ) : list.data.data.length === 0 ? (
-        <Empty>{filtered ? "No payments match these filters." : "No payments yet. Payments created with this environment's API keys appear here."}</Empty>
+        <Empty>
+          {!filtered
+            ? "No payments yet. Payments created with this environment's API keys appear here."
+            : filters.q
+              ? `No payments match "${filters.q}" with these filters. The search finds part of a reference, a customer's whole number in any form, or a payment's pay_ id.`
+              : "No payments match these filters."}
+        </Empty>
       ) : (
         <>
           <div className="table-wrap" aria-busy={list.isFetching}>

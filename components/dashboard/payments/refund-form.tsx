@@ -63,7 +63,11 @@ export function RefundForm({
       <h2>Refund</h2>
       {done ? (
         <p className="notice" role="status">
-          Refund {done.id} of {money(done.amount)} is {done.status}. It appears in the timeline below.
+          {done.status === "failed"
+            ? `Refund ${done.id} of ${money(done.amount)} failed: nothing was refunded, and the amount can be refunded again. The timeline below says why.`
+            : done.status === "succeeded"
+              ? `Refund ${done.id} of ${money(done.amount)} is done. It appears in the timeline below.`
+              : `Refund ${done.id} of ${money(done.amount)} is being processed by the wallet provider. This page updates when it is done.`}
         </p>
       ) : null}
       {refundable === 0 ? (

@@ -9,7 +9,7 @@ import { Badge } from "@/components/ui/status-badge";
 import { formatAmount } from "@/server/domain/money";
 import { SETTLEMENT_STATUSES, type SettlementStatus } from "@/server/domain/settlements";
 import { ConfirmAction, ErrorNote, ListView, RoleNote, formatWhen, useRole } from "../kit";
-import { errorMessage, useTRPC } from "../trpc";
+import { errorMessage, isMissing, useTRPC } from "../trpc";
 import "../overview/admin.css";
 
 const STATUS = {
@@ -112,7 +112,7 @@ export function SettlementDetail({ id }: { id: string }) {
   const confirm = useMutation(trpc.settlements.confirmPayout.mutationOptions({ onSuccess: () => void qc.invalidateQueries({ queryKey: trpc.settlements.pathKey() }) }));
 
   if (q.isPending) return <Loading what="the settlement" />;
-  if (q.isError) return <Failed message={errorMessage(q.error)} retry={q.error.data?.code === "NOT_FOUND" ? undefined : () => void q.refetch()} />;
+  if (q.isError) return <Failed message={errorMessage(q.error)} retry={isMissing(q.error) ? undefined : () => void q.refetch()} />;
   const s = q.data;
   return (
     <>

@@ -21,7 +21,16 @@ export function TeamPage() {
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.staff.pathKey() });
   const [added, setAdded] = useState<{ email: string; password: string } | null>(null);
   const add = useMutation(trpc.staff.add.mutationOptions({ onSuccess: (r) => (setAdded({ email: r.email, password: r.password }), refresh()) }));
-  const changeRole = useMutation(trpc.staff.changeRole.mutationOptions({ onSuccess: refresh }));
+  const [roleChanged, setRoleChanged] = useState<string | null>(null);
+  const changeRole = useMutation(
+    trpc.staff.changeRole.mutationOptions({
+      onSuccess: (_r, v) => {
+        const who = team.data?.find((s) => s.id === v.id)?.email;
+        setRoleChanged(`${who ? `The role of ${who}` : "Their role"} is now ${v.role}. It applies from their next page.`);
+        void refresh();
+      },
+    }),
+  );
   const remove = useMutation(trpc.staff.remove.mutationOptions({ onSuccess: refresh }));
   // A failed add is told beside its form; a role change or removal above the table it was made in.
   const failure = changeRole.error ?? remove.error;
@@ -31,6 +40,11 @@ export function TeamPage() {
       <h1>Team</h1>
       <p className="muted">Roles: {STAFF_ROLES.map((r) => `${r} (${ROLE_HELP[r]})`).join("; ")}.</p>
       {failure ? <Failed message={errorMessage(failure)} /> : null}
+      {roleChanged && !failure ? (
+        <p className="notice" role="status">
+          {roleChanged}
+        </p>
+      ) : null}
       {team.isPending ? (
         <Loading what="the team" />
       ) : team.isError ? (
@@ -56,13 +70,7 @@ export function TeamPage() {
                   </td>
                   <td>
                     {isAdmin && !s.you ? (
-                      <select aria-label={`Role of ${s.email}`} value={s.role} disabled={changeRole.isPending} onChange={(e) => changeRole.mutate({ id: s.id, role: e.target.value as StaffRole })}>
-                        {STAFF_ROLES.map((r) => (
-                          <option key={r} value={r}>
-                            {r}
-                          </option>
-                        ))}
-                      </select>
+                      <RoleChoice email={s.email} role={s.role} pending={changeRole.isPending} onChange={(role) => changeRole.mutate({ id: s.id, role })} />
                     ) : (
                       s.role
                     )}
@@ -126,6 +134,43 @@ export function TeamPage() {
           </p>
           <p className="secret">{added.password}</p>
         </div>
+      ) : null}
+    </>
+  );
+}
+
+/** A role is chosen, then confirmed: what someone may do changes only on a second, deliberate click. */
+function RoleChoice({ email, role, pending, onChange }: { email: string; role: StaffRole; pending: boolean; onChange: (role: StaffRole) => void }) {
+  const [proposed, setProposed] = useState<StaffRole | null>(null);
+  return (
+    <>
+      <select aria-label={`Role of ${email}`} value={proposed ?? role} disabled={pending} onChange={(e) => setProposed(e.target.value === role ? null : (e.target.value as StaffRole))}>
+        {STAFF_ROLES.map((r) => (
+          <option key={r} value={r}>
+            {r}
+          </option>
+        ))}
+      </select>
+      {proposed ? (
+        <span className="confirm" role="group" aria-label={`Change the role of ${email}`}>
+          {" "}
+          <span>
+            Make {email} {proposed === "admin" ? "an" : "a"} {proposed} ({ROLE_HELP[proposed]})?
+          </span>{" "}
+          <button
+            type="button"
+            className="primary"
+            onClick={() => {
+              setProposed(null);
+              onChange(proposed);
+            }}
+          >
+            Change role
+          </button>{" "}
+          <button type="button" onClick={() => setProposed(null)}>
+            Cancel
+          </button>
+        </span>
       ) : null}
     </>
   );

@@ -6,7 +6,7 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { Pager, type Cursor } from "@/components/ui/pager";
 import { Empty, Failed, Loading } from "@/components/ui/states";
-import { errorMessage, useTRPC } from "../trpc";
+import { errorMessage, isMissing, useTRPC } from "../trpc";
 import { DeliveriesTable, EndpointStatusBadge, failureRate, HealthBadge, useCanDevelop, when, type Outputs } from "./common";
 import { EndpointForm } from "./endpoint-form";
 import { SecretOnce } from "./secret-once";
@@ -27,8 +27,8 @@ export function EndpointDetail({ id }: { id: string }) {
         <Loading what="the endpoint" />
       ) : endpoint.isError ? (
         <Failed
-          message={endpoint.error.data?.code === "NOT_FOUND" ? `No endpoint ${id} in this environment. It may have been deleted, or belong to the other mode.` : errorMessage(endpoint.error)}
-          retry={endpoint.error.data?.code === "NOT_FOUND" ? undefined : () => void endpoint.refetch()}
+          message={isMissing(endpoint.error) ? `No endpoint ${id} in this environment. It may have been deleted, or belong to the other mode.` : errorMessage(endpoint.error)}
+          retry={isMissing(endpoint.error) ? undefined : () => void endpoint.refetch()}
         />
       ) : (
         <Loaded e={endpoint.data} />

@@ -55,7 +55,7 @@ export function EndpointForm({
           aria-describedby="url-hint"
         />
         <span id="url-hint" className="muted">
-          {livemode ? "Live endpoints must use https." : "Test mode also accepts http."} Private and loopback addresses are refused unless this server allows them (WEBHOOK_ALLOW_PRIVATE_NETWORKS, on for local development).
+          {livemode ? "Live endpoints must use https." : "Test mode also accepts http."} The address must be reachable from the internet: private and loopback addresses are refused (a server set up for local development accepts them).
         </span>
       </label>
       <fieldset className="events-fieldset">

@@ -3,6 +3,7 @@ import { planPerValue, type Db } from "@/db/client";
 import { placeholder as p, preparedPerShape } from "@/db/prepared-once";
 import { payments, type Payment } from "@/db/schema";
 import { idLowerBound } from "@/server/domain/ids";
+import { readPaymentSearch } from "@/server/domain/payment-search";
 import type { Currency, PaymentMethod } from "@/server/domain/money";
 import type { PaymentStatus } from "@/server/domain/payment-status";
 import type { ServiceContext } from "@/server/context";
@@ -14,11 +15,24 @@ export type PaymentFilters = {
   currency?: Currency;
   /** Substring of the reference, case-insensitive (trigram index). */
   search?: string;
+  /** The customer's number, strict form. */
+  customerMsisdn?: string;
+  paymentId?: string;
   createdGte?: Date;
   createdLt?: Date;
 };
 
-const FILTERS = ["status", "method", "currency", "search", "createdGte", "createdLt"] as const;
+const FILTERS = ["status", "method", "currency", "search", "customerMsisdn", "paymentId", "createdGte", "createdLt"] as const;
+
+/**
+ * The dashboard's search box as filters: a payment id, a customer's number, or part of a
+ * reference (`readPaymentSearch`). The API's `search` is the reference alone.
+ */
+export function staffSearchFilters(text: string | undefined): Pick<PaymentFilters, "search" | "customerMsisdn" | "paymentId"> {
+  if (text === undefined) return {};
+  const read = readPaymentSearch(text);
+  return "msisdn" in read ? { customerMsisdn: read.msisdn } : "paymentId" in read ? { paymentId: read.paymentId } : { search: read.reference };
+}
 type Filter = (typeof FILTERS)[number];
 
 /**
@@ -37,6 +51,8 @@ export async function listPayments(ctx: ServiceContext, filters: PaymentFilters,
     method: filters.method,
     currency: filters.currency,
     pattern: filters.search === undefined ? undefined : `%${escapeLike(filters.search)}%`,
+    customerMsisdn: filters.customerMsisdn,
+    paymentId: filters.paymentId,
     // Ids sort by creation time, so time bounds become id bounds and ride the list index.
     createdGte: filters.createdGte && idLowerBound("payment", filters.createdGte),
     createdLt: filters.createdLt && idLowerBound("payment", filters.createdLt),
@@ -56,6 +72,8 @@ function buildList(db: Db, present: readonly Filter[], direction: Direction) {
     has("currency") ? eq(payments.currency, p<Currency>("currency")) : undefined,
     // Planned for its pattern: a rare substring wants the trigram index, a common one the list order.
     has("search") ? planPerValue(ilike(payments.reference, p<string>("pattern"))) : undefined,
+    has("customerMsisdn") ? eq(payments.customerMsisdn, p<string>("customerMsisdn")) : undefined,
+    has("paymentId") ? eq(payments.id, p<string>("paymentId")) : undefined,
     has("createdGte") ? gte(payments.id, p<string>("createdGte")) : undefined,
     has("createdLt") ? lt(payments.id, p<string>("createdLt")) : undefined,
   ];

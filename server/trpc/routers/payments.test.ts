@@ -23,6 +23,25 @@ describe("dashboard: payments", () => {
     expect((await liveViewer.payments.list({})).data.map((p) => p.id)).toEqual([live.id]);
   });
 
+  it("searches by part of a reference, by the customer's number in any form, or by a payment id", async () => {
+    const m = await seedTestMerchant();
+    const first = await seedPayment(m, "succeeded", { msisdn: "263771234567" });
+    const second = await seedPayment(m, "failed", { msisdn: "263771234567" });
+    const other = await seedPayment(m, "succeeded", { msisdn: "263712345678" });
+    const live = await seedPayment(m, "succeeded", { msisdn: "263771234567", livemode: true });
+    const viewer = await dashboardAs(m, "viewer");
+    const found = async (search: string) => (await viewer.payments.list({ search })).data.map((p) => p.id);
+    for (const typed of ["077 123 4567", "+263771234567", "0771234567"]) expect(await found(typed)).toEqual([second.id, first.id]);
+    expect(await found("071 234 5678")).toEqual([other.id]);
+    expect(await found(first.id)).toEqual([first.id]);
+    expect(await found(live.id)).toEqual([]);
+    expect(await found(other.reference.slice(-6))).toEqual([other.id]);
+    // Another merchant's customer is no one's here.
+    const theirs = await seedPayment(b, "succeeded", { msisdn: "263783456789" });
+    expect(await found("078 345 6789")).toEqual([]);
+    expect(await found(theirs.id)).toEqual([]);
+  });
+
   it("never shows another merchant's payment, and nothing to someone signed out", async () => {
     const theirs = await seedSucceededPayment(b);
     const admin = await dashboardAs(a, "admin");

@@ -5,7 +5,7 @@ import { REFUND_REASONS } from "@/server/domain/refunds";
 import { toPaymentResource } from "@/server/schemas/payments";
 import { toRefundResource } from "@/server/schemas/refunds";
 import { getPayment } from "@/server/services/payments/get-payment";
-import { listPayments } from "@/server/services/payments/list-payments";
+import { listPayments, staffSearchFilters } from "@/server/services/payments/list-payments";
 import { paymentTimeline } from "@/server/services/payments/payment-timeline";
 import { resolveUnresolvedPayment } from "@/server/services/payments/resolve-unresolved-payment";
 import { createRefund } from "@/server/services/refunds/create-refund";
@@ -36,7 +36,7 @@ export const paymentsRouter = router({
           status: input.status,
           currency: input.currency,
           method: input.method,
-          search: input.search,
+          ...staffSearchFilters(input.search),
           createdGte: input.createdGte ? new Date(input.createdGte) : undefined,
           createdLt: input.createdLt ? new Date(input.createdLt) : undefined,
         },

@@ -5,6 +5,7 @@ import { CURRENCIES, METHODS } from "@/server/domain/money";
 import { PAYMENT_STATUSES } from "@/server/domain/payment-status";
 import { log } from "@/server/log";
 import { exportFileName, exportPayments } from "@/server/services/payments/export-payments";
+import { staffSearchFilters } from "@/server/services/payments/list-payments";
 
 /** The payments page's filters, as its export link carries them. */
 const exportQuery = z.strictObject({
@@ -32,7 +33,7 @@ export async function GET(req: NextRequest): Promise<Response> {
     status: q.status,
     currency: q.currency,
     method: q.method,
-    search: q.search,
+    ...staffSearchFilters(q.search),
     createdGte: q.created_gte ? new Date(q.created_gte) : undefined,
     createdLt: q.created_lt ? new Date(q.created_lt) : undefined,
   });

@@ -1,0 +1,1 @@
+CREATE INDEX "payments_customer_list_idx" ON "payments" USING btree ("merchant_id","livemode","customer_msisdn","id");
