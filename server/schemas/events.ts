@@ -72,6 +72,7 @@ export const replayWindowBody = z
 
 export const replayResult = z.object({
   object: z.literal("event_replay"),
+  livemode: z.boolean(),
   dry_run: z.boolean(),
   events: z.number().int().describe("Events in the window that matched."),
   deliveries: z.number().int().describe("Deliveries queued (or, on a dry run, that would be)."),

@@ -39,6 +39,7 @@ export const previewPaymentBody = z.strictObject({ amount, currency, method });
 
 export const feeQuote = z.object({
   object: z.literal("payment_preview"),
+  livemode: z.boolean(),
   amount: z.number().int(),
   currency: z.enum(CURRENCIES),
   fee: z.number().int(),

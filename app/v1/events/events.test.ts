@@ -172,7 +172,7 @@ describe("/v1/events and /v1/webhook_deliveries", () => {
 
       const body = { created_gte: start.toISOString(), created_lt: clock.now().toISOString(), endpoint: ep.body.id };
       const dry = await api("POST", "/v1/events/replay", { key: m.keys.test, body: { ...body, dry_run: true } });
-      expect(dry.body).toEqual({ object: "event_replay", dry_run: true, events: 4, deliveries: 4 });
+      expect(dry.body).toEqual({ object: "event_replay", livemode: false, dry_run: true, events: 4, deliveries: 4 });
       const dryUndelivered = await api("POST", "/v1/events/replay", { key: m.keys.test, body: { ...body, dry_run: true, only_undelivered: true } });
       expect(dryUndelivered.body).toMatchObject({ events: 4, deliveries: 3 });
       const typed = await api("POST", "/v1/events/replay", { key: m.keys.test, body: { ...body, dry_run: true, types: ["payment.failed"] } });
@@ -180,7 +180,7 @@ describe("/v1/events and /v1/webhook_deliveries", () => {
 
       const before = r.received.length;
       const real = await api("POST", "/v1/events/replay", { key: m.keys.test, body: { ...body, only_undelivered: true } });
-      expect(real.body).toEqual({ object: "event_replay", dry_run: false, events: 4, deliveries: 3 });
+      expect(real.body).toEqual({ object: "event_replay", livemode: false, dry_run: false, events: 4, deliveries: 3 });
       await run();
       const got = r.received.slice(before).map((x) => JSON.parse(x.body).id).sort();
       expect(got).toEqual([outage[1]!.id, outage[2]!.id, outage[3]!.id].sort());

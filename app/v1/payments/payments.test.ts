@@ -300,7 +300,7 @@ describe("POST /v1/payments/preview", () => {
       const preview = await api("POST", "/v1/payments/preview", { key: m.keys.test, body: { amount, currency, method: "wallet" } });
       expect(preview.status).toBe(200);
       const charged = bearer === "customer" ? amount + fee : amount;
-      expect(preview.body).toEqual({ object: "payment_preview", amount, currency, fee, fee_bearer: bearer, charged_amount: charged });
+      expect(preview.body).toEqual({ object: "payment_preview", livemode: false, amount, currency, fee, fee_bearer: bearer, charged_amount: charged });
       expect(quoteFee(m.merchant.feePlan, bearer, amount, currency).fee).toBe(fee);
 
       const created = await create(m.keys.test, paymentBody({ amount, currency }));

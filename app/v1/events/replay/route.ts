@@ -13,7 +13,7 @@ export const POST = apiRoute(eventOperations.replayWindow, async ({ ctx, body })
     onlyUndelivered: body.only_undelivered,
     dryRun,
   });
-  return { object: "event_replay" as const, dry_run: dryRun, ...counts };
+  return { object: "event_replay" as const, livemode: ctx.livemode, dry_run: dryRun, ...counts };
 });
 
 export { notFoundRoute as GET, notFoundRoute as PUT, notFoundRoute as PATCH, notFoundRoute as DELETE };

@@ -5,6 +5,7 @@ import { previewPayment } from "@/server/services/payments/preview-payment";
 // POST /v1/payments/preview – the fee and the amount the customer will be charged
 export const POST = apiRoute(paymentOperations.preview, async ({ ctx, body }) => ({
   object: "payment_preview" as const,
+  livemode: ctx.livemode,
   ...(await previewPayment(ctx, body)),
 }));
 
