@@ -118,4 +118,15 @@ describe("OpenAPI document", () => {
     expect(doc.paths["/v1/payments"].post.requestBody.required).toBe(true);
     expect(JSON.stringify(doc.paths)).not.toContain("$schema");
   });
+
+  it("states the limits and the answers as the server keeps them: metadata's 50 keys, Basic auth, the secret where it is always sent", () => {
+    const body = (path: string) => doc.paths[path].post.requestBody.content["application/json"].schema;
+    expect(body("/v1/payments").properties.metadata.maxProperties).toBe(50);
+    expect(doc.components.securitySchemes.basicAuth).toMatchObject({ type: "http", scheme: "basic" });
+    expect(doc.paths["/v1/payments"].post.security).toEqual([{ bearerAuth: [] }, { basicAuth: [] }]);
+    const answer = (path: string) => doc.paths[path].post.responses[path.endsWith("roll_secret") ? "200" : "201"].content["application/json"].schema;
+    expect(answer("/v1/webhook_endpoints").required).toContain("secret");
+    expect(answer("/v1/webhook_endpoints/{id}/roll_secret").required).toContain("secret");
+    expect(doc.paths["/v1/webhook_endpoints/{id}"].get.responses["200"].content["application/json"].schema.required).not.toContain("secret");
+  });
 });

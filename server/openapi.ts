@@ -121,7 +121,7 @@ export function openApiDocument(serverUrl: string) {
       operationId: op.operationId,
       summary: op.summary,
       tags: [op.tag],
-      ...(op.scope ? { security: [{ bearerAuth: [] }], "x-scope": op.scope } : {}),
+      ...(op.scope ? { security: [{ bearerAuth: [] }, { basicAuth: [] }], "x-scope": op.scope } : {}),
       parameters,
       ...(op.body ? { requestBody: requestBody(op.body) } : {}),
       responses: {
@@ -149,7 +149,10 @@ export function openApiDocument(serverUrl: string) {
     },
     servers: [{ url: serverUrl }],
     components: {
-      securitySchemes: { bearerAuth: { type: "http", scheme: "bearer", description: "sk_test_…, sk_live_…, rk_test_…, rk_live_…" } },
+      securitySchemes: {
+        bearerAuth: { type: "http", scheme: "bearer", description: "sk_test_…, sk_live_…, rk_test_…, rk_live_…" },
+        basicAuth: { type: "http", scheme: "basic", description: "The key as the user name and an empty password (`curl -u sk_test_…:`)." },
+      },
       schemas: { Error: jsonSchema(errorSchema, "output") },
       headers: {
         "Request-Id": { description: "This request's id (`req_…`), also in an error's `request_id`: quote it to support.", schema: { type: "string" } },

@@ -10,6 +10,8 @@ export const metadataSchema = z
     { error: "metadata must be an object of string keys and string values" },
   )
   .refine((m) => Object.keys(m).length <= 50, { message: "metadata may hold at most 50 keys" })
+  // The refinement does not reach the OpenAPI document; the limit does, through this.
+  .meta({ maxProperties: 50 })
   .describe("Your own key-value pairs, returned on every read and on every webhook.");
 
 export const timestamp = z.iso.datetime().describe("RFC 3339 UTC timestamp.");

@@ -53,6 +53,8 @@ export const webhookEndpointResource = z.object({
   previous_secret_expires_at: timestamp.nullable().describe("While set, deliveries are signed with the rolled secret too."),
 });
 export type WebhookEndpointResource = z.infer<typeof webhookEndpointResource>;
+/** The answer to create and roll_secret: the endpoint with its secret, always. */
+const endpointWithSecret = webhookEndpointResource.extend({ secret: z.string().describe("The signing secret (whsec_…): shown in this answer only.") });
 
 export function toEndpointResource(e: WebhookEndpoint, opts: { withSecret?: boolean; now?: Date } = {}): WebhookEndpointResource {
   const overlapping = e.previousSecretExpiresAt && (!opts.now || e.previousSecretExpiresAt > opts.now) ? e.previousSecretExpiresAt : null;
@@ -157,7 +159,7 @@ export const webhookOperations = {
     secretInResponse: true,
     idempotency: "optional",
     status: 201,
-    response: webhookEndpointResource,
+    response: endpointWithSecret,
   }),
   listEndpoints: defineOperation({
     operationId: "listWebhookEndpoints",
@@ -218,7 +220,7 @@ export const webhookOperations = {
     secretInResponse: true,
     idempotency: "optional",
     status: 200,
-    response: webhookEndpointResource,
+    response: endpointWithSecret,
     pathParams: endpointPath,
   }),
   listDeliveries: defineOperation({
