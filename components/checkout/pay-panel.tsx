@@ -28,7 +28,7 @@ type Props = {
  * itself while the attempt is under way).
  */
 export function PayPanel({ initial, action, attemptKey }: Props) {
-  const { page, serverNow, adopt } = useFollowedPage(initial);
+  const { page, serverNow, adopt, offline } = useFollowedPage(initial);
   const key = useSentAttempt(page, attemptKey, adopt);
   const attempt = page.attempt;
   const canPay = page.state === "open" && (attempt === null || attempt.phase === "failed" || attempt.phase === "expired");
@@ -37,6 +37,12 @@ export function PayPanel({ initial, action, attemptKey }: Props) {
       {/* Always there, so that what changes inside it is announced (a region that appears with its text is not). */}
       <div aria-live="polite">
         {attempt ? <AttemptStatus key={attempt.id} page={page} attempt={attempt} serverNow={serverNow} /> : page.state !== "open" ? <ClosedPage page={page} /> : null}
+        {offline ? (
+          <p className="card offline">
+            This page cannot reach us: check your connection. Your payment may still go through; this page shows the outcome once you are back
+            online.
+          </p>
+        ) : null}
       </div>
       {canPay ? <PayForm page={page} action={action} attemptKey={key} retry={attempt !== null} /> : null}
     </>
@@ -124,8 +130,12 @@ function useSentAttempt(page: HostedPage, freshKey: string, adopt: (view: Hosted
  * The page as the server last described it, polled while an attempt is under way, and the
  * server's clock as this phone can best tell it (so a countdown is right when the phone's is not).
  */
-function useFollowedPage(initial: HostedPage): { page: HostedPage; serverNow: number; adopt: (view: HostedPage) => void } {
+/** Polls in a row that got no answer before the page says it is offline (one lost poll is a mobile network's normal). */
+const OFFLINE_AFTER = 2;
+
+function useFollowedPage(initial: HostedPage): { page: HostedPage; serverNow: number; adopt: (view: HostedPage) => void; offline: boolean } {
   const [page, setPage] = useState(initial);
+  const [unanswered, setUnanswered] = useState(0);
   // Until the first answer arrives, the render's own time: the server and the first paint agree.
   const offset = useRef<number | null>(null);
   const [serverNow, setServerNow] = useState(() => Date.parse(initial.server_time));
@@ -144,14 +154,17 @@ function useFollowedPage(initial: HostedPage): { page: HostedPage; serverNow: nu
         const sent = Date.now();
         try {
           const res = await fetch(page.status_path, { cache: "no-store", headers: { accept: "application/json" } });
-          if (res.ok) {
-            const next = (await res.json()) as HostedPage;
-            // The answer's time stands for the middle of the round trip.
-            offset.current = Date.parse(next.server_time) - (sent + Date.now()) / 2;
-            if (!stopped) setPage(next);
+          if (!res.ok) throw new Error(`status ${res.status}`);
+          const next = (await res.json()) as HostedPage;
+          // The answer's time stands for the middle of the round trip.
+          offset.current = Date.parse(next.server_time) - (sent + Date.now()) / 2;
+          if (!stopped) {
+            setPage(next);
+            setUnanswered(0);
           }
         } catch {
-          // A dropped request on a mobile network: the next poll tries again.
+          // A dropped request on a mobile network: the next poll tries again, and a few in a row are said.
+          if (!stopped) setUnanswered((n) => n + 1);
         }
       }
       if (!stopped) timer = setTimeout(poll, slow ? SLOW_POLL_MS : POLL_MS);
@@ -178,7 +191,7 @@ function useFollowedPage(initial: HostedPage): { page: HostedPage; serverNow: nu
     return () => clearInterval(t);
   }, [following, initial.server_time]);
 
-  return { page, serverNow, adopt: setPage };
+  return { page, serverNow, adopt: setPage, offline: following && unanswered >= OFFLINE_AFTER };
 }
 
 /** A page that takes no payment, with nothing of this customer's to show: why, and the way back. */

@@ -125,3 +125,17 @@ test("a checkout whose Pay answer is lost shows its attempt after the reload; th
   await expect(page.locator(".countdown")).toHaveAttribute("aria-live", "off");
   await expect(statusRegion(page).getByRole("heading")).toBeFocused();
 });
+
+test("a page that loses its connection while the prompt waits says so, and carries on once back", async ({ page, context, request }) => {
+  const link = await createLink(request);
+  await page.goto(`/pay/${link.id}`);
+  await pay(page, "0770000003");
+  await expect(statusRegion(page).getByRole("heading")).toHaveText("Check your phone and enter your PIN");
+  await context.setOffline(true);
+  const notice = page.getByText("This page cannot reach us: check your connection.");
+  await expect(notice).toBeVisible({ timeout: 15_000 });
+  // Still waiting for the customer, never failed.
+  await expect(statusRegion(page).getByRole("heading")).toHaveText("Check your phone and enter your PIN");
+  await context.setOffline(false);
+  await expect(notice).toHaveCount(0, { timeout: 15_000 });
+});

@@ -343,6 +343,24 @@ test("at 1280 px no table of the dashboard needs sideways scrolling", async ({ p
 test.describe("on a phone", () => {
   test.use({ viewport: { width: 412, height: 915 } });
 
+  test("every section of the navigation is in sight, and an address that leads nowhere says so inside the dashboard", async ({ page }) => {
+    const errors: string[] = [];
+    page.on("console", (m) => {
+      if (m.type() === "error" && !/404/.test(m.text())) errors.push(m.text());
+    });
+    const res = await page.goto("/dashboard/no-such-section");
+    expect(res?.status()).toBe(404);
+    await expect(page.getByRole("heading", { name: "No such page" })).toBeVisible();
+    await expect(page.getByRole("link", { name: "← Overview" })).toBeVisible();
+    const nav = page.getByRole("navigation", { name: "Dashboard" });
+    for (const link of await nav.getByRole("link").all()) {
+      const box = (await link.boundingBox())!;
+      expect(box.x + box.width, (await link.textContent()) ?? "").toBeLessThanOrEqual(412);
+    }
+    await expect(nav.getByRole("link", { name: "Team" })).toBeInViewport();
+    expect(errors).toEqual([]);
+  });
+
   test("the payments list shows each payment as a card, its status in sight without sideways scrolling", async ({ page, request }) => {
     const payment = await succeededPayment(request);
     await page.goto(`/dashboard/payments?q=${payment.reference}`);

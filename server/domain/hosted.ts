@@ -28,7 +28,7 @@ export const PHASE_IS_FINAL = {
 
 /** Why a payment failed, told to the person who pays (the API's `failure_message` is for merchants). */
 export const CUSTOMER_FAILURE_MESSAGES = {
-  insufficient_funds: "Your wallet does not hold enough money for this payment. Top up and try again.",
+  insufficient_funds: "Your wallet does not hold enough money for this payment. You have not been charged: top up and try again.",
   declined: "Your wallet provider declined the payment. You have not been charged.",
   customer_cancelled: "The payment was cancelled on your phone. You have not been charged.",
   wallet_not_found: "No wallet was found for this number. Check the number and try again.",

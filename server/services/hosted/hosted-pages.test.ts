@@ -92,7 +92,7 @@ describe("the payment link page", () => {
     await fail(declined.id);
     expect((await viewPaymentLinkPage(await base(), { linkId: link.id, paymentId: declined.id }))!.attempt).toMatchObject({
       phase: "failed",
-      failure_message: "Your wallet does not hold enough money for this payment. Top up and try again.",
+      failure_message: "Your wallet does not hold enough money for this payment. You have not been charged: top up and try again.",
     });
   });
 

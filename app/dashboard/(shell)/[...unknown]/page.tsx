@@ -1,0 +1,6 @@
+import { notFound } from "next/navigation";
+
+// /dashboard/<anything else> – the shell's own "no such page", with its navigation, not a bare 404
+export default function UnknownDashboardPage(): never {
+  notFound();
+}
