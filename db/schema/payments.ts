@@ -51,6 +51,8 @@ export const payments = pgTable(
     settlementId: idColumn("settlement_id"),
     /** Staff's reason when they resolved an unresolved payment by hand. */
     resolutionReason: text("resolution_reason"),
+    /** The staff member (usr_…) who resolved an unresolved payment by hand. */
+    resolvedBy: text("resolved_by"),
     createdAt: createdAt(),
     updatedAt: tstz("updated_at").notNull(),
   },

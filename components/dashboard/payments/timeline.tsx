@@ -60,7 +60,11 @@ function Entry({ e, currency, paymentId }: { e: TimelineEntry; currency: Currenc
               </>
             )}
           </p>
-          {e.reason ? <p>Resolved by staff: “{e.reason}”</p> : null}
+          {e.reason ? (
+            <p>
+              Resolved by {e.by ?? "a former team member"}: “{e.reason}”
+            </p>
+          ) : null}
           {e.event ? <p className="muted">Fired event {eventLink(e.event)}</p> : null}
         </>
       );

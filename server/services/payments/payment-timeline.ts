@@ -1,4 +1,5 @@
-import type { Payment } from "@/db/schema";
+import { and, eq } from "drizzle-orm";
+import { staffUsers, type Payment } from "@/db/schema";
 import type { ServiceContext } from "@/server/context";
 import { PAYMENT_EVENT, type EventType } from "@/server/domain/events";
 import type { PaymentStatus } from "@/server/domain/payment-status";
@@ -22,6 +23,8 @@ export type TimelineEntry =
       event: string | null;
       /** Staff's reason, when they resolved an unresolved payment by hand. */
       reason: string | null;
+      /** Who did: their e-mail, or null when they have since left the team (or no one did). */
+      by: string | null;
     }
   | { kind: "event"; at: string; event: { id: string; type: EventType; object: string } }
   | { kind: "delivery"; at: string; delivery: WebhookDeliveryResource }
@@ -67,8 +70,10 @@ export async function paymentTimeline(ctx: ServiceContext, paymentId: string): P
   const events = allEvents.data.filter((e) => e.type !== "checkout_session.completed" || (e.data.object as { payment?: unknown }).payment === payment.id);
   const deliveries = await listDeliveries(ctx, { eventIds: events.map((e) => e.id) }, page);
 
+  const resolver = payment.resolvedBy ? await staffEmail(ctx, payment.resolvedBy) : null;
+
   const entries: TimelineEntry[] = [
-    ...stateChanges(payment, new Map(events.filter((e) => e.objectId === payment.id).map((e) => [e.type, e.id]))),
+    ...stateChanges(payment, new Map(events.filter((e) => e.objectId === payment.id).map((e) => [e.type, e.id])), resolver),
     ...events.map((e): TimelineEntry => ({ kind: "event", at: e.createdAt.toISOString(), event: { id: e.id, type: e.type, object: e.objectId } })),
     ...deliveries.data.map((d): TimelineEntry => ({ kind: "delivery", at: d.createdAt.toISOString(), delivery: toDeliveryResource(d) })),
     ...refunds.data.map((r): TimelineEntry => ({ kind: "refund", at: r.createdAt.toISOString(), refund: toRefundResource(r) })),
@@ -97,7 +102,7 @@ export async function paymentTimeline(ctx: ServiceContext, paymentId: string): P
  * ages an unknown payment moves `unknown_since` back 24 h) is shown at that state's time instead,
  * so the story never runs backwards.
  */
-function stateChanges(p: Payment, eventOf: Map<EventType, string>): TimelineEntry[] {
+function stateChanges(p: Payment, eventOf: Map<EventType, string>, resolver: string | null): TimelineEntry[] {
   const stamps = {
     awaiting_customer: p.createdAt,
     unknown: p.unknownSince,
@@ -121,8 +126,18 @@ function stateChanges(p: Payment, eventOf: Map<EventType, string>): TimelineEntr
       to: status,
       event: type ? (eventOf.get(type) ?? null) : null,
       reason: from === "unresolved" ? p.resolutionReason : null,
+      by: from === "unresolved" ? resolver : null,
     };
   });
+}
+
+/** A staff member of this merchant, by e-mail; null once they have left the team. */
+async function staffEmail(ctx: ServiceContext, staffId: string): Promise<string | null> {
+  const [row] = await ctx.db
+    .select({ email: staffUsers.email })
+    .from(staffUsers)
+    .where(and(eq(staffUsers.id, staffId), eq(staffUsers.merchantId, ctx.merchant.id)));
+  return row?.email ?? null;
 }
 
 function entryId(e: TimelineEntry): string {

@@ -5,8 +5,9 @@ import { getPayment } from "./get-payment";
 import { transitionPayment } from "./transition-payment";
 
 /**
- * Staff close an unresolved payment after investigating it with the provider. The reason is kept
- * on the payment; the transition and its event are the same as a provider's answer would make.
+ * Staff close an unresolved payment after investigating it with the provider. The reason, and who
+ * gave it, are kept on the payment; the transition and its event are the same as a provider's
+ * answer would make.
  */
 export async function resolveUnresolvedPayment(
   ctx: ServiceContext,
@@ -22,6 +23,7 @@ export async function resolveUnresolvedPayment(
     paymentId: payment.id,
     to: input.outcome,
     resolutionReason: reason,
+    ...(ctx.actor.type === "staff" ? { resolvedBy: ctx.actor.userId } : {}),
     ...(input.outcome === "failed" ? { failure: { code: "resolved_as_failed" as const, message: reason } } : {}),
   });
   if (!result.changed) {

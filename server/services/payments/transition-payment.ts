@@ -23,6 +23,8 @@ export type TransitionInput = {
   providerReference?: string | null;
   /** Staff's reason when resolving an unresolved payment by hand. */
   resolutionReason?: string;
+  /** And who they are (usr_…). */
+  resolvedBy?: string;
   /** Set when the push itself produced the outcome. */
   promptSentAt?: Date;
   /**
@@ -162,6 +164,7 @@ function changes(input: TransitionInput, now: Date) {
     ...(input.failure ? { failureCode: input.failure.code, failureMessage: input.failure.message } : {}),
     ...(input.providerReference ? { providerReference: input.providerReference } : {}),
     ...(input.resolutionReason ? { resolutionReason: input.resolutionReason } : {}),
+    ...(input.resolvedBy ? { resolvedBy: input.resolvedBy } : {}),
     ...(input.promptSentAt ? { promptSentAt: input.promptSentAt } : {}),
     // Unknown and unresolved payments keep being reconciled; every other state is done asking.
     nextCheckAt: input.to === "unknown" || input.to === "unresolved" ? firstCheckAt(input.to, now) : null,

@@ -124,7 +124,9 @@ describe("dashboard: resolve an unresolved payment", () => {
     const admin = await dashboardAs(a, "admin");
     expect(await admin.payments.resolve(input(p.id))).toMatchObject({ id: p.id, status: "failed", failure_code: "resolved_as_failed" });
     const states = (await admin.payments.timeline({ id: p.id })).entries.filter((e) => e.kind === "state");
-    expect(states.at(-1)).toMatchObject({ from: "unresolved", to: "failed", reason: "Provider confirmed no debit" });
+    // Who decided is part of the record: the admin by e-mail, as the team page names them.
+    const me = await admin.session.me();
+    expect(states.at(-1)).toMatchObject({ from: "unresolved", to: "failed", reason: "Provider confirmed no debit", by: me.email });
   });
 
   it("needs a reason, and an unresolved payment", async () => {
