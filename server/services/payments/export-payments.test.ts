@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "@/db/client";
 import { payments, type Payment } from "@/db/schema";
 import { seedPayment, seedSucceededPayment, seedTestMerchant, type TestMerchant } from "@/server/testing/fixtures";
-import { EXPORT_COLUMNS, exportPayments } from "./export-payments";
+import { EXPORT_COLUMNS, exportFileName, exportPayments } from "./export-payments";
 import type { PaymentFilters } from "./list-payments";
 
 /** A small RFC 4180 reader, enough to read back what the export wrote. */
@@ -66,6 +66,13 @@ beforeAll(async () => {
   // Never in a's test export: a's live payment and b's payment.
   await seedSucceededPayment(a, { livemode: true, at: new Date(start + 30_000) });
   await seedSucceededPayment(b, { at: new Date(start + 30_000) });
+});
+
+describe("exportFileName", () => {
+  it("stamps the download in Harare time, as the dashboard shows times", () => {
+    expect(exportFileName(false, new Date("2026-11-26T23:40:59.123Z"))).toBe("payments-test-2026-11-27-01-40-59.csv");
+    expect(exportFileName(true, new Date("2026-11-27T08:00:00Z"))).toBe("payments-live-2026-11-27-10-00-00.csv");
+  });
 });
 
 describe("exportPayments", () => {

@@ -1,5 +1,6 @@
 import type { Payment } from "@/db/schema";
 import type { ServiceContext } from "@/server/context";
+import { HARARE_OFFSET_MS } from "@/server/domain/harare-time";
 import { toMajorInput } from "@/server/domain/money";
 import { toPaymentResource, type PaymentResource } from "@/server/schemas/payments";
 import { csvRow } from "./csv";
@@ -62,6 +63,8 @@ function toRow(p: Payment): string {
 }
 
 /** The download's file name: which environment, and when. */
+/** The download's name, stamped in Harare time as the dashboard shows times: `payments-test-2026-11-27-01-40-59.csv`. */
 export function exportFileName(livemode: boolean, now: Date): string {
-  return `payments-${livemode ? "live" : "test"}-${now.toISOString().slice(0, 19).replace(/[:T]/g, "-")}.csv`;
+  const harare = new Date(now.getTime() + HARARE_OFFSET_MS).toISOString();
+  return `payments-${livemode ? "live" : "test"}-${harare.slice(0, 19).replace(/[:T]/g, "-")}.csv`;
 }
