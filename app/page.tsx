@@ -1,3 +1,5 @@
+import Link from "next/link";
+
 export default function Home() {
   return (
     <main>
@@ -8,7 +10,7 @@ export default function Home() {
           <a href="/v1/openapi.json">API reference (OpenAPI 3.1)</a>
         </li>
         <li>
-          <a href="/dashboard">Dashboard (staff sign-in)</a>
+          <Link href="/dashboard">Dashboard (staff sign-in)</Link>
         </li>
         <li>
           <a href="/api/health">Service health</a>
