@@ -118,7 +118,8 @@ test("the test settlement run batches the payment less its fee and refund, and p
     after = lines.at(-1)!.source;
   }
   expect(lines.find((l) => l.source === refundedPayment)).toMatchObject({ type: "payment" });
-  expect(lines.find((l) => l.source === refundId)).toMatchObject({ type: "refund", net: -1_000 });
+  // A refund's line names the payment it refunded.
+  expect(lines.find((l) => l.source === refundId)).toMatchObject({ type: "refund", net: -1_000, payment: refundedPayment });
 
   const paid = await poll(() => get(request, `/v1/settlements/${usd!.id}`), (s) => s.status === "paid");
   expect(paid.paid_at).toEqual(expect.any(String));

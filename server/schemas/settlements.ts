@@ -28,6 +28,7 @@ export const settlementLineResource = z.object({
   object: z.literal("settlement_line"),
   type: z.enum(SETTLEMENT_LINE_KINDS),
   source: z.string().describe("The payment (pay_…) or refund (re_…)."),
+  payment: z.string().describe("The payment the line is about: the source itself, or the payment a refund refunded."),
   amount: z.number().int(),
   fee: z.number().int().describe("The fee the merchant bore on this payment; 0 for refunds."),
   net: z.number().int().describe("What the line adds to the payout (negative for refunds)."),
@@ -60,8 +61,17 @@ export function toSettlementResource(s: Settlement): z.infer<typeof settlementRe
   };
 }
 
-export function toSettlementLineResource(l: SettlementLine): z.infer<typeof settlementLineResource> {
-  return { object: "settlement_line", type: l.kind, source: l.objectId, amount: l.amount, fee: l.fee, net: l.net, occurred_at: l.occurredAt.toISOString() };
+export function toSettlementLineResource(l: SettlementLine & { paymentId: string }): z.infer<typeof settlementLineResource> {
+  return {
+    object: "settlement_line",
+    type: l.kind,
+    source: l.objectId,
+    payment: l.paymentId,
+    amount: l.amount,
+    fee: l.fee,
+    net: l.net,
+    occurred_at: l.occurredAt.toISOString(),
+  };
 }
 
 const settlementCursor = idParam("settlement", "a settlement id");

@@ -82,6 +82,7 @@ describe("/v1/settlements", () => {
       object: "settlement_line",
       type: "payment",
       source: paymentIds[22],
+      payment: paymentIds[22],
       amount: 1_022,
       fee: 15,
       net: 1_007,

@@ -221,7 +221,11 @@ function SettlementLines({ id, currency }: { id: string; currency: "USD" | "ZWG"
           <tbody>
             {q.data.data.map((l) => (
               <tr key={l.source}>
-                <td>{l.type === "payment" ? <Link href={`/dashboard/payments/${l.source}`}><code>{l.source}</code></Link> : <code>{l.source}</code>}</td>
+                <td>
+                  <Link href={`/dashboard/payments/${l.payment}`} title={l.type === "refund" ? `Of payment ${l.payment}` : undefined}>
+                    <code>{l.source}</code>
+                  </Link>
+                </td>
                 <td>{l.type === "payment" ? "Payment" : "Refund"}</td>
                 <td className="num">{formatAmount(l.amount, currency)}</td>
                 <td className="num">{formatAmount(l.fee, currency)}</td>

@@ -1,5 +1,5 @@
-import { and, eq } from "drizzle-orm";
-import { settlementLines, settlements, type Settlement, type SettlementLine } from "@/db/schema";
+import { and, eq, inArray } from "drizzle-orm";
+import { refunds, settlementLines, settlements, type Settlement, type SettlementLine } from "@/db/schema";
 import type { ServiceContext } from "@/server/context";
 import type { SettlementStatus } from "@/server/domain/settlements";
 import { keyset, type Page, type PageRequest } from "../pagination";
@@ -15,9 +15,22 @@ export async function listSettlements(ctx: ServiceContext, filters: { status?: S
   return q.finish(await ctx.db.select().from(settlements).where(q.where).orderBy(...q.orderBy).limit(q.limit));
 }
 
-/** A batch's line items, by object id descending (refunds, then payments, newest first); keyset on the object id. */
-export async function listSettlementLines(ctx: ServiceContext, settlementId: string, page: PageRequest): Promise<Page<SettlementLine>> {
+/** A line with the payment it is about: the payment itself, or the one a refund refunded. */
+export type SettlementLineOfPayment = SettlementLine & { paymentId: string };
+
+/**
+ * A batch's line items, by object id descending (refunds, then payments, newest first); keyset on
+ * the object id. A refund's payment comes from one query for the page's refunds.
+ */
+export async function listSettlementLines(ctx: ServiceContext, settlementId: string, page: PageRequest): Promise<Page<SettlementLineOfPayment>> {
   await getSettlement(ctx, settlementId);
   const q = keyset(settlementLines.objectId, page, eq(settlementLines.settlementId, settlementId), [settlementLines.settlementId]);
-  return q.finish(await ctx.db.select().from(settlementLines).where(q.where).orderBy(...q.orderBy).limit(q.limit));
+  const lines = q.finish(await ctx.db.select().from(settlementLines).where(q.where).orderBy(...q.orderBy).limit(q.limit));
+  const refundIds = lines.data.filter((l) => l.kind === "refund").map((l) => l.objectId);
+  const refunded = new Map(
+    refundIds.length === 0
+      ? []
+      : (await ctx.db.select({ id: refunds.id, paymentId: refunds.paymentId }).from(refunds).where(inArray(refunds.id, refundIds))).map((r) => [r.id, r.paymentId]),
+  );
+  return { ...lines, data: lines.data.map((l) => ({ ...l, paymentId: l.kind === "refund" ? refunded.get(l.objectId)! : l.objectId })) };
 }

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { getDb } from "@/db/client";
 import { events, payments, refunds, settlementLines, settlements, type Payment } from "@/db/schema";
 import { manualClock } from "@/server/clock";
+import type { ServiceContext } from "@/server/context";
 import { newId } from "@/server/domain/ids";
 import type { Currency } from "@/server/domain/money";
 import type { PaymentStatus } from "@/server/domain/payment-status";
@@ -14,6 +15,7 @@ import { providers } from "@/server/providers/registry";
 import { seedTestMerchant, uniqueRef, type TestMerchant } from "@/server/testing/fixtures";
 import { testPoster } from "@/server/testing/webhooks";
 import { confirmSettlementPayout, failSettlementPayout, payDueSettlements } from "./pay-settlement";
+import { listSettlementLines } from "./list-settlements";
 import { runSettlements } from "./run-settlements";
 
 const HOUR = 3_600_000;
@@ -204,6 +206,20 @@ describe("settlement runs", () => {
     // Only succeeded payments and succeeded refunds are ever settled.
     const statusOf = new Map(items.map((i) => [i.id, i.status]));
     for (const id of objectIds) expect(statusOf.get(id)).toBe("succeeded");
+
+    // Each line, as listed, names its payment: the payment itself, or the one a refund refunded.
+    const refunded = new Map(
+      (await db.select({ id: refunds.id, paymentId: refunds.paymentId }).from(refunds).where(eq(refunds.merchantId, m.merchant.id))).map((r) => [r.id, r.paymentId]),
+    );
+    let refundLines = 0;
+    for (const batch of made) {
+      const as = { ...ctx, merchant: m.merchant, livemode: batch.livemode } as unknown as ServiceContext;
+      for (const line of (await listSettlementLines(as, batch.id, { limit: 100 })).data) {
+        if (line.kind === "refund") refundLines++;
+        expect(line.paymentId).toBe(line.kind === "refund" ? refunded.get(line.objectId) : line.objectId);
+      }
+    }
+    expect(refundLines).toBeGreaterThan(0);
   });
 
   it("running at once on several workers makes one batch per group and settles each payment once", async () => {
