@@ -93,16 +93,8 @@ function useSentAttempt(page: HostedPage, freshKey: string, adopt: (view: Hosted
     if (!sent || (sent.paymentId !== undefined && sent.paymentId === shown.attempt?.id)) return;
     let stopped = false;
     void (async () => {
-      let view: HostedPage | null = null;
-      try {
-        const res = await fetch(`${shown.status_path.split("?")[0]}?attempt=${encodeURIComponent(sent.key)}`, {
-          cache: "no-store",
-          headers: { accept: "application/json" },
-        });
-        if (res.ok) view = (await res.json()) as HostedPage;
-      } catch {
-        // Offline: the form keeps its key, and sending it again finds the attempt if it arrived.
-      }
+      // Offline: no view, the form keeps its key, and sending it again finds the attempt if it arrived.
+      const view = await askStatus(`${shown.status_path.split("?")[0]}?attempt=${encodeURIComponent(sent.key)}`).catch(() => null);
       const found = view?.attempt;
       if (stopped || !view || !found) {
         if (!stopped && sent.paymentId === undefined) setKey(sent.key);
@@ -126,13 +118,20 @@ function useSentAttempt(page: HostedPage, freshKey: string, adopt: (view: Hosted
   return key;
 }
 
+/** Polls in a row that got no answer before the page says it is offline (one lost poll is a mobile network's normal). */
+const OFFLINE_AFTER = 2;
+
+/** The page's view from its status route; throws when there is no answer (offline, or not 200). */
+async function askStatus(path: string): Promise<HostedPage> {
+  const res = await fetch(path, { cache: "no-store", headers: { accept: "application/json" } });
+  if (!res.ok) throw new Error(`status ${res.status}`);
+  return (await res.json()) as HostedPage;
+}
+
 /**
  * The page as the server last described it, polled while an attempt is under way, and the
  * server's clock as this phone can best tell it (so a countdown is right when the phone's is not).
  */
-/** Polls in a row that got no answer before the page says it is offline (one lost poll is a mobile network's normal). */
-const OFFLINE_AFTER = 2;
-
 function useFollowedPage(initial: HostedPage): { page: HostedPage; serverNow: number; adopt: (view: HostedPage) => void; offline: boolean } {
   const [page, setPage] = useState(initial);
   const [unanswered, setUnanswered] = useState(0);
@@ -153,9 +152,7 @@ function useFollowedPage(initial: HostedPage): { page: HostedPage; serverNow: nu
       if (!document.hidden) {
         const sent = Date.now();
         try {
-          const res = await fetch(page.status_path, { cache: "no-store", headers: { accept: "application/json" } });
-          if (!res.ok) throw new Error(`status ${res.status}`);
-          const next = (await res.json()) as HostedPage;
+          const next = await askStatus(page.status_path);
           // The answer's time stands for the middle of the round trip.
           offset.current = Date.parse(next.server_time) - (sent + Date.now()) / 2;
           if (!stopped) {

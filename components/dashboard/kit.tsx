@@ -119,20 +119,47 @@ export function ConfirmAction({
     );
   }
   return (
+    <Confirmation
+      label={label}
+      question={question}
+      confirmLabel={confirmLabel}
+      tone={tone}
+      autoFocus
+      onConfirm={() => {
+        setAsking(false);
+        onConfirm();
+      }}
+      onCancel={() => setAsking(false)}
+    />
+  );
+}
+
+/** The question of a confirmation, its confirming button and Cancel, as one labelled group. */
+export function Confirmation({
+  label,
+  question,
+  confirmLabel,
+  tone,
+  autoFocus,
+  onConfirm,
+  onCancel,
+}: {
+  label: string;
+  question: ReactNode;
+  confirmLabel: string;
+  tone: "danger" | "primary";
+  /** The confirming button takes focus (not where the question follows a control still in use, such as a select). */
+  autoFocus?: boolean;
+  onConfirm: () => void;
+  onCancel: () => void;
+}) {
+  return (
     <span className="confirm" role="group" aria-label={label}>
       <span>{question}</span>{" "}
-      <button
-        type="button"
-        className={tone}
-        autoFocus
-        onClick={() => {
-          setAsking(false);
-          onConfirm();
-        }}
-      >
+      <button type="button" className={tone} autoFocus={autoFocus} onClick={onConfirm}>
         {confirmLabel}
       </button>{" "}
-      <button type="button" onClick={() => setAsking(false)}>
+      <button type="button" onClick={onCancel}>
         Cancel
       </button>
     </span>

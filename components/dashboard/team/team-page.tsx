@@ -4,7 +4,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { STAFF_ROLES, type StaffRole } from "@/server/domain/staff";
 import { Empty, Failed, Loading } from "@/components/ui/states";
-import { ConfirmAction, ErrorNote, formatWhen, useRole } from "../kit";
+import { Confirmation, ConfirmAction, ErrorNote, formatWhen, useRole } from "../kit";
 import { errorMessage, useTRPC } from "../trpc";
 
 const ROLE_HELP: Record<StaffRole, string> = {
@@ -152,25 +152,20 @@ function RoleChoice({ email, role, pending, onChange }: { email: string; role: S
         ))}
       </select>
       {proposed ? (
-        <span className="confirm" role="group" aria-label={`Change the role of ${email}`}>
+        <>
           {" "}
-          <span>
-            Make {email} {proposed === "admin" ? "an" : "a"} {proposed} ({ROLE_HELP[proposed]})?
-          </span>{" "}
-          <button
-            type="button"
-            className="primary"
-            onClick={() => {
+          <Confirmation
+            label={`Change the role of ${email}`}
+            question={`Make ${email} ${proposed === "admin" ? "an" : "a"} ${proposed} (${ROLE_HELP[proposed]})?`}
+            confirmLabel="Change role"
+            tone="primary"
+            onConfirm={() => {
               setProposed(null);
               onChange(proposed);
             }}
-          >
-            Change role
-          </button>{" "}
-          <button type="button" onClick={() => setProposed(null)}>
-            Cancel
-          </button>
-        </span>
+            onCancel={() => setProposed(null)}
+          />
+        </>
       ) : null}
     </>
   );
