@@ -42,9 +42,9 @@ export function DashboardShell({ merchantName, email, role, livemode, children }
           <input type="checkbox" role="switch" checked={!livemode} disabled={!ready} onChange={(e) => switchMode(!e.target.checked)} />
           <span>Test mode</span>
         </label>
-        <span className="dash-who">
+        <Link href="/dashboard/account" className="dash-who" aria-current={current("/dashboard/account") ? "page" : undefined} title="Your account and password">
           {email} ({role})
-        </span>
+        </Link>
         <button type="button" className="link-button" onClick={() => void signOutHere()}>
           Sign out
         </button>

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
-import { createdAt, idColumn } from "./columns";
+import { createdAt, idColumn, tstz } from "./columns";
 import { merchants } from "./merchants";
 
 import { STAFF_ROLES } from "@/server/domain/staff";
@@ -18,6 +18,8 @@ export const staffUsers = pgTable(
     passwordHash: text("password_hash").notNull(),
     role: text("role", { enum: STAFF_ROLES }).notNull(),
     createdAt: createdAt(),
+    /** Set by every password change or reset: a session signed in before it no longer counts. */
+    passwordChangedAt: tstz("password_changed_at"),
   },
   // Sign-in looks staff up by e-mail alone, case-insensitively.
   (t) => [uniqueIndex("staff_users_email_key").on(sql`lower(${t.email})`)],

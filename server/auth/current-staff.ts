@@ -2,7 +2,7 @@ import { getServerSession } from "next-auth";
 import { cookies } from "next/headers";
 import type { ServiceContext } from "@/server/context";
 import { newId } from "@/server/domain/ids";
-import { MODE_COOKIE } from "@/server/domain/staff";
+import { MODE_COOKIE, passwordStamp } from "@/server/domain/staff";
 import { loadStaffSession, type StaffSession } from "@/server/services/staff/load-staff-session";
 import { systemContext } from "@/server/system-context";
 import { authOptions } from "./options";
@@ -11,14 +11,16 @@ type Base = Awaited<ReturnType<typeof systemContext>>;
 
 /**
  * Who is asking, for every dashboard adapter (tRPC, pages, the CSV export): the staff member named
- * by the session cookie, loaded again from the database (null when signed out or removed), and
- * the environment the switch chose.
+ * by the session cookie, loaded again from the database (null when signed out, removed, or when
+ * their password changed after this cookie signed in), and the environment the switch chose.
  */
 export async function currentStaff(): Promise<{ base: Base; session: StaffSession | null; livemode: boolean }> {
   const base = await systemContext();
-  const session = (await getServerSession(authOptions())) as { staffId?: string } | null;
+  const cookie = (await getServerSession(authOptions())) as { staffId?: string; passwordStamp?: number } | null;
   const livemode = (await cookies()).get(MODE_COOKIE)?.value === "live";
-  return { base, session: session?.staffId ? await loadStaffSession(base, session.staffId) : null, livemode };
+  const session = cookie?.staffId ? await loadStaffSession(base, cookie.staffId) : null;
+  const current = session !== null && passwordStamp(session.staff.passwordChangedAt) === (cookie?.passwordStamp ?? 0);
+  return { base, session: current ? session : null, livemode };
 }
 
 /** The service context a signed-in staff member acts in: their own merchant, the chosen environment. */

@@ -2,6 +2,7 @@ import type { NextAuthOptions } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
 import { getDb } from "@/db/client";
 import { systemClock } from "@/server/clock";
+import { passwordStamp } from "@/server/domain/staff";
 import { env } from "@/server/env";
 import { consumeSignInAttempt, forgetSignInFailures } from "@/server/rate-limit";
 import { log } from "@/server/log";
@@ -23,7 +24,8 @@ function clientAddress(headers: Record<string, unknown> | undefined): string | n
 
 /**
  * Staff sign in with e-mail and password (credentials), into a JWT session cookie that carries
- * only the staff id; every request loads the staff member again (loadStaffSession).
+ * the staff id and when their password was last changed; every request loads the staff member
+ * again (currentStaff), and a cookie from before the last change no longer signs anyone in.
  */
 export function authOptions(): NextAuthOptions {
   const secret = authSecret() ?? undefined;
@@ -46,17 +48,21 @@ export function authOptions(): NextAuthOptions {
           const staff = await authenticateStaff({ db: await getDb(), clock: systemClock }, { email, password: String(credentials?.password ?? "") });
           if (!staff) return null;
           await forgetSignInFailures(email);
-          return { id: staff.id, email: staff.email };
+          return { id: staff.id, email: staff.email, passwordStamp: passwordStamp(staff.passwordChangedAt) };
         },
       }),
     ],
     callbacks: {
       jwt({ token, user }) {
-        if (user) token.sub = user.id;
+        if (user) {
+          token.sub = user.id;
+          token.passwordStamp = (user as { passwordStamp?: number }).passwordStamp ?? 0;
+        }
         return token;
       },
       session({ session, token }) {
-        return { ...session, staffId: token.sub };
+        // Cookies from before password stamps were kept name a password never changed since.
+        return { ...session, staffId: token.sub, passwordStamp: typeof token.passwordStamp === "number" ? token.passwordStamp : 0 };
       },
     },
   };

@@ -9,6 +9,27 @@ const scrypt = (password: string, salt: Buffer, keylen: number, options: ScryptO
 const PARAMS = { N: 2 ** 17, r: 8, p: 1 };
 const KEYLEN = 32;
 
+/** Passwords people choose: long enough to resist guessing, short enough to hash (sign-in refuses longer). */
+export const PASSWORD_MIN_LENGTH = 12;
+export const PASSWORD_MAX_LENGTH = 1024;
+
+/** A password Mari makes for someone (a new staff member, a reset, the first demo login): 96 random bits. */
+export function generatePassword(): string {
+  return randomBytes(12).toString("base64url");
+}
+
+/** Why a chosen password will not do, in words for the person choosing it, or null when it will. */
+export function passwordProblem(password: string, email: string): string | null {
+  const length = [...password.normalize("NFKC")].length;
+  if (length < PASSWORD_MIN_LENGTH) return `Use at least ${PASSWORD_MIN_LENGTH} characters: a few unrelated words make a good one.`;
+  if (password.length > PASSWORD_MAX_LENGTH) return `Use at most ${PASSWORD_MAX_LENGTH} characters.`;
+  if (new Set(password).size < 4) return "Use more than a few different characters.";
+  const lower = password.toLowerCase();
+  const name = email.toLowerCase().split("@")[0] ?? "";
+  if (lower === email.toLowerCase() || (name.length >= 4 && lower.includes(name))) return "Do not use your e-mail address in your password.";
+  return null;
+}
+
 /** `scrypt$N$r$p$salt$hash`, so parameters can be raised later without breaking stored hashes. */
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16);

@@ -14,3 +14,11 @@ export function roleAllows(role: StaffRole, needed: StaffRole): boolean {
 
 /** The dashboard's test/live switch, as a cookie: `live`, or anything else for test. */
 export const MODE_COOKIE = "mari_mode";
+
+/**
+ * What a session cookie remembers of the password it signed in with: when it was last changed
+ * (0 for never). A change or a reset moves it, which ends every session signed in before.
+ */
+export function passwordStamp(passwordChangedAt: Date | null): number {
+  return passwordChangedAt?.getTime() ?? 0;
+}

@@ -65,6 +65,7 @@ const ID_PROCEDURES: Record<string, { kind: Kind; input: (id: string, own: Ids) 
   "settlements.confirmPayout": { kind: "settlement", input: (id) => ({ id }) },
   "staff.changeRole": { kind: "staff", input: (id) => ({ id, role: "viewer" }), perEnvironment: false },
   "staff.remove": { kind: "staff", input: (id) => ({ id }), perEnvironment: false },
+  "staff.resetPassword": { kind: "staff", input: (id) => ({ id }), perEnvironment: false },
 };
 
 /** Procedures that name no object (lists take cursors, checked by the /v1 cursor rule they share), and why. */
@@ -85,6 +86,7 @@ const NO_ID: Record<string, string> = {
   "settings.update": "the caller's merchant",
   "staff.list": "list",
   "staff.add": "creates",
+  "staff.changePassword": "the caller themself",
 };
 
 /** The least role each mutation needs (init.ts: viewer reads; developer keys, endpoints, replays, refunds; admin the rest). */
@@ -107,6 +109,8 @@ const MIN_ROLE: Record<string, StaffRole> = {
   "staff.add": "admin",
   "staff.changeRole": "admin",
   "staff.remove": "admin",
+  "staff.resetPassword": "admin",
+  "staff.changePassword": "viewer",
 };
 
 const procedurePath = (name: string) => name.replace(/\(.*\)$/, "");
@@ -117,12 +121,14 @@ let ours: Ids;
 let usLive: Ids;
 let theirs: Ids;
 
+const STAFF_HASH = "scrypt$1$1$1$x$y";
+
 async function extras(merchantId: string, livemode: boolean): Promise<Extra> {
   const db = await getDb();
   const [key] = await db.select().from(apiKeys).where(and(eq(apiKeys.merchantId, merchantId), eq(apiKeys.livemode, livemode)));
   const now = new Date();
   const staff = newId("staffUser", now);
-  await db.insert(staffUsers).values({ id: staff, merchantId, email: `member-${staff}@test.mari.test`, passwordHash: "scrypt$1$1$1$x$y", role: "developer", createdAt: now });
+  await db.insert(staffUsers).values({ id: staff, merchantId, email: `member-${staff}@test.mari.test`, passwordHash: STAFF_HASH, role: "developer", createdAt: now });
   return { apiKey: key!.id, staff };
 }
 
@@ -202,6 +208,8 @@ describe("roles below a mutation's minimum", () => {
       "staff.add": { email: `probe-${Date.now()}@test.mari.test`, role: "admin" },
       "staff.changeRole": { id: ours.staff, role: "admin" },
       "staff.remove": { id: ours.staff },
+      "staff.resetPassword": { id: ours.staff },
+      "staff.changePassword": { current: "not the current one", password: "a long new passphrase" },
     };
     return inputs[path];
   };
@@ -218,7 +226,7 @@ describe("roles below a mutation's minimum", () => {
     expect(await fingerprint([w.us.merchant.id])).toEqual(before);
     const db = await getDb();
     expect(await db.select().from(apiKeys).where(eq(apiKeys.merchantId, w.us.merchant.id))).toEqual(keys);
-    if (path.startsWith("staff.")) expect((await db.select().from(staffUsers).where(eq(staffUsers.id, ours.staff)))[0]?.role).toBe("developer");
+    if (path.startsWith("staff.")) expect((await db.select().from(staffUsers).where(eq(staffUsers.id, ours.staff)))[0]).toMatchObject({ role: "developer", passwordHash: STAFF_HASH, passwordChangedAt: null });
   });
 
   it.each(Object.entries(MIN_ROLE))("%s lets its least role (%s) past the role check (the control)", async (path, min) => {

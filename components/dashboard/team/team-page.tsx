@@ -4,13 +4,13 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { STAFF_ROLES, type StaffRole } from "@/server/domain/staff";
 import { Empty, Failed, Loading } from "@/components/ui/states";
-import { Confirmation, ConfirmAction, ErrorNote, formatWhen, useRole } from "../kit";
+import { Confirmation, ConfirmAction, CopyButton, ErrorNote, formatWhen, useRole } from "../kit";
 import { errorMessage, useTRPC } from "../trpc";
 
 const ROLE_HELP: Record<StaffRole, string> = {
   admin: "everything, including the team, settings and payouts",
   developer: "API keys, webhook endpoints, replays and refunds",
-  viewer: "reads everything, changes nothing",
+  viewer: "reads everything, changes nothing but their own password",
 };
 
 export function TeamPage() {
@@ -19,8 +19,10 @@ export function TeamPage() {
   const team = useQuery(trpc.staff.list.queryOptions());
   const { allowed: isAdmin } = useRole("admin");
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.staff.pathKey() });
-  const [added, setAdded] = useState<{ email: string; password: string } | null>(null);
-  const add = useMutation(trpc.staff.add.mutationOptions({ onSuccess: (r) => (setAdded({ email: r.email, password: r.password }), refresh()) }));
+  // A one-time password to hand over: a new member's, or one an admin reset.
+  const [handover, setHandover] = useState<{ email: string; password: string; reset: boolean } | null>(null);
+  const add = useMutation(trpc.staff.add.mutationOptions({ onSuccess: (r) => (setHandover({ email: r.email, password: r.password, reset: false }), refresh()) }));
+  const reset = useMutation(trpc.staff.resetPassword.mutationOptions({ onSuccess: (r) => setHandover({ email: r.email, password: r.password, reset: true }) }));
   const [roleChanged, setRoleChanged] = useState<string | null>(null);
   const changeRole = useMutation(
     trpc.staff.changeRole.mutationOptions({
@@ -33,7 +35,7 @@ export function TeamPage() {
   );
   const remove = useMutation(trpc.staff.remove.mutationOptions({ onSuccess: refresh }));
   // A failed add is told beside its form; a role change or removal above the table it was made in.
-  const failure = changeRole.error ?? remove.error;
+  const failure = changeRole.error ?? remove.error ?? reset.error;
 
   return (
     <>
@@ -45,6 +47,7 @@ export function TeamPage() {
           {roleChanged}
         </p>
       ) : null}
+      {handover?.reset ? <Handover {...handover} /> : null}
       {team.isPending ? (
         <Loading what="the team" />
       ) : team.isError ? (
@@ -79,6 +82,15 @@ export function TeamPage() {
                   <td>
                     {isAdmin && !s.you ? (
                       <ConfirmAction
+                        label="Reset password"
+                        question={`Give ${s.email} a new password? Their current one stops working and they are signed out at once.`}
+                        confirmLabel="Reset it"
+                        pending={reset.isPending && reset.variables?.id === s.id}
+                        onConfirm={() => (setHandover(null), reset.mutate({ id: s.id }))}
+                      />
+                    ) : null}{" "}
+                    {isAdmin && !s.you ? (
+                      <ConfirmAction
                         label="Remove"
                         question={`Remove ${s.email}? They are signed out at once.`}
                         confirmLabel="Remove them"
@@ -101,7 +113,7 @@ export function TeamPage() {
           onSubmit={(e) => {
             e.preventDefault();
             const form = new FormData(e.currentTarget);
-            setAdded(null);
+            setHandover(null);
             add.mutate({ email: String(form.get("email")), role: String(form.get("role")) as StaffRole });
           }}
         >
@@ -127,15 +139,23 @@ export function TeamPage() {
       ) : (
         <p className="muted">Only an admin can add people or change roles.</p>
       )}
-      {added ? (
-        <div className="panel" role="status">
-          <p>
-            <strong>{added.email}</strong> can sign in with this password. It is shown once: hand it over safely now.
-          </p>
-          <p className="secret">{added.password}</p>
-        </div>
-      ) : null}
+      {handover && !handover.reset ? <Handover {...handover} /> : null}
     </>
+  );
+}
+
+/** A password Mari made, shown once beside what made it. */
+function Handover({ email, password, reset }: { email: string; password: string; reset: boolean }) {
+  return (
+    <div className="panel" role="status">
+      <p>
+        <strong>{email}</strong> can sign in with {reset ? "this new password (their old one no longer works)" : "this password"}. It is shown once: hand it over
+        safely now, and ask them to change it on their account page.
+      </p>
+      <p className="secret">
+        {password} <CopyButton text={password} />
+      </p>
+    </div>
   );
 }
 

@@ -1,10 +1,9 @@
-import { randomBytes } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
 import { merchants, staffUsers, type Merchant } from "@/db/schema";
 import type { Scope } from "@/server/domain/api-keys";
 import { STANDARD_FEE_PLAN, type FeeBearer } from "@/server/domain/fees";
 import { newId } from "@/server/domain/ids";
-import { hashPassword } from "@/server/domain/passwords";
+import { generatePassword, hashPassword } from "@/server/domain/passwords";
 import type { BaseContext } from "@/server/context";
 import { createApiKey } from "../api-keys/create-api-key";
 
@@ -45,7 +44,7 @@ export async function seedMerchant(ctx: BaseContext, input: SeedInput): Promise<
   let password: string | undefined;
   const [existingStaff] = await ctx.db.select({ id: staffUsers.id }).from(staffUsers).where(sql`lower(${staffUsers.email}) = ${email}`);
   if (!existingStaff) {
-    const candidate = randomBytes(12).toString("base64url");
+    const candidate = generatePassword();
     const [createdStaff] = await ctx.db
       .insert(staffUsers)
       .values({

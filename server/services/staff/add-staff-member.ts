@@ -1,9 +1,8 @@
-import { randomBytes } from "node:crypto";
 import { staffUsers } from "@/db/schema";
 import { violatedUniqueConstraint } from "@/db/errors";
 import { invalidParam } from "@/server/domain/errors";
 import { newId } from "@/server/domain/ids";
-import { hashPassword } from "@/server/domain/passwords";
+import { generatePassword, hashPassword } from "@/server/domain/passwords";
 import type { StaffRole } from "@/server/domain/staff";
 import type { ServiceContext } from "@/server/context";
 
@@ -16,7 +15,7 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 export async function addStaffMember(ctx: ServiceContext, input: { email: string; role: StaffRole }) {
   const email = input.email.trim();
   if (!EMAIL.test(email) || email.length > 320) throw invalidParam("email", "Enter an e-mail address such as ana@shop.co.zw.");
-  const password = randomBytes(12).toString("base64url");
+  const password = generatePassword();
   const now = ctx.clock.now();
   try {
     const [row] = await ctx.db

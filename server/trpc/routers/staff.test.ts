@@ -1,6 +1,12 @@
-import { beforeEach, describe, expect, it } from "vitest";
+import { eq } from "drizzle-orm";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { getDb } from "@/db/client";
+import { staffUsers } from "@/db/schema";
+import { hashPassword } from "@/server/domain/passwords";
+import { resetRateLimitersForTests } from "@/server/rate-limit";
 import { authenticateStaff } from "@/server/services/staff/authenticate-staff";
 import { systemContext } from "@/server/system-context";
+import { setEnv } from "@/server/testing/env";
 import { seedTestMerchant, type TestMerchant } from "@/server/testing/fixtures";
 import { dashboardAs, refusal } from "../testing";
 
@@ -10,7 +16,6 @@ beforeEach(async () => {
   m = await seedTestMerchant();
   other = await seedTestMerchant();
 });
-
 
 describe("dashboard: team", () => {
   it("an admin adds a member whose one-time password signs in, changes their role and removes them", async () => {
@@ -61,5 +66,92 @@ describe("dashboard: team", () => {
     const results = await Promise.allSettled(admins.map((a, i) => a.staff.changeRole({ id: ids[(i + 1) % ids.length]!, role: "viewer" })));
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(7);
     expect((await admins[0]!.staff.list()).filter((s) => s.role === "admin")).toHaveLength(1);
+  });
+});
+
+/** A dashboard caller whose password is known, and its staff row. */
+async function withPassword(role: "admin" | "developer" | "viewer", password = "the first long passphrase") {
+  const caller = await dashboardAs(m, role);
+  const me = (await caller.staff.list()).find((s) => s.you)!;
+  await (await getDb()).update(staffUsers).set({ passwordHash: await hashPassword(password) }).where(eq(staffUsers.id, me.id));
+  return { caller, me, password };
+}
+
+const row = async (id: string) => (await (await getDb()).select().from(staffUsers).where(eq(staffUsers.id, id)))[0]!;
+const signsIn = async (email: string, password: string) => (await authenticateStaff(await systemContext(), { email, password })) !== null;
+
+describe("dashboard: passwords", () => {
+  let restore: (() => void) | undefined;
+  afterEach(() => {
+    restore?.();
+    restore = undefined;
+    resetRateLimitersForTests();
+  });
+
+  it("anyone changes their own with their current one; the old one stops working and the change is stamped", async () => {
+    const { caller, me, password } = await withPassword("viewer");
+    expect((await row(me.id)).passwordChangedAt).toBeNull();
+    expect(await caller.staff.changePassword({ current: password, password: "a second long passphrase" })).toEqual({ email: me.email });
+    expect(await signsIn(me.email, "a second long passphrase")).toBe(true);
+    expect(await signsIn(me.email, password)).toBe(false);
+    expect((await row(me.id)).passwordChangedAt).toBeInstanceOf(Date);
+  });
+
+  it("refuses a wrong current password, a weak or unchanged new one, and changes nothing", async () => {
+    const { caller, me, password } = await withPassword("developer");
+    const before = await row(me.id);
+    const refused = async (input: { current: string; password: string }, param: string) => {
+      const e = await caller.staff.changePassword(input).catch((err: unknown) => err);
+      expect(e).toMatchObject({ code: "BAD_REQUEST" });
+      expect((e as { cause?: { param?: string } }).cause?.param).toBe(param);
+    };
+    await refused({ current: "not it at all, no", password: "a second long passphrase" }, "current");
+    await refused({ current: password, password: "short" }, "password");
+    await refused({ current: password, password }, "password");
+    await refused({ current: password, password: `${me.email.split("@")[0]} and more` }, "password");
+    expect(await refusal(caller.staff.changePassword({ current: password, password: "x".repeat(1025) }))).toBe("BAD_REQUEST");
+    expect(await row(me.id)).toEqual(before);
+  });
+
+  it("guesses at the current password spend the sign-in budget", async () => {
+    restore = setEnv({ SIGN_IN_ATTEMPTS_PER_15_MIN: "3", REDIS_URL: undefined });
+    resetRateLimitersForTests();
+    const { caller, me, password } = await withPassword("viewer");
+    for (let i = 0; i < 3; i++) expect(await refusal(caller.staff.changePassword({ current: `guess number ${i}`, password: "a second long passphrase" }))).toBe("BAD_REQUEST");
+    // Even the right one now waits, as signing in would.
+    expect(await refusal(caller.staff.changePassword({ current: password, password: "a second long passphrase" }))).toBe("TOO_MANY_REQUESTS");
+    expect(await signsIn(me.email, password)).toBe(true);
+  });
+
+  it("two changes at once: one wins, the other is told, and the winner's password is the one that works", async () => {
+    const { caller, me, password } = await withPassword("developer");
+    const tries = ["the left long passphrase", "the right long passphrase"];
+    const results = await Promise.allSettled(tries.map((p) => caller.staff.changePassword({ current: password, password: p })));
+    expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+    const winner = tries[results.findIndex((r) => r.status === "fulfilled")]!;
+    expect(await signsIn(me.email, winner)).toBe(true);
+    expect(await signsIn(me.email, tries.find((p) => p !== winner)!)).toBe(false);
+  });
+
+  it("an admin resets someone else's: a new one-time password, the old one dead, the change stamped", async () => {
+    const admin = await dashboardAs(m, "admin");
+    const member = await withPassword("developer");
+    const reset = await admin.staff.resetPassword({ id: member.me.id });
+    expect(reset).toMatchObject({ id: member.me.id, email: member.me.email });
+    expect(reset.password).toMatch(/^[A-Za-z0-9_-]{16}$/);
+    expect(await signsIn(member.me.email, reset.password)).toBe(true);
+    expect(await signsIn(member.me.email, member.password)).toBe(false);
+    expect((await row(member.me.id)).passwordChangedAt).toBeInstanceOf(Date);
+  });
+
+  it("no reset of your own, of another merchant's staff, or by anyone but an admin", async () => {
+    const { caller: admin, me } = await withPassword("admin");
+    expect(await refusal(admin.staff.resetPassword({ id: me.id }))).toBe("BAD_REQUEST");
+    const theirs = (await (await dashboardAs(other, "admin")).staff.list())[0]!;
+    const before = await row(theirs.id);
+    expect(await refusal(admin.staff.resetPassword({ id: theirs.id }))).toBe("NOT_FOUND");
+    for (const role of ["developer", "viewer"] as const) expect(await refusal((await dashboardAs(m, role)).staff.resetPassword({ id: me.id }))).toBe("FORBIDDEN");
+    expect(await row(theirs.id)).toEqual(before);
+    expect((await row(me.id)).passwordChangedAt).toBeNull();
   });
 });

@@ -1,9 +1,12 @@
 import { z } from "zod";
 import { STAFF_ROLES } from "@/server/domain/staff";
 import { addStaffMember } from "@/server/services/staff/add-staff-member";
+import { PASSWORD_MAX_LENGTH } from "@/server/domain/passwords";
+import { changeOwnPassword } from "@/server/services/staff/change-own-password";
 import { changeStaffRole } from "@/server/services/staff/change-staff-role";
 import { listStaff } from "@/server/services/staff/list-staff";
 import { removeStaffMember } from "@/server/services/staff/remove-staff-member";
+import { resetStaffPassword } from "@/server/services/staff/reset-staff-password";
 import { adminProcedure, router, viewerProcedure } from "../init";
 
 const staffId = z.string().max(64);
@@ -25,6 +28,15 @@ export const staffRouter = router({
       const s = await changeStaffRole(ctx.service, { staffId: input.id, role: input.role });
       return { id: s.id, email: s.email, role: s.role };
     }),
+  /** Anyone's own password, with their current one; their other sessions end (this one signs in again). */
+  changePassword: viewerProcedure
+    .input(z.object({ current: z.string().max(PASSWORD_MAX_LENGTH), password: z.string().max(PASSWORD_MAX_LENGTH) }))
+    .mutation(async ({ ctx, input }) => changeOwnPassword(ctx.service, { staffId: ctx.staff.id, ...input })),
+  /** A new one-time password for someone else on the team, who is signed out everywhere. */
+  resetPassword: adminProcedure.input(z.object({ id: staffId })).mutation(async ({ ctx, input }) => {
+    const { staff, password } = await resetStaffPassword(ctx.service, { staffId: input.id, by: ctx.staff.id });
+    return { id: staff.id, email: staff.email, password };
+  }),
   remove: adminProcedure.input(z.object({ id: staffId })).mutation(async ({ ctx, input }) => {
     await removeStaffMember(ctx.service, input.id);
     return { id: input.id, removed: true };

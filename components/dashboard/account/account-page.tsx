@@ -1,0 +1,109 @@
+"use client";
+
+import { useMutation, useQuery } from "@tanstack/react-query";
+import { signIn } from "next-auth/react";
+import { useState, type FormEvent } from "react";
+import { Failed, Loading } from "@/components/ui/states";
+import { PASSWORD_MIN_LENGTH } from "@/server/domain/passwords";
+import { ErrorNote } from "../kit";
+import { errorMessage, useTRPC } from "../trpc";
+import "../overview/admin.css";
+
+export function AccountPage() {
+  const trpc = useTRPC();
+  const me = useQuery(trpc.session.me.queryOptions());
+  return (
+    <>
+      <h1>Your account</h1>
+      {me.isPending ? (
+        <Loading what="your account" />
+      ) : me.isError ? (
+        <Failed message={errorMessage(me.error)} retry={() => void me.refetch()} />
+      ) : (
+        <>
+          <p>
+            You sign in as <strong>{me.data.email}</strong>, {me.data.role === "admin" ? "an" : "a"} {me.data.role} of {me.data.merchant.name}.
+          </p>
+          <h2>Change your password</h2>
+          <PasswordForm email={me.data.email} />
+        </>
+      )}
+    </>
+  );
+}
+
+/**
+ * The current password, the new one twice. The change signs out every session that used the old
+ * one, this one included, so the form signs this browser in again with the new password.
+ */
+function PasswordForm({ email }: { email: string }) {
+  const trpc = useTRPC();
+  const [mismatch, setMismatch] = useState(false);
+  const [done, setDone] = useState(false);
+  const [signingIn, setSigningIn] = useState(false);
+  const change = useMutation(trpc.staff.changePassword.mutationOptions());
+  const submit = (e: FormEvent<HTMLFormElement>) => {
+    e.preventDefault();
+    const form = e.currentTarget;
+    const data = new FormData(form);
+    const password = String(data.get("password"));
+    const repeated = password === String(data.get("repeat"));
+    setDone(false);
+    setMismatch(!repeated);
+    if (!repeated) return change.reset();
+    change.mutate(
+      { current: String(data.get("current")), password },
+      {
+        onSuccess: async () => {
+          setSigningIn(true);
+          const again = await signIn("credentials", { email, password, redirect: false });
+          if (!again?.ok || again.error) {
+            // The password is changed all the same: sign in by hand with it.
+            // eslint-disable-next-line @next/next/no-location-assign-relative-destination
+            window.location.assign("/dashboard/sign-in?callbackUrl=/dashboard/account");
+            return;
+          }
+          setSigningIn(false);
+          form.reset();
+          setDone(true);
+        },
+      },
+    );
+  };
+  const pending = change.isPending || signingIn;
+  return (
+    <form className="panel form-grid" onSubmit={submit}>
+      {/* For password managers: which account this password belongs to. */}
+      <input type="email" name="username" autoComplete="username" value={email} readOnly hidden />
+      <label>
+        Current password
+        <input name="current" type="password" autoComplete="current-password" required />
+      </label>
+      <label>
+        New password
+        <input name="password" type="password" autoComplete="new-password" minLength={PASSWORD_MIN_LENGTH} required aria-describedby="password-hint" />
+      </label>
+      <p id="password-hint" className="hint" style={{ margin: 0 }}>
+        At least {PASSWORD_MIN_LENGTH} characters. Every other browser signed in as you is signed out.
+      </p>
+      <label>
+        New password again
+        <input name="repeat" type="password" autoComplete="new-password" required />
+      </label>
+      <button type="submit" className="primary" disabled={pending}>
+        {pending ? "Changing…" : "Change password"}
+      </button>
+      {mismatch ? (
+        <p className="error" role="alert">
+          The two new passwords are not the same.
+        </p>
+      ) : null}
+      <ErrorNote error={change.error} />
+      {done ? (
+        <p className="notice" role="status">
+          Your password is changed. Anywhere else you were signed in, you are now signed out.
+        </p>
+      ) : null}
+    </form>
+  );
+}

@@ -1,0 +1,95 @@
+import { expect, test, type Browser, type Page } from "@playwright/test";
+import { keep } from "./support";
+
+/** A browser of its own, signed in as `email` (no session shared with the admin's). */
+async function signedIn(browser: Browser, email: string, password: string): Promise<Page> {
+  const context = await browser.newContext({ storageState: { cookies: [], origins: [] } });
+  const page = await context.newPage();
+  await page.goto("/dashboard/sign-in");
+  await page.getByLabel("E-mail").fill(email);
+  await page.getByLabel("Password").fill(password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.waitForURL("**/dashboard");
+  return page;
+}
+
+async function signInFails(browser: Browser, email: string, password: string): Promise<void> {
+  const page = await browser.newPage({ storageState: { cookies: [], origins: [] } });
+  await page.goto("/dashboard/sign-in");
+  await page.getByLabel("E-mail").fill(email);
+  await page.getByLabel("Password").fill(password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page.locator(".error[role=alert]")).toHaveText("That e-mail address and password do not match.");
+  await page.close();
+}
+
+const handedOver = (page: Page) => page.locator(".secret").first().evaluate((el) => el.firstChild?.textContent?.trim() ?? "");
+
+test("a member changes their password: this browser stays signed in, their others are signed out, and an admin's reset ends every session", async ({ page, browser }, testInfo) => {
+  // The admin adds a developer, whose one-time password is shown once.
+  const email = `pw-${Date.now().toString(36)}@example.test`;
+  await page.goto("/dashboard/team");
+  await page.getByRole("textbox", { name: "E-mail" }).fill(email);
+  await page.locator("form select[name=role]").selectOption("developer");
+  await page.getByRole("button", { name: "Add", exact: true }).click();
+  await expect(page.getByRole("status").filter({ hasText: `${email} can sign in with this password` })).toBeVisible();
+  const first = await handedOver(page);
+  expect(first).toMatch(/^[A-Za-z0-9_-]{16}$/);
+
+  // Signed in on two devices; on one, from the header, they choose their own password.
+  const laptop = await signedIn(browser, email, first);
+  const phone = await signedIn(browser, email, first);
+  await laptop.getByRole("link", { name: `${email} (developer)` }).click();
+  await expect(laptop.getByRole("heading", { name: "Your account" })).toBeVisible();
+  await expect(laptop.getByText(`You sign in as ${email}, a developer of`)).toBeVisible();
+
+  const chosen = "a kettle, two mangoes and a bicycle";
+  await laptop.getByLabel("Current password").fill("not what they were given");
+  await laptop.getByLabel("New password", { exact: true }).fill(chosen);
+  await laptop.getByLabel("New password again").fill(chosen);
+  await laptop.getByRole("button", { name: "Change password" }).click();
+  await expect(laptop.locator(".error[role=alert]")).toHaveText("That is not your current password.");
+
+  await laptop.getByLabel("Current password").fill(first);
+  await laptop.getByLabel("New password again").fill(`${chosen}!`);
+  await laptop.getByRole("button", { name: "Change password" }).click();
+  await expect(laptop.locator(".error[role=alert]")).toHaveText("The two new passwords are not the same.");
+
+  await laptop.getByLabel("New password", { exact: true }).fill("too short");
+  await laptop.getByLabel("New password again").fill("too short");
+  await laptop.getByRole("button", { name: "Change password" }).click();
+  // The browser's own check (minlength) stops it before it is sent.
+  expect(await laptop.getByLabel("New password", { exact: true }).evaluate((el: HTMLInputElement) => el.validity.tooShort)).toBe(true);
+
+  await laptop.getByLabel("New password", { exact: true }).fill(chosen);
+  await laptop.getByLabel("New password again").fill(chosen);
+  await laptop.getByRole("button", { name: "Change password" }).click();
+  await expect(laptop.getByRole("status").filter({ hasText: "Your password is changed." })).toBeVisible();
+  await expect(laptop.getByLabel("Current password")).toHaveValue("");
+  await keep(laptop, testInfo, "account-password-changed");
+
+  // This browser is signed in with the new password; the phone, signed in with the old, is not.
+  await laptop.goto("/dashboard/payments");
+  await expect(laptop.getByRole("heading", { name: "Payments", level: 1 })).toBeVisible();
+  await phone.goto("/dashboard/payments");
+  await expect(phone).toHaveURL(/\/dashboard\/sign-in/);
+  await signInFails(browser, email, first);
+
+  // They lose it; the admin resets it from the team page, with a confirmation.
+  await page.reload();
+  const row = page.locator("tr").filter({ hasText: email });
+  await row.getByRole("button", { name: "Reset password" }).click();
+  await expect(row.getByRole("group", { name: "Reset password" })).toContainText(`Give ${email} a new password?`);
+  await row.getByRole("button", { name: "Reset it" }).click();
+  await expect(page.getByRole("status").filter({ hasText: `${email} can sign in with this new password` })).toBeVisible();
+  const reset = await handedOver(page);
+  expect(reset).toMatch(/^[A-Za-z0-9_-]{16}$/);
+  expect(reset).not.toBe(first);
+  await keep(page, testInfo, "team-password-reset");
+
+  await laptop.reload();
+  await expect(laptop).toHaveURL(/\/dashboard\/sign-in/);
+  await signInFails(browser, email, chosen);
+  const again = await signedIn(browser, email, reset);
+  await expect(again.locator(".dash-who")).toHaveText(`${email} (developer)`);
+});

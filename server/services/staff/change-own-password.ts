@@ -1,0 +1,38 @@
+import { and, eq } from "drizzle-orm";
+import { staffUsers } from "@/db/schema";
+import { invalidParam, resourceMissing, ServiceError } from "@/server/domain/errors";
+import { hashPassword, passwordProblem, verifyPassword } from "@/server/domain/passwords";
+import type { BaseContext } from "@/server/context";
+import { consumeSignInAttempt, forgetSignInFailures } from "@/server/rate-limit";
+
+/**
+ * A staff member's new password, given their current one. Guesses at the current password spend
+ * the same budget as sign-in attempts, so a session left open is no way round that limit. The
+ * change is a compare-and-set on the old hash: of two changes at once, one wins and the other is
+ * told. It moves `password_changed_at`, which ends every other session (the caller signs in again).
+ */
+export async function changeOwnPassword(base: BaseContext, input: { staffId: string; current: string; password: string }): Promise<{ email: string }> {
+  const [staff] = await base.db.select().from(staffUsers).where(eq(staffUsers.id, input.staffId));
+  if (!staff) throw resourceMissing("staff member", input.staffId);
+
+  const allowed = await consumeSignInAttempt(staff.email, null);
+  if (!allowed.ok) {
+    const minutes = Math.ceil(allowed.retryAfterSeconds / 60);
+    const wait = minutes === 1 ? "a minute" : `${minutes} minutes`;
+    throw new ServiceError("rate_limited", `Too many password attempts. Wait ${wait} and try again.`, "current", { retryAfterSeconds: allowed.retryAfterSeconds });
+  }
+  if (!(await verifyPassword(input.current, staff.passwordHash))) throw invalidParam("current", "That is not your current password.");
+  await forgetSignInFailures(staff.email);
+
+  const problem = passwordProblem(input.password, staff.email);
+  if (problem) throw invalidParam("password", problem);
+  if (input.password === input.current) throw invalidParam("password", "Choose a password other than your current one.");
+
+  const [changed] = await base.db
+    .update(staffUsers)
+    .set({ passwordHash: await hashPassword(input.password), passwordChangedAt: base.clock.now() })
+    .where(and(eq(staffUsers.id, staff.id), eq(staffUsers.passwordHash, staff.passwordHash)))
+    .returning({ email: staffUsers.email });
+  if (!changed) throw invalidParam("current", "Your password was changed elsewhere at the same moment. Sign in again with the new one.");
+  return changed;
+}

@@ -1,0 +1,22 @@
+import { and, eq } from "drizzle-orm";
+import { staffUsers } from "@/db/schema";
+import { invalidParam, resourceMissing } from "@/server/domain/errors";
+import { generatePassword, hashPassword } from "@/server/domain/passwords";
+import type { ServiceContext } from "@/server/context";
+
+/**
+ * An admin gives a team member who lost their password a new one, returned once to hand over (as
+ * when adding them); the member is signed out everywhere at once. Admins change their own with
+ * their current password instead, so a session left open cannot lock its owner out.
+ */
+export async function resetStaffPassword(ctx: ServiceContext, input: { staffId: string; by: string }) {
+  if (input.staffId === input.by) throw invalidParam("id", "Change your own password on your account page, with your current one.");
+  const password = generatePassword();
+  const [row] = await ctx.db
+    .update(staffUsers)
+    .set({ passwordHash: await hashPassword(password), passwordChangedAt: ctx.clock.now() })
+    .where(and(eq(staffUsers.id, input.staffId), eq(staffUsers.merchantId, ctx.merchant.id)))
+    .returning({ id: staffUsers.id, email: staffUsers.email });
+  if (!row) throw resourceMissing("staff member", input.staffId);
+  return { staff: row, password };
+}
