@@ -66,6 +66,25 @@ test.describe("service endpoints", () => {
       await expectError(res, 404, "not_found", "resource_missing");
     }
   });
+
+  test("OPTIONS and the methods a path does not serve answer in the envelope too, with a Request-Id", async ({ request }) => {
+    // Next would answer OPTIONS itself (204, no Request-Id, an Allow header naming every method).
+    for (const [method, path] of [
+      ["OPTIONS", "/v1/payments"],
+      ["OPTIONS", "/v1/payments/pay_00000000000000000000000000"],
+      ["OPTIONS", "/v1/openapi.json"],
+      ["PUT", "/v1/payments"],
+      ["DELETE", "/v1/openapi.json"],
+    ] as const) {
+      const res = await request.fetch(path, { method, headers: bearer(seed().keys.test) });
+      expect((await expectError(res, 404, "not_found", "resource_missing")).message).toBe(`Unrecognized request URL (${method} ${path}).`);
+    }
+  });
+
+  test("a DELETE with a body is refused, not read as if it had none", async ({ request }) => {
+    const res = await request.delete("/v1/webhook_endpoints/we_00000000000000000000000000", { headers: bearer(seed().keys.test), data: { confirm: true } });
+    expect((await expectError(res, 400, "invalid_request", "parameter_invalid")).message).toBe("This endpoint takes no request body.");
+  });
 });
 
 test.describe("quickstart: create, read, list, replay", () => {

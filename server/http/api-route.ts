@@ -101,7 +101,9 @@ export function apiRoute<B extends z.ZodType | undefined, Q extends z.ZodType | 
       }
 
       const query = (op.query ? parseOrThrow(op.query, queryObject(url), "query") : refuseQuery(url)) as Out<Q>;
-      const parsedBody = op.method === "POST" ? await readJsonBody(request) : undefined;
+      // A GET or DELETE takes no body: one that comes with a body is read so that it can be refused
+      // (below) rather than silently ignored.
+      const parsedBody = op.method === "POST" || request.body !== null ? await readJsonBody(request) : undefined;
       // A retry of a request this process completed gets its stored answer without the database,
       // and before its body is validated: the same request passed validation when first sent (one
       // that fails it is never recorded), and its answer stays the stored one even where the

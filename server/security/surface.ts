@@ -81,7 +81,7 @@ export const ID_ROUTES = ROUTES.filter((r): r is RouteProbe & { id: ObjectKind }
 export const label = (r: Pick<RouteProbe, "method" | "path">) => `${r.method} ${r.path}`;
 
 type Handler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response> | Response;
-type RouteModule = Partial<Record<Method, Handler>>;
+type RouteModule = Partial<Record<Method | "OPTIONS", Handler>>;
 
 const V1 = path.join(import.meta.dirname, "../../app/v1");
 

@@ -3,7 +3,8 @@ import { ID_PREFIXES, idTime, newId, type IdKind } from "@/server/domain/ids";
 import { OPERATIONS } from "@/server/openapi";
 import { createEndpoint } from "@/server/services/webhooks/create-endpoint";
 import { expectError } from "@/server/testing/expect-error";
-import { callRoute, ID_ROUTES, label, ROUTES, sampleCall, servedRoutes, type Answer, type ObjectKind, type RouteProbe } from "./surface";
+import { notFoundRoute } from "@/server/http/api-route";
+import { callRoute, ID_ROUTES, label, METHODS, routeModules, ROUTES, sampleCall, servedRoutes, type Answer, type ObjectKind, type RouteProbe } from "./surface";
 import { fingerprint, idsOf, seedWorld, type Objects, type World } from "./world";
 
 /**
@@ -37,6 +38,26 @@ function comparable(res: Answer, sentId: string) {
 describe("the route table", () => {
   it("is every route file and method the app serves under /v1, and nothing else", async () => {
     expect(ROUTES.map(label).sort()).toEqual(await servedRoutes());
+  });
+
+  it("answers every method it does not serve, OPTIONS included, with the 404 envelope and a Request-Id", async () => {
+    for (const [template, mod] of await routeModules()) {
+      for (const method of [...METHODS, "OPTIONS"] as const) {
+        const handler = mod[method];
+        expect(handler, `${method} ${template}`).toBeTypeOf("function");
+        if (handler !== notFoundRoute) continue;
+        const path = template.replace(/\{\w+\}/g, "x");
+        const res = await handler(new Request(`http://127.0.0.1${path}`, { method }), { params: Promise.resolve({}) });
+        const body = (await res.json()) as { error: { type: string; code: string; request_id: string } };
+        expect({ route: `${method} ${template}`, status: res.status, type: body.error.type, code: body.error.code }).toEqual({
+          route: `${method} ${template}`,
+          status: 404,
+          type: "not_found",
+          code: "resource_missing",
+        });
+        expect(res.headers.get("Request-Id")).toBe(body.error.request_id);
+      }
+    }
   });
 
   it("gives each operation the scope DESIGN.md's scopes list gives it", () => {

@@ -1,4 +1,5 @@
 import { newId } from "@/server/domain/ids";
+import { notFoundRoute } from "@/server/http/api-route";
 import { env } from "@/server/env";
 import { openApiDocument } from "@/server/openapi";
 
@@ -9,3 +10,6 @@ export function GET(): Response {
     headers: { "Cache-Control": "public, max-age=300", "Request-Id": newId("request") },
   });
 }
+
+// Other methods get the 404 envelope, as on every /v1 path.
+export { notFoundRoute as POST, notFoundRoute as PUT, notFoundRoute as PATCH, notFoundRoute as DELETE, notFoundRoute as OPTIONS };

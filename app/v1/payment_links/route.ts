@@ -26,4 +26,4 @@ export const GET = apiRoute(paymentLinkOperations.list, async ({ ctx, query, url
   ),
 );
 
-export { notFoundRoute as PUT, notFoundRoute as PATCH, notFoundRoute as DELETE };
+export { notFoundRoute as PUT, notFoundRoute as PATCH, notFoundRoute as DELETE, notFoundRoute as OPTIONS };

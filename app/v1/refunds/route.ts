@@ -27,4 +27,4 @@ export const GET = apiRoute(refundOperations.list, async ({ ctx, query, url }) =
 });
 
 // Other methods get the same 404 envelope as an unknown URL, not an empty 405.
-export { notFoundRoute as PUT, notFoundRoute as PATCH, notFoundRoute as DELETE };
+export { notFoundRoute as PUT, notFoundRoute as PATCH, notFoundRoute as DELETE, notFoundRoute as OPTIONS };

@@ -12,4 +12,4 @@ export const GET = apiRoute(settlementOperations.list, async ({ ctx, query, url 
 );
 
 // Other methods get the same 404 envelope as an unknown URL, not an empty 405.
-export { notFoundRoute as POST, notFoundRoute as PUT, notFoundRoute as PATCH, notFoundRoute as DELETE };
+export { notFoundRoute as POST, notFoundRoute as PUT, notFoundRoute as PATCH, notFoundRoute as DELETE, notFoundRoute as OPTIONS };

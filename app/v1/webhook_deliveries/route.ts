@@ -15,4 +15,4 @@ export const GET = apiRoute(webhookOperations.listDeliveries, async ({ ctx, quer
   ),
 );
 
-export { notFoundRoute as POST, notFoundRoute as PUT, notFoundRoute as PATCH, notFoundRoute as DELETE };
+export { notFoundRoute as POST, notFoundRoute as PUT, notFoundRoute as PATCH, notFoundRoute as DELETE, notFoundRoute as OPTIONS };

@@ -18,4 +18,4 @@ export const GET = apiRoute(webhookOperations.listEndpoints, async ({ ctx, query
   ),
 );
 
-export { notFoundRoute as PUT, notFoundRoute as PATCH, notFoundRoute as DELETE };
+export { notFoundRoute as PUT, notFoundRoute as PATCH, notFoundRoute as DELETE, notFoundRoute as OPTIONS };

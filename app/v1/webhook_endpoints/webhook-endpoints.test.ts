@@ -149,6 +149,17 @@ describe("/v1/webhook_endpoints", () => {
     expect(until - before).toBeLessThanOrEqual(24 * 3600_000 + 5_000);
   });
 
+  it("refuses a DELETE that comes with a body (a field it cannot take, or not JSON), and deletes nothing; an empty one is fine", async () => {
+    const { body: ep } = await create(m.keys.test, { url: "http://127.0.0.1:4000/del-body", enabled_events: ["*"] });
+    const path = `/v1/webhook_endpoints/${ep.id}`;
+    const sent = await api("DELETE", path, { key: m.keys.test, body: { confirm: true } });
+    expect(expectError(sent, 400, "invalid_request", "parameter_invalid", "body").message).toBe("This endpoint takes no request body.");
+    expectError(await api("DELETE", path, { key: m.keys.test, rawBody: "{", headers: { "content-type": "application/json" } }), 400, "invalid_request", "parameter_invalid", "body");
+    expectError(await api("DELETE", path, { key: m.keys.test, rawBody: "id=1", headers: { "content-type": "application/x-www-form-urlencoded" } }), 400, "invalid_request", "parameter_invalid", "Content-Type");
+    expect((await api("GET", path, { key: m.keys.test })).status).toBe(200);
+    expect((await api("DELETE", path, { key: m.keys.test, body: {} })).body).toEqual({ id: ep.id, object: "webhook_endpoint", deleted: true });
+  });
+
   it("deletes: the endpoint is gone from reads, lists and updates", async () => {
     const { body: ep } = await create(m.keys.test, { url: "http://127.0.0.1:4000/del", enabled_events: ["*"] });
     const del = await api("DELETE", `/v1/webhook_endpoints/${ep.id}`, { key: m.keys.test });

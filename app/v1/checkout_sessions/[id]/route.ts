@@ -7,4 +7,4 @@ export const GET = apiRoute(checkoutSessionOperations.retrieve, async ({ ctx, pa
   toCheckoutSessionResource(await getCheckoutSession(ctx, params.id!), ctx.clock.now()),
 );
 
-export { notFoundRoute as POST, notFoundRoute as PUT, notFoundRoute as PATCH, notFoundRoute as DELETE };
+export { notFoundRoute as POST, notFoundRoute as PUT, notFoundRoute as PATCH, notFoundRoute as DELETE, notFoundRoute as OPTIONS };

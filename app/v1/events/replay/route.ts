@@ -16,4 +16,4 @@ export const POST = apiRoute(eventOperations.replayWindow, async ({ ctx, body })
   return { object: "event_replay" as const, livemode: ctx.livemode, dry_run: dryRun, ...counts };
 });
 
-export { notFoundRoute as GET, notFoundRoute as PUT, notFoundRoute as PATCH, notFoundRoute as DELETE };
+export { notFoundRoute as GET, notFoundRoute as PUT, notFoundRoute as PATCH, notFoundRoute as DELETE, notFoundRoute as OPTIONS };

@@ -6,4 +6,4 @@ import { getPayment } from "@/server/services/payments/get-payment";
 export const GET = apiRoute(paymentOperations.retrieve, async ({ ctx, params }) => toPaymentResource(await getPayment(ctx, params.id!)));
 
 // Other methods get the same 404 envelope as an unknown URL, not an empty 405.
-export { notFoundRoute as POST, notFoundRoute as PUT, notFoundRoute as PATCH, notFoundRoute as DELETE };
+export { notFoundRoute as POST, notFoundRoute as PUT, notFoundRoute as PATCH, notFoundRoute as DELETE, notFoundRoute as OPTIONS };

@@ -6,4 +6,4 @@ import { getRefund } from "@/server/services/refunds/get-refund";
 export const GET = apiRoute(refundOperations.retrieve, async ({ ctx, params }) => toRefundResource(await getRefund(ctx, params.id!)));
 
 // Other methods get the same 404 envelope as an unknown URL, not an empty 405.
-export { notFoundRoute as POST, notFoundRoute as PUT, notFoundRoute as PATCH, notFoundRoute as DELETE };
+export { notFoundRoute as POST, notFoundRoute as PUT, notFoundRoute as PATCH, notFoundRoute as DELETE, notFoundRoute as OPTIONS };

@@ -11,4 +11,4 @@ export const GET = apiRoute(settlementOperations.retrieve, async ({ ctx, params,
 });
 
 // Other methods get the same 404 envelope as an unknown URL, not an empty 405.
-export { notFoundRoute as POST, notFoundRoute as PUT, notFoundRoute as PATCH, notFoundRoute as DELETE };
+export { notFoundRoute as POST, notFoundRoute as PUT, notFoundRoute as PATCH, notFoundRoute as DELETE, notFoundRoute as OPTIONS };

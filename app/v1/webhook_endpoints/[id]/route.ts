@@ -30,4 +30,4 @@ export const DELETE = apiRoute(webhookOperations.deleteEndpoint, async ({ ctx, p
   deleted: true as const,
 }));
 
-export { notFoundRoute as PUT, notFoundRoute as PATCH };
+export { notFoundRoute as PUT, notFoundRoute as PATCH, notFoundRoute as OPTIONS };

@@ -8,4 +8,4 @@ export const POST = apiRoute(eventOperations.replay, async ({ ctx, params, body,
   listResponse(url, { data: await replayEvent(ctx, params.id!, body.endpoint), hasMore: false }, toDeliveryResource),
 );
 
-export { notFoundRoute as GET, notFoundRoute as PUT, notFoundRoute as PATCH, notFoundRoute as DELETE };
+export { notFoundRoute as GET, notFoundRoute as PUT, notFoundRoute as PATCH, notFoundRoute as DELETE, notFoundRoute as OPTIONS };

@@ -7,4 +7,4 @@ export const POST = apiRoute(paymentLinkOperations.deactivate, async ({ ctx, par
   toPaymentLinkResource(await deactivatePaymentLink(ctx, params.id!)),
 );
 
-export { notFoundRoute as GET, notFoundRoute as PUT, notFoundRoute as PATCH, notFoundRoute as DELETE };
+export { notFoundRoute as GET, notFoundRoute as PUT, notFoundRoute as PATCH, notFoundRoute as DELETE, notFoundRoute as OPTIONS };

@@ -8,4 +8,4 @@ export const POST = apiRoute(settlementOperations.testRun, async ({ ctx, url }) 
 );
 
 // Other methods get the same 404 envelope as an unknown URL, not an empty 405.
-export { notFoundRoute as GET, notFoundRoute as PUT, notFoundRoute as PATCH, notFoundRoute as DELETE };
+export { notFoundRoute as GET, notFoundRoute as PUT, notFoundRoute as PATCH, notFoundRoute as DELETE, notFoundRoute as OPTIONS };

@@ -7,4 +7,4 @@ export const POST = apiRoute(webhookOperations.rollSecret, async ({ ctx, params 
   toEndpointResource(await rollEndpointSecret(ctx, params.id!), { withSecret: true, now: ctx.clock.now() }),
 );
 
-export { notFoundRoute as GET, notFoundRoute as PUT, notFoundRoute as PATCH, notFoundRoute as DELETE };
+export { notFoundRoute as GET, notFoundRoute as PUT, notFoundRoute as PATCH, notFoundRoute as DELETE, notFoundRoute as OPTIONS };
