@@ -3,11 +3,13 @@ import { staffUsers } from "@/db/schema";
 import { invalidParam, resourceMissing } from "@/server/domain/errors";
 import { generatePassword, hashPassword } from "@/server/domain/passwords";
 import type { ServiceContext } from "@/server/context";
+import { forgetSignInFailures } from "@/server/rate-limit";
 
 /**
  * An admin gives a team member who lost their password a new one, returned once to hand over (as
  * when adding them); the member is signed out everywhere at once. Admins change their own with
- * their current password instead, so a session left open cannot lock its owner out.
+ * their current password instead, so a session left open cannot lock its owner out. The member's
+ * failed sign-in attempts are forgotten, so the new password works at once.
  */
 export async function resetStaffPassword(ctx: ServiceContext, input: { staffId: string; by: string }) {
   if (input.staffId === input.by) throw invalidParam("id", "Change your own password on your account page, with your current one.");
@@ -18,5 +20,7 @@ export async function resetStaffPassword(ctx: ServiceContext, input: { staffId: 
     .where(and(eq(staffUsers.id, input.staffId), eq(staffUsers.merchantId, ctx.merchant.id)))
     .returning({ id: staffUsers.id, email: staffUsers.email });
   if (!row) throw resourceMissing("staff member", input.staffId);
+  // Someone who lost their password has often just spent their sign-in attempts guessing it.
+  await forgetSignInFailures(row.email);
   return { staff: row, password };
 }

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { getDb } from "@/db/client";
 import { staffUsers } from "@/db/schema";
 import { hashPassword } from "@/server/domain/passwords";
-import { resetRateLimitersForTests } from "@/server/rate-limit";
+import { consumeSignInAttempt, resetRateLimitersForTests } from "@/server/rate-limit";
 import { authenticateStaff } from "@/server/services/staff/authenticate-staff";
 import { systemContext } from "@/server/system-context";
 import { setEnv } from "@/server/testing/env";
@@ -133,10 +133,16 @@ describe("dashboard: passwords", () => {
     expect(await signsIn(me.email, tries.find((p) => p !== winner)!)).toBe(false);
   });
 
-  it("an admin resets someone else's: a new one-time password, the old one dead, the change stamped", async () => {
+  it("an admin resets someone else's: a new one-time password that works at once, the old one dead, the change stamped", async () => {
+    restore = setEnv({ SIGN_IN_ATTEMPTS_PER_15_MIN: "3", REDIS_URL: undefined });
+    resetRateLimitersForTests();
     const admin = await dashboardAs(m, "admin");
     const member = await withPassword("developer");
+    // They spent their attempts guessing before asking for help.
+    for (let i = 0; i < 3; i++) await consumeSignInAttempt(member.me.email, null);
+    expect((await consumeSignInAttempt(member.me.email, null)).ok).toBe(false);
     const reset = await admin.staff.resetPassword({ id: member.me.id });
+    expect((await consumeSignInAttempt(member.me.email, null)).ok).toBe(true);
     expect(reset).toMatchObject({ id: member.me.id, email: member.me.email });
     expect(reset.password).toMatch(/^[A-Za-z0-9_-]{16}$/);
     expect(await signsIn(member.me.email, reset.password)).toBe(true);
