@@ -1,6 +1,6 @@
 import { getToken } from "next-auth/jwt";
 import { NextResponse, type NextRequest } from "next/server";
-import { authSecret } from "@/server/auth/secret";
+import { authSecret, secureCookies } from "@/server/auth/secret";
 import { env } from "@/server/env";
 import { newId } from "@/server/domain/ids";
 import { isMalformedPath, malformedPathResponse } from "@/server/http/errors";
@@ -26,7 +26,7 @@ export async function proxy(request: NextRequest): Promise<Response> {
   if (pathname.startsWith("/v1/")) return NextResponse.next();
   if (pathname.startsWith("/dashboard") && pathname !== "/dashboard/sign-in") {
     const secret = authSecret();
-    const token = secret ? await getToken({ req: request, secret }) : null;
+    const token = secret ? await getToken({ req: request, secret, secureCookie: secureCookies() }) : null;
     if (!token?.sub) {
       const signIn = new URL("/dashboard/sign-in", request.url);
       signIn.searchParams.set("callbackUrl", `${pathname}${search}`);
@@ -40,6 +40,8 @@ export async function proxy(request: NextRequest): Promise<Response> {
   headers.set("content-security-policy", policy);
   const response = NextResponse.next({ request: { headers } });
   response.headers.set("Content-Security-Policy", policy);
+  // Served over https: browsers keep to it for a year (the session cookie never travels in clear).
+  if (secureCookies()) response.headers.set("Strict-Transport-Security", "max-age=31536000; includeSubDomains");
   return response;
 }
 

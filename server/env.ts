@@ -81,6 +81,11 @@ const schema = z.object({
   SESSION_MAX_AGE_HOURS: positiveInt(8),
   /** Sign-in attempts allowed per e-mail address in 15 minutes (a success clears them); per client address, ten times this. */
   SIGN_IN_ATTEMPTS_PER_15_MIN: positiveInt(10),
+  /**
+   * How many proxies of yours stand in front of Mari and append to X-Forwarded-For. 0: the header
+   * is not trusted (anyone can write it), so sign-in attempts are counted per e-mail address only.
+   */
+  TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
 });
 
 export type Env = z.infer<typeof schema> & { PUBLIC_BASE_URL: string; embedded: boolean; jobDriver: "inngest" | "local" };

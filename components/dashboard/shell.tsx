@@ -70,7 +70,7 @@ export function DashboardShell({ merchantName, email, role, livemode, children }
  * Signs out, then goes to this site's sign-in page. next-auth would send the browser to the URL it
  * builds from NEXTAUTH_URL, which without that setting is localhost:3000 whatever this site's address.
  */
-async function signOutHere(): Promise<void> {
+export async function signOutHere(): Promise<void> {
   await signOut({ redirect: false });
   // A full load, not the router: the signed-out staff member's cached data must not outlive the page.
   // eslint-disable-next-line @next/next/no-location-assign-relative-destination

@@ -18,8 +18,11 @@ export const staffUsers = pgTable(
     passwordHash: text("password_hash").notNull(),
     role: text("role", { enum: STAFF_ROLES }).notNull(),
     createdAt: createdAt(),
-    /** Set by every password change or reset: a session signed in before it no longer counts. */
-    passwordChangedAt: tstz("password_changed_at"),
+    /**
+     * Set by every password change or reset, and by signing out everywhere: a session signed in
+     * before it no longer counts.
+     */
+    sessionsRevokedAt: tstz("sessions_revoked_at"),
   },
   // Sign-in looks staff up by e-mail alone, case-insensitively.
   (t) => [uniqueIndex("staff_users_email_key").on(sql`lower(${t.email})`)],

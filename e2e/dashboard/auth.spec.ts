@@ -11,6 +11,8 @@ test("signed out, /dashboard sends you to sign in and back; a wrong password is 
   await page.getByLabel("Password").fill("not the password");
   await page.getByRole("button", { name: "Sign in" }).click();
   await expect(page.locator(".error[role=alert]")).toHaveText("That e-mail address and password do not match.");
+  // No dead end for someone who has lost it.
+  await expect(page.getByText("Forgot your password? An admin of your team can give you a new one")).toBeVisible();
 
   await page.getByLabel("Password").fill(seed().staff.password!);
   await page.getByRole("button", { name: "Sign in" }).click();

@@ -26,6 +26,13 @@ async function signInFails(browser: Browser, email: string, password: string): P
 const handedOver = (page: Page) => page.locator(".secret").first().evaluate((el) => el.firstChild?.textContent?.trim() ?? "");
 
 test("a member changes their password: this browser stays signed in, their others are signed out, and an admin's reset ends every session", async ({ page, browser }, testInfo) => {
+  // Eight sign-ins, each a deliberately slow password check.
+  test.setTimeout(120_000);
+  // What the dashboard's API answers (a generated password among it) is never cached.
+  const me = await page.request.get("/api/trpc/session.me");
+  expect(me.status()).toBe(200);
+  expect(me.headers()["cache-control"]).toBe("no-store, private");
+
   // The admin adds a developer, whose one-time password is shown once.
   const email = `pw-${Date.now().toString(36)}@example.test`;
   await page.goto("/dashboard/team");
@@ -92,4 +99,15 @@ test("a member changes their password: this browser stays signed in, their other
   await signInFails(browser, email, chosen);
   const again = await signedIn(browser, email, reset);
   await expect(again.locator(".dash-who")).toHaveText(`${email} (developer)`);
+
+  // Signed in on another browser too, they sign out everywhere from the first: both are signed out.
+  const other = await signedIn(browser, email, reset);
+  await again.goto("/dashboard/account");
+  await again.getByRole("button", { name: "Sign out everywhere" }).click();
+  await again.getByRole("group", { name: "Sign out everywhere" }).getByRole("button", { name: "Sign out everywhere" }).click();
+  await again.waitForURL("**/dashboard/sign-in");
+  await other.goto("/dashboard/payments");
+  await expect(other).toHaveURL(/\/dashboard\/sign-in/);
+  // The password still works: signing in again starts afresh.
+  await signedIn(browser, email, reset);
 });

@@ -5,6 +5,7 @@ import { beforeEach, describe, expect, it, vi } from "vitest";
 import { getDb } from "@/db/client";
 import { staffUsers } from "@/db/schema";
 import { newId } from "@/server/domain/ids";
+import { setEnv } from "@/server/testing/env";
 import { seedTestMerchant } from "@/server/testing/fixtures";
 
 // What next-auth hands the server for the request's cookie: here, the session its callbacks made.
@@ -25,8 +26,10 @@ const holdToken = async (token: JWT) => {
 };
 
 /** Signs in as next-auth does after `authorize` accepts: the jwt callback, then the session one. */
-async function signIn(user: { id: string; email: string; passwordStamp?: number }): Promise<void> {
-  await holdToken(await jwt({ token: {}, user }));
+async function signIn(user: { id: string; email: string; revocation?: number }): Promise<JWT> {
+  const token = await jwt({ token: {}, user });
+  await holdToken(token);
+  return token;
 }
 
 let staffId: string;
@@ -37,44 +40,58 @@ beforeEach(async () => {
   await (await getDb()).insert(staffUsers).values({ id: staffId, merchantId: m.merchant.id, email: email(), passwordHash: "scrypt$1$1$1$x$y", role: "viewer", createdAt: new Date() });
 });
 
-const changePassword = async (at: Date) => (await getDb()).update(staffUsers).set({ passwordChangedAt: at }).where(eq(staffUsers.id, staffId));
+const revokeSessions = async (at: Date) => (await getDb()).update(staffUsers).set({ sessionsRevokedAt: at }).where(eq(staffUsers.id, staffId));
 
-describe("the session cookie and password changes", () => {
-  it("a cookie signed in with the current password is the staff member", async () => {
-    await signIn({ id: staffId, email: email(), passwordStamp: 0 });
+describe("the session cookie", () => {
+  it("signed in since the last revocation is the staff member", async () => {
+    await signIn({ id: staffId, email: email(), revocation: 0 });
     expect((await currentStaff()).session?.staff.id).toBe(staffId);
 
     const at = new Date("2026-11-27T03:00:00Z");
-    await changePassword(at);
-    await signIn({ id: staffId, email: email(), passwordStamp: at.getTime() });
+    await revokeSessions(at);
+    await signIn({ id: staffId, email: email(), revocation: at.getTime() });
     expect((await currentStaff()).session?.staff.id).toBe(staffId);
   });
 
-  it("a cookie signed in before the password changed signs no one in", async () => {
-    await signIn({ id: staffId, email: email(), passwordStamp: 0 });
-    await changePassword(new Date("2026-11-27T03:00:00Z"));
+  it("signed in before a revocation (a password change or reset, signing out everywhere) signs no one in", async () => {
+    await signIn({ id: staffId, email: email(), revocation: 0 });
+    await revokeSessions(new Date("2026-11-27T03:00:00Z"));
     expect((await currentStaff()).session).toBeNull();
 
-    await signIn({ id: staffId, email: email(), passwordStamp: new Date("2026-11-27T03:00:00Z").getTime() });
-    await changePassword(new Date("2026-11-27T03:05:00Z"));
+    await signIn({ id: staffId, email: email(), revocation: new Date("2026-11-27T03:00:00Z").getTime() });
+    await revokeSessions(new Date("2026-11-27T03:05:00Z"));
     expect((await currentStaff()).session).toBeNull();
   });
 
-  it("a cookie from before stamps were kept counts as signed in with a password never changed", async () => {
-    // The session callback on such a cookie's token (no stamp in it), as every request runs it.
+  it("made before sessions carried their marks signs no one in (one sign-in again after the upgrade)", async () => {
     await holdToken({ sub: staffId });
-    expect((await currentStaff()).session?.staff.id).toBe(staffId);
-    await changePassword(new Date());
     expect((await currentStaff()).session).toBeNull();
   });
 
-  it("the stamp is set at sign-in only: a later request cannot refresh it", async () => {
-    await signIn({ id: staffId, email: email(), passwordStamp: 0 });
-    await changePassword(new Date("2026-11-27T03:00:00Z"));
+  it("keeps its marks from sign-in: renewing it on later requests neither refreshes them nor lets it outlive SESSION_MAX_AGE_HOURS", async () => {
+    const token = await signIn({ id: staffId, email: email(), revocation: 0 });
+    expect(token.signedInAt).toBeTypeOf("number");
     // Every request runs the jwt callback again without a user: the token keeps what it had.
-    const refreshed = await jwt({ token: { sub: staffId, passwordStamp: 0 } });
-    expect(refreshed.passwordStamp).toBe(0);
-    await holdToken(refreshed);
+    const nineHoursAgo = Date.now() - 9 * 3_600_000;
+    const renewed = await jwt({ token: { ...token, signedInAt: nineHoursAgo } });
+    expect(renewed.signedInAt).toBe(nineHoursAgo);
+    await holdToken(renewed);
     expect((await currentStaff()).session).toBeNull();
+
+    await revokeSessions(new Date("2026-11-27T03:00:00Z"));
+    const stale = await jwt({ token: { ...token, revocation: 0 } });
+    expect(stale.revocation).toBe(0);
+    await holdToken(stale);
+    expect((await currentStaff()).session).toBeNull();
+  });
+
+  it("is Secure, with the __Secure- prefix, when the site is served over https", () => {
+    const back = setEnv({ PUBLIC_BASE_URL: "https://pay.example.co.zw" });
+    try {
+      expect(authOptions().useSecureCookies).toBe(true);
+    } finally {
+      back();
+    }
+    expect(authOptions().useSecureCookies).toBe(false);
   });
 });

@@ -2,7 +2,8 @@ import { getServerSession } from "next-auth";
 import { cookies } from "next/headers";
 import type { ServiceContext } from "@/server/context";
 import { newId } from "@/server/domain/ids";
-import { MODE_COOKIE, passwordStamp } from "@/server/domain/staff";
+import { MODE_COOKIE, sessionStillValid, type SessionMarks } from "@/server/domain/staff";
+import { env } from "@/server/env";
 import { loadStaffSession, type StaffSession } from "@/server/services/staff/load-staff-session";
 import { systemContext } from "@/server/system-context";
 import { authOptions } from "./options";
@@ -12,14 +13,15 @@ type Base = Awaited<ReturnType<typeof systemContext>>;
 /**
  * Who is asking, for every dashboard adapter (tRPC, pages, the CSV export): the staff member named
  * by the session cookie, loaded again from the database (null when signed out, removed, or when
- * their password changed after this cookie signed in), and the environment the switch chose.
+ * the cookie is too old or was revoked: sessionStillValid), and the environment the switch chose.
  */
 export async function currentStaff(): Promise<{ base: Base; session: StaffSession | null; livemode: boolean }> {
   const base = await systemContext();
-  const cookie = (await getServerSession(authOptions())) as { staffId?: string; passwordStamp?: number } | null;
+  const cookie = (await getServerSession(authOptions())) as { staffId?: string; marks?: SessionMarks } | null;
   const livemode = (await cookies()).get(MODE_COOKIE)?.value === "live";
   const session = cookie?.staffId ? await loadStaffSession(base, cookie.staffId) : null;
-  const current = session !== null && passwordStamp(session.staff.passwordChangedAt) === (cookie?.passwordStamp ?? 0);
+  const maxAgeMs = env().SESSION_MAX_AGE_HOURS * 3_600_000;
+  const current = session !== null && sessionStillValid(cookie?.marks ?? {}, session.staff.sessionsRevokedAt, base.clock.now(), maxAgeMs);
   return { base, session: current ? session : null, livemode };
 }
 

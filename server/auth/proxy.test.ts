@@ -42,6 +42,23 @@ describe("proxy.ts: who sees /dashboard", () => {
   });
 });
 
+describe("proxy.ts over https (PUBLIC_BASE_URL)", () => {
+  it("reads the __Secure- session cookie, not the plain one, and sends Strict-Transport-Security", async () => {
+    const back = setEnv({ PUBLIC_BASE_URL: "https://pay.example.co.zw" });
+    try {
+      const valid = await encode({ token: { sub: "usr_1" }, secret: SECRET, maxAge: 3600 });
+      const secure = await proxy(new NextRequest("https://pay.example.co.zw/dashboard", { headers: { cookie: `__Secure-next-auth.session-token=${valid}` } }));
+      expect(secure.headers.get("x-middleware-next")).toBe("1");
+      expect(secure.headers.get("strict-transport-security")).toBe("max-age=31536000; includeSubDomains");
+      isSignInRedirect(await visit("/dashboard", valid), "/dashboard");
+    } finally {
+      back();
+    }
+    // Over http: no HSTS.
+    expect((await visit("/dashboard/sign-in")).headers.get("strict-transport-security")).toBeNull();
+  });
+});
+
 describe("proxy.ts: paths Next cannot route", () => {
   it("answers a /v1 path that is not percent-encoded UTF-8 with a 400 in the error envelope, and lets a valid one through", async () => {
     for (const path of ["/v1/payments/%ff", "/v1/%", "/v1/payments/%ED%A0%80"]) {

@@ -28,3 +28,12 @@ export function authSecret(): string | null {
   writeFileSync(file, `${cached}\n`, { mode: 0o600 });
   return cached;
 }
+
+/**
+ * Whether the dashboard's cookies are `Secure` (and named with the `__Secure-` prefix): whenever
+ * the site is served over https, as PUBLIC_BASE_URL says. next-auth would decide from NEXTAUTH_URL,
+ * which this service does not need set. Over plain http (a local run) a browser would drop them.
+ */
+export function secureCookies(): boolean {
+  return env().PUBLIC_BASE_URL.startsWith("https://");
+}

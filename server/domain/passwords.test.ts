@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { generatePassword, hashPassword, passwordProblem, verifyPassword } from "./passwords";
+import { generatePassword, hashPassword, passwordProblem, passwordWork, verifyPassword } from "./passwords";
 
 describe("staff passwords", () => {
   it("hashes with a salt and verifies only the right password", async () => {
@@ -43,5 +43,23 @@ describe("chosen passwords", () => {
       expect(p).toMatch(/^[A-Za-z0-9_-]{16}$/);
       expect(passwordProblem(p, email)).toBeNull();
     }
+  });
+});
+
+describe("password work on the thread pool", () => {
+  it("runs two at once, queues 64 more, refuses the rest at once, and frees every slot after", async () => {
+    // A cheap hash (N = 2^10), checked 80 times at once.
+    const salt = Buffer.alloc(16).toString("base64");
+    const cheap = `scrypt$1024$8$1$${salt}$${Buffer.alloc(32).toString("base64")}`;
+    const checks = Array.from({ length: 80 }, () => verifyPassword("guess", cheap));
+    expect(passwordWork()).toEqual({ running: 2, waiting: 64 });
+    const settled = await Promise.allSettled(checks);
+    const refused = settled.filter((r) => r.status === "rejected");
+    expect(refused).toHaveLength(14);
+    for (const r of refused) expect((r as PromiseRejectedResult).reason).toMatchObject({ code: "rate_limited" });
+    expect(settled.filter((r) => r.status === "fulfilled" && r.value === false)).toHaveLength(66);
+    expect(passwordWork()).toEqual({ running: 0, waiting: 0 });
+    // And it still works afterwards.
+    expect(await verifyPassword("guess", cheap)).toBe(false);
   });
 });

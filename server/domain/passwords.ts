@@ -1,9 +1,42 @@
 import { randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from "node:crypto";
+import { ServiceError } from "./errors";
 
-const scrypt = (password: string, salt: Buffer, keylen: number, options: ScryptOptions) =>
-  new Promise<Buffer>((resolve, reject) =>
-    scryptCb(password, salt, keylen, options, (err, key) => (err ? reject(err) : resolve(key))),
-  );
+/**
+ * scrypt runs on libuv's thread pool (four threads), which the rest of the server needs too: the
+ * session cookie's key derivation, DNS lookups for webhook deliveries, file reads. A flood of
+ * sign-in attempts (each about 0.1–0.4 s of one thread) would queue all of that behind it, so at
+ * most two run at once, a bounded number wait, and past that an attempt is refused at once.
+ */
+const SCRYPT_AT_ONCE = 2;
+const SCRYPT_WAITING_MAX = 64;
+let running = 0;
+const waiting: Array<() => void> = [];
+
+/** Too many password checks are already running or waiting: try again in a moment. */
+export const passwordWorkBusy = () =>
+  new ServiceError("rate_limited", "Mari is busy checking other passwords. Try again in a few seconds.", undefined, { retryAfterSeconds: 2 });
+
+async function scrypt(password: string, salt: Buffer, keylen: number, options: ScryptOptions): Promise<Buffer> {
+  if (running >= SCRYPT_AT_ONCE) {
+    if (waiting.length >= SCRYPT_WAITING_MAX) throw passwordWorkBusy();
+    await new Promise<void>((resolve) => waiting.push(resolve));
+  } else {
+    running++;
+  }
+  try {
+    return await new Promise<Buffer>((resolve, reject) => scryptCb(password, salt, keylen, options, (err, key) => (err ? reject(err) : resolve(key))));
+  } finally {
+    // The slot passes straight to the next in line, or is given up.
+    const next = waiting.shift();
+    if (next) next();
+    else running--;
+  }
+}
+
+/** Tests: how many password checks run and wait now. */
+export function passwordWork(): { running: number; waiting: number } {
+  return { running, waiting: waiting.length };
+}
 
 // OWASP's scrypt floor: N=2^17, r=8, p=1 (128 MiB); maxmem must allow it.
 const PARAMS = { N: 2 ** 17, r: 8, p: 1 };

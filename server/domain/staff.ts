@@ -16,9 +16,24 @@ export function roleAllows(role: StaffRole, needed: StaffRole): boolean {
 export const MODE_COOKIE = "mari_mode";
 
 /**
- * What a session cookie remembers of the password it signed in with: when it was last changed
- * (0 for never). A change or a reset moves it, which ends every session signed in before.
+ * What a dashboard session cookie carries beyond the staff id, set once at sign-in: when it signed
+ * in, and the staff member's last revocation then (a password change or reset, or signing out
+ * everywhere; 0 for none).
  */
-export function passwordStamp(passwordChangedAt: Date | null): number {
-  return passwordChangedAt?.getTime() ?? 0;
+export type SessionMarks = { signedInAt?: unknown; revocation?: unknown };
+
+export function revocationStamp(sessionsRevokedAt: Date | null): number {
+  return sessionsRevokedAt?.getTime() ?? 0;
+}
+
+/**
+ * Whether a session still signs its staff member in: signed in less than `maxAgeMs` ago however
+ * often it was renewed since, and with no revocation after it (compared for equality, so the
+ * servers' clocks need not agree). A cookie without the marks (made before they were kept) does not.
+ */
+export function sessionStillValid(marks: SessionMarks, sessionsRevokedAt: Date | null, now: Date, maxAgeMs: number): boolean {
+  const { signedInAt, revocation } = marks;
+  if (typeof signedInAt !== "number" || typeof revocation !== "number") return false;
+  const age = now.getTime() - signedInAt;
+  return age >= -60_000 && age <= maxAgeMs && revocation === revocationStamp(sessionsRevokedAt);
 }

@@ -87,6 +87,7 @@ const NO_ID: Record<string, string> = {
   "staff.list": "list",
   "staff.add": "creates",
   "staff.changePassword": "the caller themself",
+  "staff.signOutEverywhere": "the caller themself",
 };
 
 /** The least role each mutation needs (init.ts: viewer reads; developer keys, endpoints, replays, refunds; admin the rest). */
@@ -111,6 +112,7 @@ const MIN_ROLE: Record<string, StaffRole> = {
   "staff.remove": "admin",
   "staff.resetPassword": "admin",
   "staff.changePassword": "viewer",
+  "staff.signOutEverywhere": "viewer",
 };
 
 const procedurePath = (name: string) => name.replace(/\(.*\)$/, "");
@@ -210,6 +212,7 @@ describe("roles below a mutation's minimum", () => {
       "staff.remove": { id: ours.staff },
       "staff.resetPassword": { id: ours.staff },
       "staff.changePassword": { current: "not the current one", password: "a long new passphrase" },
+      "staff.signOutEverywhere": {},
     };
     return inputs[path];
   };
@@ -226,7 +229,7 @@ describe("roles below a mutation's minimum", () => {
     expect(await fingerprint([w.us.merchant.id])).toEqual(before);
     const db = await getDb();
     expect(await db.select().from(apiKeys).where(eq(apiKeys.merchantId, w.us.merchant.id))).toEqual(keys);
-    if (path.startsWith("staff.")) expect((await db.select().from(staffUsers).where(eq(staffUsers.id, ours.staff)))[0]).toMatchObject({ role: "developer", passwordHash: STAFF_HASH, passwordChangedAt: null });
+    if (path.startsWith("staff.")) expect((await db.select().from(staffUsers).where(eq(staffUsers.id, ours.staff)))[0]).toMatchObject({ role: "developer", passwordHash: STAFF_HASH, sessionsRevokedAt: null });
   });
 
   it.each(Object.entries(MIN_ROLE))("%s lets its least role (%s) past the role check (the control)", async (path, min) => {

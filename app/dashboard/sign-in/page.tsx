@@ -16,6 +16,7 @@ export default async function SignInPage({ searchParams }: Props) {
     <main className="sign-in">
       <h1>Sign in to Mari</h1>
       {configured ? <SignInForm callbackUrl={callbackUrl} messages={SIGN_IN_ERRORS} /> : <p role="alert">{SIGN_IN_ERRORS.not_configured}</p>}
+      <p className="sign-in-help">Forgot your password? An admin of your team can give you a new one from the dashboard&apos;s Team page.</p>
     </main>
   );
 }

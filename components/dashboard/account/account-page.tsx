@@ -5,7 +5,8 @@ import { signIn } from "next-auth/react";
 import { useState, type FormEvent } from "react";
 import { Failed, Loading } from "@/components/ui/states";
 import { PASSWORD_MIN_LENGTH } from "@/server/domain/passwords";
-import { ErrorNote } from "../kit";
+import { ConfirmAction, ErrorNote } from "../kit";
+import { signOutHere } from "../shell";
 import { errorMessage, useTRPC } from "../trpc";
 import "../overview/admin.css";
 
@@ -26,6 +27,8 @@ export function AccountPage() {
           </p>
           <h2>Change your password</h2>
           <PasswordForm email={me.data.email} />
+          <h2>Sign out everywhere</h2>
+          <SignOutEverywhere />
         </>
       )}
     </>
@@ -105,5 +108,24 @@ function PasswordForm({ email }: { email: string }) {
         </p>
       ) : null}
     </form>
+  );
+}
+
+/** For a browser left signed in somewhere else: every session ends, this one included. */
+function SignOutEverywhere() {
+  const trpc = useTRPC();
+  const revoke = useMutation(trpc.staff.signOutEverywhere.mutationOptions({ onSuccess: () => signOutHere() }));
+  return (
+    <div className="panel">
+      <p style={{ marginTop: 0 }}>Signed in on a computer you no longer use, or think someone else may be? This signs you out on every browser, this one too.</p>
+      <ConfirmAction
+        label="Sign out everywhere"
+        question="Sign out on every browser, this one included?"
+        confirmLabel="Sign out everywhere"
+        pending={revoke.isPending || revoke.isSuccess}
+        onConfirm={() => revoke.mutate()}
+      />
+      <ErrorNote error={revoke.error} />
+    </div>
   );
 }

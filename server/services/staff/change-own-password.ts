@@ -9,7 +9,8 @@ import { consumeSignInAttempt, forgetSignInFailures } from "@/server/rate-limit"
  * A staff member's new password, given their current one. Guesses at the current password spend
  * the same budget as sign-in attempts, so a session left open is no way round that limit. The
  * change is a compare-and-set on the old hash: of two changes at once, one wins and the other is
- * told. It moves `password_changed_at`, which ends every other session (the caller signs in again).
+ * told. It moves `sessions_revoked_at`, which ends every session signed in with the old password
+ * (the caller's browser signs in again with the new one).
  */
 export async function changeOwnPassword(base: BaseContext, input: { staffId: string; current: string; password: string }): Promise<{ email: string }> {
   const [staff] = await base.db.select().from(staffUsers).where(eq(staffUsers.id, input.staffId));
@@ -30,7 +31,7 @@ export async function changeOwnPassword(base: BaseContext, input: { staffId: str
 
   const [changed] = await base.db
     .update(staffUsers)
-    .set({ passwordHash: await hashPassword(input.password), passwordChangedAt: base.clock.now() })
+    .set({ passwordHash: await hashPassword(input.password), sessionsRevokedAt: base.clock.now() })
     .where(and(eq(staffUsers.id, staff.id), eq(staffUsers.passwordHash, staff.passwordHash)))
     .returning({ email: staffUsers.email });
   if (!changed) throw invalidParam("current", "Your password was changed elsewhere at the same moment. Sign in again with the new one.");

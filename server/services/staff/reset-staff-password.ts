@@ -16,7 +16,7 @@ export async function resetStaffPassword(ctx: ServiceContext, input: { staffId: 
   const password = generatePassword();
   const [row] = await ctx.db
     .update(staffUsers)
-    .set({ passwordHash: await hashPassword(password), passwordChangedAt: ctx.clock.now() })
+    .set({ passwordHash: await hashPassword(password), sessionsRevokedAt: ctx.clock.now() })
     .where(and(eq(staffUsers.id, input.staffId), eq(staffUsers.merchantId, ctx.merchant.id)))
     .returning({ id: staffUsers.id, email: staffUsers.email });
   if (!row) throw resourceMissing("staff member", input.staffId);

@@ -13,7 +13,7 @@ type Procedure = { _def: { type: "query" | "mutation" | "subscription" } };
 const procedures = Object.entries(appRouter._def.procedures as unknown as Record<string, Procedure>);
 
 /** Mutations a viewer may run: on themselves only. */
-const VIEWER_MUTATIONS: string[] = ["staff.changePassword"];
+const VIEWER_MUTATIONS: string[] = ["staff.changePassword", "staff.signOutEverywhere"];
 
 function call(caller: unknown, path: string): Promise<unknown> {
   const fn = path.split(".").reduce<unknown>((node, part) => (node as Record<string, unknown>)[part], caller) as (input: unknown) => Promise<unknown>;

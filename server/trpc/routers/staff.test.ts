@@ -90,11 +90,11 @@ describe("dashboard: passwords", () => {
 
   it("anyone changes their own with their current one; the old one stops working and the change is stamped", async () => {
     const { caller, me, password } = await withPassword("viewer");
-    expect((await row(me.id)).passwordChangedAt).toBeNull();
+    expect((await row(me.id)).sessionsRevokedAt).toBeNull();
     expect(await caller.staff.changePassword({ current: password, password: "a second long passphrase" })).toEqual({ email: me.email });
     expect(await signsIn(me.email, "a second long passphrase")).toBe(true);
     expect(await signsIn(me.email, password)).toBe(false);
-    expect((await row(me.id)).passwordChangedAt).toBeInstanceOf(Date);
+    expect((await row(me.id)).sessionsRevokedAt).toBeInstanceOf(Date);
   });
 
   it("refuses a wrong current password, a weak or unchanged new one, and changes nothing", async () => {
@@ -147,7 +147,15 @@ describe("dashboard: passwords", () => {
     expect(reset.password).toMatch(/^[A-Za-z0-9_-]{16}$/);
     expect(await signsIn(member.me.email, reset.password)).toBe(true);
     expect(await signsIn(member.me.email, member.password)).toBe(false);
-    expect((await row(member.me.id)).passwordChangedAt).toBeInstanceOf(Date);
+    expect((await row(member.me.id)).sessionsRevokedAt).toBeInstanceOf(Date);
+  });
+
+  it("signing out everywhere stamps the caller's row only", async () => {
+    const { caller, me } = await withPassword("viewer");
+    const colleague = await withPassword("viewer");
+    await caller.staff.signOutEverywhere();
+    expect((await row(me.id)).sessionsRevokedAt).toBeInstanceOf(Date);
+    expect((await row(colleague.me.id)).sessionsRevokedAt).toBeNull();
   });
 
   it("no reset of your own, of another merchant's staff, or by anyone but an admin", async () => {
@@ -158,6 +166,6 @@ describe("dashboard: passwords", () => {
     expect(await refusal(admin.staff.resetPassword({ id: theirs.id }))).toBe("NOT_FOUND");
     for (const role of ["developer", "viewer"] as const) expect(await refusal((await dashboardAs(m, role)).staff.resetPassword({ id: me.id }))).toBe("FORBIDDEN");
     expect(await row(theirs.id)).toEqual(before);
-    expect((await row(me.id)).passwordChangedAt).toBeNull();
+    expect((await row(me.id)).sessionsRevokedAt).toBeNull();
   });
 });

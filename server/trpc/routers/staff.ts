@@ -7,6 +7,7 @@ import { changeStaffRole } from "@/server/services/staff/change-staff-role";
 import { listStaff } from "@/server/services/staff/list-staff";
 import { removeStaffMember } from "@/server/services/staff/remove-staff-member";
 import { resetStaffPassword } from "@/server/services/staff/reset-staff-password";
+import { revokeStaffSessions } from "@/server/services/staff/revoke-staff-sessions";
 import { adminProcedure, router, viewerProcedure } from "../init";
 
 const staffId = z.string().max(64);
@@ -32,6 +33,11 @@ export const staffRouter = router({
   changePassword: viewerProcedure
     .input(z.object({ current: z.string().max(PASSWORD_MAX_LENGTH), password: z.string().max(PASSWORD_MAX_LENGTH) }))
     .mutation(async ({ ctx, input }) => changeOwnPassword(ctx.service, { staffId: ctx.staff.id, ...input })),
+  /** Ends every session of the caller's, this one included. */
+  signOutEverywhere: viewerProcedure.mutation(async ({ ctx }) => {
+    await revokeStaffSessions(ctx.service, ctx.staff.id);
+    return { signedOut: true };
+  }),
   /** A new one-time password for someone else on the team, who is signed out everywhere. */
   resetPassword: adminProcedure.input(z.object({ id: staffId })).mutation(async ({ ctx, input }) => {
     const { staff, password } = await resetStaffPassword(ctx.service, { staffId: input.id, by: ctx.staff.id });

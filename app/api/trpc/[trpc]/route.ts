@@ -18,6 +18,13 @@ function crossSite(req: Request): boolean {
 const handler = (req: Request) =>
   crossSite(req)
     ? Response.json({ error: { message: "Cross-site requests are refused." } }, { status: 403 })
-    : fetchRequestHandler({ endpoint: "/api/trpc", req, router: appRouter, createContext: createTrpcContext });
+    : fetchRequestHandler({
+        endpoint: "/api/trpc",
+        req,
+        router: appRouter,
+        createContext: createTrpcContext,
+        // A merchant's data, and once a generated password: never kept by a browser or a proxy.
+        responseMeta: () => ({ headers: new Headers({ "Cache-Control": "no-store, private" }) }),
+      });
 
 export { handler as GET, handler as POST };

@@ -7,7 +7,7 @@ import { seedPayment, seedSucceededPayment, seedTestMerchant, type TestMerchant 
 
 // The session the route sees: next-auth reads it from the request's cookie inside Next; here the
 // test says who (if anyone) is signed in.
-const session = vi.hoisted(() => ({ current: null as { staffId?: string } | null }));
+const session = vi.hoisted(() => ({ current: null as { staffId?: string; marks?: { signedInAt: number; revocation: number } } | null }));
 vi.mock("next-auth", () => ({ getServerSession: async () => session.current }));
 // And the request's cookies (the test/live switch), which Next gives through next/headers.
 const jar = vi.hoisted(() => ({ current: new Map<string, string>() }));
@@ -20,6 +20,9 @@ async function staffOf(m: TestMerchant): Promise<string> {
   await (await getDb()).insert(staffUsers).values({ id, merchantId: m.merchant.id, email: `viewer-${id}@test.mari.test`, passwordHash: "scrypt$1$1$1$x$y", role: "viewer", createdAt: new Date() });
   return id;
 }
+
+/** A session cookie signed in just now, as next-auth's callbacks make it (server/auth/options.ts). */
+const signedIn = (staffId: string) => ({ staffId, marks: { signedInAt: Date.now(), revocation: 0 } });
 
 const get = (query = "", cookie?: string) => {
   jar.current = new Map((cookie ?? "").split(";").filter(Boolean).map((c) => c.trim().split("=") as [string, string]));
@@ -48,7 +51,7 @@ describe("GET /dashboard/payments/export", () => {
     const none = await get();
     expect(none.status).toBe(401);
     expect(await none.text()).not.toContain("id,created_at");
-    session.current = { staffId: newId("staffUser") };
+    session.current = signedIn(newId("staffUser"));
     expect((await get()).status).toBe(401);
   });
 
@@ -57,7 +60,7 @@ describe("GET /dashboard/payments/export", () => {
     const done = await seedSucceededPayment(a);
     const live = await seedSucceededPayment(a, { livemode: true });
     const theirs = await seedSucceededPayment(b);
-    session.current = { staffId: await staffOf(a) };
+    session.current = signedIn(await staffOf(a));
 
     const all = await get();
     expect(all.status).toBe(200);
@@ -75,7 +78,7 @@ describe("GET /dashboard/payments/export", () => {
   });
 
   it("refuses filters it does not know", async () => {
-    session.current = { staffId: await staffOf(a) };
+    session.current = signedIn(await staffOf(a));
     expect((await get("?status=lost")).status).toBe(400);
     expect((await get("?merchant=someone-else")).status).toBe(400);
   });

@@ -1,1 +1,0 @@
-ALTER TABLE "staff_users" ADD COLUMN "password_changed_at" timestamp with time zone;
