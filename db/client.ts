@@ -3,6 +3,7 @@ import { sql, type SQL } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { env } from "@/server/env";
 import * as schema from "./schema";
+import { lockDataDir } from "./data-dir-lock";
 
 export type Schema = typeof schema;
 /** Either driver's database, or a transaction on it: services accept any of them. */
@@ -151,10 +152,16 @@ async function open(): Promise<Handle> {
   const { mkdir } = await import("node:fs/promises");
   const dir = path.resolve(PGLITE_DIR);
   await mkdir(dir, { recursive: true });
-  const handle = await openPglite(dir);
-  // The embedded database migrates itself on first use; PostgreSQL is migrated by `npm run db:migrate`.
-  await migrateHandle(handle);
-  return handle;
+  const release = lockDataDir(dir);
+  try {
+    const handle = await openPglite(dir);
+    // The embedded database migrates itself on first use; PostgreSQL is migrated by `npm run db:migrate`.
+    await migrateHandle(handle);
+    return { ...handle, close: () => handle.close().finally(release) };
+  } catch (e) {
+    release();
+    throw e;
+  }
 }
 
 export async function getDb(): Promise<Db> {

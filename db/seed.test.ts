@@ -1,10 +1,14 @@
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
+import { eq } from "drizzle-orm";
 import { afterAll, describe, expect, it } from "vitest";
+import { staffUsers } from "@/db/schema";
+import { verifyPassword } from "@/server/domain/passwords";
+import { getDb, openPglite } from "./client";
 
 const run = promisify(execFile);
 
@@ -40,6 +44,39 @@ describe("npm run seed -- --json", async () => {
     expect(again.staff).toEqual({ email: out.staff.email });
     expect(again.keys.test).not.toBe(out.keys.test);
     expect(again.keys.restricted).toBeUndefined();
+  });
+
+  it("--new-password gives the existing admin a new password, which signs in where the old one no longer does", async () => {
+    const first = JSON.parse((await seed("--json", "--merchant", `${slug}-pw`)).stdout);
+    const renewed = JSON.parse((await seed("--json", "--merchant", `${slug}-pw`, "--new-password")).stdout);
+    expect(renewed.staff).toEqual({ email: first.staff.email, password: expect.any(String) });
+    expect(renewed.staff.password).not.toBe(first.staff.password);
+
+    // Read back from the database the seed wrote to (the embedded one once the seed has exited).
+    const handle = process.env.DATABASE_URL ? { db: await getDb(), close: async () => {} } : await openPglite(dir);
+    try {
+      const [row] = await handle.db.select().from(staffUsers).where(eq(staffUsers.email, first.staff.email));
+      expect(await verifyPassword(renewed.staff.password, row!.passwordHash)).toBe(true);
+      expect(await verifyPassword(first.staff.password, row!.passwordHash)).toBe(false);
+      expect(row!.sessionsRevokedAt).toBeInstanceOf(Date);
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it("refuses to open the embedded database while another process has it open, and leaves it whole", async () => {
+    const lockDir = await mkdtemp(path.join(os.tmpdir(), "mari-seed-locked-"));
+    const holder = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60_000)"], { stdio: "ignore" });
+    try {
+      await writeFile(path.join(lockDir, "pglite.lock"), String(holder.pid));
+      const { DATABASE_URL: _pg, ...embedded } = process.env;
+      await expect(
+        run(path.resolve("node_modules/.bin/tsx"), ["db/seed.ts", "--json"], { env: { ...embedded, PGLITE_DIR: path.join(lockDir, "pglite"), LOG_LEVEL: "silent" }, timeout: 60_000 }),
+      ).rejects.toMatchObject({ stderr: expect.stringContaining(`is open in another process (pid ${holder.pid})`) });
+    } finally {
+      holder.kill();
+      await rm(lockDir, { recursive: true, force: true });
+    }
   });
 
   it("refuses an unknown scope with a clear message", async () => {

@@ -1,7 +1,8 @@
 /**
- * npm run seed -- --json [--merchant SLUG] [--restricted SCOPE,SCOPE] [--fee-bearer merchant|customer]
+ * npm run seed -- --json [--merchant SLUG] [--restricted SCOPE,SCOPE] [--fee-bearer merchant|customer] [--new-password]
  * Creates the merchant if missing and fresh keys; prints exactly one JSON object on stdout.
- * `--fee-bearer` applies to a merchant this run creates (default merchant).
+ * `--fee-bearer` applies to a merchant this run creates (default merchant). `--new-password` gives
+ * an existing admin a new password (printed; their sessions end), for a lost first-start login.
  */
 import { parseArgs } from "node:util";
 import { SCOPES, type Scope } from "@/server/domain/api-keys";
@@ -17,6 +18,7 @@ async function main(): Promise<void> {
       merchant: { type: "string", default: "demo" },
       restricted: { type: "string" },
       "fee-bearer": { type: "string" },
+      "new-password": { type: "boolean", default: false },
     },
     strict: true,
   });
@@ -28,13 +30,18 @@ async function main(): Promise<void> {
   if (feeBearer !== undefined && !(FEE_BEARERS as readonly string[]).includes(feeBearer)) throw new Error(`--fee-bearer must be one of: ${FEE_BEARERS.join(", ")}`);
 
   const db = await getDb();
-  const { created, ...result } = await seedMerchant({ db, clock: systemClock }, { slug: values.merchant, restrictedScopes: scopes as Scope[] | undefined, feeBearer: feeBearer as FeeBearer | undefined });
+  const { created, ...result } = await seedMerchant({ db, clock: systemClock }, {
+    slug: values.merchant,
+    restrictedScopes: scopes as Scope[] | undefined,
+    feeBearer: feeBearer as FeeBearer | undefined,
+    newPassword: values["new-password"],
+  });
   if (values.json) {
     process.stdout.write(`${JSON.stringify(result)}\n`);
   } else {
     const out = [
       `${created ? "Created" : "Found"} merchant ${result.slug} (${result.merchant_id})`,
-      `  staff      ${result.staff.email}${result.staff.password ? ` / ${result.staff.password}` : " (password unchanged)"}`,
+      `  staff      ${result.staff.email}${result.staff.password ? ` / ${result.staff.password}` : " (password unchanged; --new-password for a new one)"}`,
       `  test key   ${result.keys.test}`,
       `  live key   ${result.keys.live}`,
       ...(result.keys.restricted ? [`  restricted ${result.keys.restricted}`] : []),

@@ -81,9 +81,13 @@ test.describe("service endpoints", () => {
     }
   });
 
-  test("a DELETE with a body is refused, not read as if it had none", async ({ request }) => {
-    const res = await request.delete("/v1/webhook_endpoints/we_00000000000000000000000000", { headers: bearer(seed().keys.test), data: { confirm: true } });
-    expect((await expectError(res, 400, "invalid_request", "parameter_invalid")).message).toBe("This endpoint takes no request body.");
+  test("a DELETE or a GET with a body is refused, not read as if it had none", async ({ request }) => {
+    const del = await request.delete("/v1/webhook_endpoints/we_00000000000000000000000000", { headers: bearer(seed().keys.test), data: { confirm: true } });
+    expect((await expectError(del, 400, "invalid_request", "parameter_invalid")).message).toBe("This endpoint takes no request body.");
+    // A filter sent as a body would otherwise be ignored, and the whole list answered.
+    const get = await request.get("/v1/payments?limit=1", { headers: bearer(seed().keys.test), data: { status: "failed" } });
+    expect((await expectError(get, 400, "invalid_request", "parameter_invalid")).message).toBe("This endpoint takes no request body.");
+    expect((await request.get("/v1/payments?limit=1", { headers: bearer(seed().keys.test) })).status()).toBe(200);
   });
 });
 

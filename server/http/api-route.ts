@@ -102,8 +102,10 @@ export function apiRoute<B extends z.ZodType | undefined, Q extends z.ZodType | 
 
       const query = (op.query ? parseOrThrow(op.query, queryObject(url), "query") : refuseQuery(url)) as Out<Q>;
       // A GET or DELETE takes no body: one that comes with a body is read so that it can be refused
-      // (below) rather than silently ignored.
+      // (below) rather than silently ignored. Next drops a GET's body before it gets here, but its
+      // headers still say it had one.
       const parsedBody = op.method === "POST" || request.body !== null ? await readJsonBody(request) : undefined;
+      if (parsedBody === undefined && declaresBody(request.headers)) refuseBody(null);
       // A retry of a request this process completed gets its stored answer without the database,
       // and before its body is validated: the same request passed validation when first sent (one
       // that fails it is never recorded), and its answer stays the stored one even where the
@@ -240,6 +242,11 @@ function refuseQuery(url: URL): undefined {
   const first = url.searchParams.keys().next();
   if (!first.done) throw new ServiceError("parameter_invalid", `Unknown parameter: '${first.value}'.`, first.value);
   return undefined;
+}
+
+/** Headers announcing a body: a length above zero, or chunks. */
+function declaresBody(headers: Headers): boolean {
+  return headers.has("transfer-encoding") || Number(headers.get("content-length") ?? "0") > 0;
 }
 
 function refuseBody(value: unknown): undefined {

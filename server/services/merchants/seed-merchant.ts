@@ -19,6 +19,8 @@ export type SeedInput = {
   restrictedScopes?: readonly Scope[];
   /** Who bears the fee of a merchant created by this seed (an existing merchant keeps its own). */
   feeBearer?: FeeBearer;
+  /** The admin exists already and lost the password: give them a new one (their sessions end). */
+  newPassword?: boolean;
 };
 
 const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$/;
@@ -26,7 +28,8 @@ const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$/;
 /**
  * Makes sure a merchant with this slug exists with an admin staff user, and issues fresh keys.
  * Safe to run again: the merchant and staff user are created once; keys are new on every run.
- * The staff password is returned only by the run that created the user (it is never stored plain).
+ * The staff password is returned only by the run that created the user (it is never stored plain),
+ * or by one asked for a new one (`newPassword`).
  */
 export async function seedMerchant(ctx: BaseContext, input: SeedInput): Promise<SeedResult & { created: boolean }> {
   if (!SLUG.test(input.slug)) throw new Error(`Invalid merchant slug '${input.slug}': use lowercase letters, digits and dashes.`);
@@ -58,6 +61,13 @@ export async function seedMerchant(ctx: BaseContext, input: SeedInput): Promise<
       .onConflictDoNothing()
       .returning({ id: staffUsers.id });
     if (createdStaff) password = candidate;
+  } else if (input.newPassword) {
+    const candidate = generatePassword();
+    await ctx.db
+      .update(staffUsers)
+      .set({ passwordHash: await hashPassword(candidate), sessionsRevokedAt: now })
+      .where(eq(staffUsers.id, existingStaff.id));
+    password = candidate;
   }
 
   const test = await createApiKey(ctx, { merchantId: merchant.id, livemode: false, kind: "secret", name: "seed" });
