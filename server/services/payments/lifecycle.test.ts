@@ -209,6 +209,27 @@ describe("reconciliation of unknown payments", () => {
     expect(await eventTypes(p.id)).toEqual(["payment.unresolved", "payment.succeeded"]);
   });
 
+  it("following its own check schedule, flags unresolved at 24 h exactly, not at the next backoff step", async () => {
+    const p = await seedPayment(m, "unknown", { msisdn: "263770000005" });
+    const due = p.unknownSince!.getTime() + 24 * HOUR;
+    let at = p.nextCheckAt!;
+    let checks = 0;
+    for (;;) {
+      const after = (await reconcilePayment(await ctxAt(at), p.id))!;
+      checks++;
+      if (after.status !== "unknown") {
+        expect(after.status).toBe("unresolved");
+        break;
+      }
+      expect(after.nextCheckAt!.getTime()).toBeLessThanOrEqual(due);
+      at = after.nextCheckAt!;
+    }
+    expect(at.getTime()).toBe(due);
+    // 10 s, 30 s, 1, 2, 5, 10, 30 min, then hourly: about 30 checks in the day.
+    expect(checks).toBeGreaterThan(20);
+    expect(checks).toBeLessThan(40);
+  });
+
   it("never expires an unresolved payment", async () => {
     const p = await seedPayment(m, "unresolved", { msisdn: "263770000003" });
     expect((await reconcilePayment(await ctxAt(new Date(p.expiresAt.getTime() + 48 * HOUR)), p.id))!.status).toBe("unresolved");

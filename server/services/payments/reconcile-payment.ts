@@ -42,7 +42,7 @@ export async function reconcileClaimed(ctx: Ctx, payment: Payment): Promise<Paym
   const attempts = payment.checkAttempts + 1;
   const [updated] = await ctx.db
     .update(payments)
-    .set({ checkAttempts: attempts, nextCheckAt: nextCheckAt(payment.status, attempts, now) })
+    .set({ checkAttempts: attempts, nextCheckAt: nextCheckAt(payment.status, attempts, now, payment.unknownSince) })
     .where(and(eq(payments.id, paymentId), inArray(payments.status, ["unknown", "unresolved"])))
     .returning();
   return updated ?? payment;
