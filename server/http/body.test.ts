@@ -1,17 +1,21 @@
 import { describe, expect, it } from "vitest";
 import { api } from "@/server/testing/api";
 import { paymentBody, seedTestMerchant } from "@/server/testing/fixtures";
-import { findNul } from "./body";
+import { findUnstorable } from "./body";
 
 describe("NUL characters", () => {
   it("are found anywhere in a parsed body, however deep", () => {
-    expect(findNul({ a: "ok", b: ["x", { c: "bad\u0000" }] })).toBe("b.1.c");
-    expect(findNul({ ["k\u0000"]: "v" })).toBe("k\u0000");
-    expect(findNul("\u0000")).toBe("");
-    expect(findNul({ a: "fine", n: 1, t: true, z: null })).toBeNull();
+    const nul = (v: unknown) => findUnstorable(v)?.path ?? null;
+    expect(nul({ a: "ok", b: ["x", { c: "bad\u0000" }] })).toBe("b.1.c");
+    expect(nul({ ["k\u0000"]: "v" })).toBe("k\u0000");
+    expect(nul("\u0000")).toBe("");
+    expect(findUnstorable({ a: "fine", n: 1, t: true, z: null })).toBeNull();
+    // JSON.parse keeps `__proto__` as a key of its own; an object built from it would drop it.
+    expect(findUnstorable(JSON.parse('{"metadata":{"order":"1","__proto__":"x"}}'))).toEqual({ path: "metadata.__proto__", problem: "proto" });
+    expect(findUnstorable(JSON.parse('{"constructor":"fine","prototype":"fine"}'))).toBeNull();
     let deep: unknown = "end\u0000";
     for (let i = 0; i < 20_000; i++) deep = [deep];
-    expect(findNul(deep)).toMatch(/^0(\.0)*$/);
+    expect(findUnstorable(deep)?.path).toMatch(/^0(\.0)*$/);
   });
 
   it("answer 400 parameter_invalid, never a 500, in bodies, queries and paths", async () => {
@@ -30,5 +34,16 @@ describe("NUL characters", () => {
     const inPath = await api("GET", "/v1/payments/pay_%00", { key: m.keys.test });
     expect(inPath.status).toBe(404);
     expect(inPath.body.error.code).toBe("resource_missing");
+  });
+});
+
+describe("a '__proto__' key", () => {
+  it("is refused by name rather than dropped: the metadata a merchant sends is the metadata kept", async () => {
+    const m = await seedTestMerchant();
+    const raw = JSON.stringify(paymentBody({ metadata: { order: "1" } })).replace('"order":"1"', '"order":"1","__proto__":"x"');
+    const res = await api("POST", "/v1/payments", { key: m.keys.test, rawBody: raw, headers: { "content-type": "application/json" }, idempotencyKey: "proto-1" });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: "parameter_invalid", param: "metadata.__proto__", message: "'__proto__' may not be used as a key." });
+    expect((await api("GET", "/v1/payments", { key: m.keys.test })).body.data).toEqual([]);
   });
 });
