@@ -5,7 +5,7 @@ import { events, webhookAttempts, webhookDeliveries, webhookEndpoints, type Deli
 import type { BaseContext } from "@/server/context";
 import { newId } from "@/server/domain/ids";
 import { signatureHeader } from "@/server/domain/signatures";
-import { DEGRADED_AFTER_FAILURES, healthChange, nextAttemptAt, signingSecrets } from "@/server/domain/webhooks";
+import { DEGRADED_AFTER_FAILURES, GIVE_UP_AFTER_MS, healthChange, nextAttemptAt, signingSecrets } from "@/server/domain/webhooks";
 import { toEventResource } from "@/server/schemas/events";
 import type { WebhookPostResult } from "@/server/webhooks/post-webhook";
 
@@ -103,8 +103,14 @@ export async function sendDelivery(ctx: DeliveryContext, { delivery, endpoint, e
   const attemptedAt = ctx.clock.now();
   let post: WebhookPostResult;
   let counts = true;
+  const firstAt = delivery.firstAttemptAt;
   if (endpoint.status !== "enabled" || endpoint.deletedAt) {
     post = { ok: false, statusCode: null, latencyMs: 0, error: `${NOT_SENT} the endpoint is ${endpoint.deletedAt ? "deleted" : "disabled"}`, responseBody: "" };
+    counts = false;
+  } else if (firstAt && attemptedAt.getTime() - firstAt.getTime() > GIVE_UP_AFTER_MS) {
+    // Retries stop 24 h after the first attempt: one due before then but picked up after (the
+    // service was down) is not sent late. A replay sends the event again.
+    post = { ok: false, statusCode: null, latencyMs: 0, error: `${NOT_SENT} more than 24 h after the first attempt`, responseBody: "" };
     counts = false;
   } else {
     const body = JSON.stringify(toEventResource(event));

@@ -234,6 +234,22 @@ describe("webhook delivery", () => {
     expect(await w.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.endpointId, all.id))).toHaveLength(1);
   });
 
+  it("does not send a retry picked up more than 24 h after the first attempt (the service was down), and says why", async () => {
+    const w = await world();
+    const down = await receiver(() => 500);
+    const ep = await createEndpoint(await w.ctx(), { url: down.url, enabledEvents: ["*"] });
+    await w.succeed();
+    await w.run();
+    const d = await onlyDelivery(ep.id);
+    expect(d).toMatchObject({ status: "pending", attemptCount: 1 });
+    // The retry was due a minute later; the runner next runs a day and a minute after the first attempt.
+    w.clock.advance(GIVE_UP_AFTER_MS + 60_000);
+    await w.run();
+    expect(down.received).toHaveLength(1);
+    expect(await onlyDelivery(ep.id)).toMatchObject({ status: "failed", attemptCount: 2, nextAttemptAt: null });
+    expect((await attemptsOf(d.id))[1]).toMatchObject({ statusCode: null, error: "not sent: more than 24 h after the first attempt" });
+  });
+
   it("fans each event out exactly once, however many workers relay at the same time", async () => {
     const w = await world();
     const endpoints = await Promise.all(
