@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Scope } from "@/server/domain/api-keys";
 import { ID_PREFIXES, idPattern, type IdKind } from "@/server/domain/ids";
+import { METADATA_MAX_KEYS } from "@/server/domain/metadata";
 
 /** DESIGN.md limits: ≤ 50 keys, key ≤ 40 chars, string values ≤ 500 chars. */
 export const metadataSchema = z
@@ -9,9 +10,9 @@ export const metadataSchema = z
     z.string({ error: "metadata values must be strings" }).max(500, "metadata values must be at most 500 characters"),
     { error: "metadata must be an object of string keys and string values" },
   )
-  .refine((m) => Object.keys(m).length <= 50, { message: "metadata may hold at most 50 keys" })
+  .refine((m) => Object.keys(m).length <= METADATA_MAX_KEYS, { message: `metadata may hold at most ${METADATA_MAX_KEYS} keys` })
   // The refinement does not reach the OpenAPI document; the limit does, through this.
-  .meta({ maxProperties: 50 })
+  .meta({ maxProperties: METADATA_MAX_KEYS })
   .describe("Your own key-value pairs, returned on every read and on every webhook.");
 
 export const timestamp = z.iso.datetime().describe("RFC 3339 UTC timestamp.");

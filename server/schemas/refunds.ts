@@ -13,7 +13,7 @@ export const createRefundBody = z.strictObject({
     .optional()
     .describe("Amount to refund in minor units (cents), greater than 0. Defaults to all that remains refundable: the payment's amount less its pending and succeeded refunds (fees are not refunded)."),
   reason: z.enum(REFUND_REASONS, { error: `reason must be one of ${REFUND_REASONS.join(", ")}` }).optional(),
-  metadata: metadataSchema.optional(),
+  metadata: metadataSchema.optional().describe("Kept on top of the payment's metadata, which the refund carries too (at most 50 keys together)."),
 });
 
 export const refundResource = z.object({

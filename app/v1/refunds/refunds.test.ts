@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "@/db/client";
-import { idempotencyKeys, refunds } from "@/db/schema";
+import { idempotencyKeys, payments, refunds } from "@/db/schema";
 import type { PaymentStatus } from "@/server/domain/payment-status";
 import { sandbox } from "@/server/providers/registry";
 import { sandboxReference } from "@/server/providers/sandbox/client";
@@ -71,6 +71,17 @@ describe("POST /v1/refunds", () => {
     const [row] = await refundRows(p.id);
     expect(row!.submittedAt).not.toBeNull();
     expect(row!.nextCheckAt!.getTime()).toBeGreaterThan(row!.submittedAt!.getTime());
+  });
+
+  it("carries the payment's metadata under its own, and refuses more than 50 keys in all", async () => {
+    const p = await seedSucceededPayment(m, { amount: 1_000 });
+    const payments50 = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`k${i}`, "v"]));
+    await (await getDb()).update(payments).set({ metadata: payments50 }).where(eq(payments.id, p.id));
+    const tooMany = await refund(m.keys.test, { payment: p.id, amount: 100, metadata: { ticket: "T-2" } });
+    expect(expectError(tooMany, 400, "invalid_request", "parameter_invalid", "metadata").message).toContain("at most 50 keys in all");
+    const sameKey = await refund(m.keys.test, { payment: p.id, amount: 100, metadata: { k0: "refund's" } });
+    expect(sameKey.status).toBe(201);
+    expect(sameKey.body.metadata).toEqual({ ...payments50, k0: "refund's" });
   });
 
   it("takes partial refunds until the amount is used up, naming what remains when one is too big", async () => {

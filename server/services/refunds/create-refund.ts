@@ -1,8 +1,9 @@
 import { and, eq, gt, inArray, sql } from "drizzle-orm";
 import { payments, refunds, type Payment, type Refund } from "@/db/schema";
-import { resourceMissing, ServiceError } from "@/server/domain/errors";
+import { invalidParam, resourceMissing, ServiceError } from "@/server/domain/errors";
 import { IDEMPOTENCY_TTL_MS } from "@/server/domain/idempotency";
 import { newId } from "@/server/domain/ids";
+import { METADATA_MAX_KEYS, refundMetadata } from "@/server/domain/metadata";
 import { owned } from "@/server/domain/tenancy";
 import { refundSubmitLeaseEnds } from "@/server/domain/refund-schedule";
 import { HOLDING_STATUSES, refundableRemainder, type RefundReason } from "@/server/domain/refunds";
@@ -21,7 +22,8 @@ export type CreateRefundInput = {
 };
 
 /**
- * Refunds all or part of a succeeded payment.
+ * Refunds all or part of a succeeded payment. The refund carries the payment's metadata, with its
+ * own on top (refundMetadata), so its webhooks name the merchant's order as the payment's do.
  *
  * The pending row is committed first, in a transaction that locks the payment row, sums what its
  * pending and succeeded refunds hold and inserts: concurrent refunds of one payment queue on that
@@ -86,6 +88,11 @@ async function insertRefund(ctx: ServiceContext, input: CreateRefundInput): Prom
       );
     }
 
+    const metadata = refundMetadata(payment.metadata, input.metadata);
+    if (!metadata) {
+      throw invalidParam("metadata", `A refund carries its payment's metadata with its own on top, at most ${METADATA_MAX_KEYS} keys in all: this payment's and these make more.`);
+    }
+
     const [refund] = await tx
       .insert(refunds)
       .values({
@@ -98,7 +105,7 @@ async function insertRefund(ctx: ServiceContext, input: CreateRefundInput): Prom
         status: "pending",
         reason: input.reason ?? null,
         provider: payment.provider,
-        metadata: input.metadata ?? {},
+        metadata,
         idempotencyKey: input.idempotencyKey ?? null,
         // The request submits it now; the due-work verb waits this long before presuming it died.
         nextCheckAt: refundSubmitLeaseEnds(now),

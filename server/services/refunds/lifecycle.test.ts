@@ -59,7 +59,10 @@ describe("refund lifecycle with the sandbox", () => {
     const signals: JobSignal[] = [];
     onJobSignal((s) => signals.push(s));
     const p = await seedSucceededPayment(m, { msisdn: "263770000001", amount: 1_000 });
-    const created = await createRefund(ctx, { paymentId: p.id, amount: 400 });
+    // The merchant's own ids, set on the payment: its refund's webhooks carry them too.
+    await (await getDb()).update(payments).set({ metadata: { order_id: "1001", channel: "web" } }).where(eq(payments.id, p.id));
+    const created = await createRefund(ctx, { paymentId: p.id, amount: 400, metadata: { channel: "phone" } });
+    expect(created.metadata).toEqual({ order_id: "1001", channel: "phone" });
     expect(created).toMatchObject({ status: "pending", providerReference: sandboxReference(created.id) });
     expect(signals).toEqual([{ type: "refund.created", refundId: created.id, dueAt: created.nextCheckAt }]);
 
@@ -82,6 +85,7 @@ describe("refund lifecycle with the sandbox", () => {
     const evts = await eventsOf(created.id);
     expect(evts.map((e) => e.type)).toEqual(["refund.succeeded"]);
     expect(evts[0]!.data).toEqual({ object: JSON.parse(JSON.stringify(toRefundResource(done))), previous_attributes: { status: "pending" } });
+    expect((evts[0]!.data as { object: { metadata: unknown } }).object.metadata).toEqual({ order_id: "1001", channel: "phone" });
     expect(evts[0]!.merchantId).toBe(m.merchant.id);
   });
 
