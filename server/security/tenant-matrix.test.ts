@@ -220,25 +220,29 @@ describe("filters naming foreign objects", () => {
 
 describe("cursors set to foreign ids", () => {
   /**
-   * DESIGN.md: lists page with `starting_after`/`ending_before` keyset cursors, never OFFSET. A
-   * cursor is a position in our own id order (ids sort by creation time), not an object that is
-   * looked up: an unknown id is not an error. So a foreign id must answer exactly what an id
-   * that never existed, made at the same millisecond, answers: 200, the same page, nothing foreign.
+   * A cursor names an object (spec §4 rule 5): one of another merchant's, of the other
+   * environment, or one that never existed is 404 resource_missing naming the parameter, exactly
+   * as an id made at the same millisecond that never existed is; nothing foreign shows. Our own
+   * object pages (the control).
    */
   const sameInstant = (id: string, kind: IdKind) => newId(kind, idTime(id));
 
   it.each(ROUTES.filter((r) => r.cursor).map((r) => [label(r), r] as const))("%s", async (_n, route) => {
     const kind = KIND[route.cursor!];
+    const call = (query: Record<string, string>) => callRoute(route, { key: w.us.keys.test, id: w.ours.settlement, query: { ...query, limit: "100" } });
     for (const direction of ["starting_after", "ending_before"]) {
       for (const foreign of [w.theirs[route.cursor!], w.usLive[route.cursor!]]) {
-        const call = (cursor: string) => callRoute(route, { key: w.us.keys.test, id: w.ours.settlement, query: { [direction]: cursor, limit: "100" } });
-        const viaForeign = await call(foreign);
-        const viaRandom = await call(sameInstant(foreign, kind));
-        expect(viaForeign.status, `${direction}=${foreign}: ${viaForeign.text}`).toBe(200);
-        expect(viaForeign.body).toEqual(viaRandom.body);
-        expectNoForeignIds(viaForeign);
+        const viaForeign = await call({ [direction]: foreign });
+        const random = sameInstant(foreign, kind);
+        const viaRandom = await call({ [direction]: random });
+        expectError(viaForeign, 404, "not_found", "resource_missing", direction);
+        expect(comparable(viaForeign, foreign)).toEqual(comparable(viaRandom, random));
+        // Beyond the id the caller sent itself (which the message quotes), nothing foreign.
+        expectNoForeignIds({ ...viaForeign, text: viaForeign.text.split(foreign).join("<id>") });
       }
     }
+    const own = await call({ starting_after: route.cursor === "payment" && route.path.includes("{id}") ? w.ours.paidPayment : w.ours[route.cursor!] });
+    expect(own.status, own.text).toBe(200);
   });
 });
 

@@ -11,7 +11,7 @@ import { sandboxReference } from "@/server/providers/sandbox/client";
 import { api } from "@/server/testing/api";
 import { setEnv } from "@/server/testing/env";
 import { expectError } from "@/server/testing/expect-error";
-import { paymentBody, seedTestMerchant, uniqueRef, type TestMerchant } from "@/server/testing/fixtures";
+import { paymentBody, seedPayment, seedTestMerchant, uniqueRef, type TestMerchant } from "@/server/testing/fixtures";
 
 let seq = 0;
 const idemKey = () => `payments-test-${Date.now().toString(36)}-${++seq}`;
@@ -455,11 +455,19 @@ describe("GET /v1/payments: pagination", () => {
     expect(after.data.map((p) => p.id)).toEqual(newestFirst.slice(501, 504));
   });
 
-  it("treats a cursor of another merchant or environment as a position only: it leaks nothing", async () => {
+  it("refuses a cursor of another environment or merchant, or one that never existed, exactly as it would the id itself", async () => {
     const db = await getDb();
     const [live] = await db.select().from(payments).where(and(eq(payments.merchantId, m.merchant.id), eq(payments.livemode, true))).limit(1);
-    const page = await list(`?limit=100&starting_after=${live!.id}`);
-    for (const p of page.data) expect(newestFirst).toContain(p.id);
+    const theirs = await seedPayment(await seedTestMerchant(), "succeeded");
+    const made = newId("payment");
+    for (const id of [live!.id, theirs.id, made]) {
+      for (const param of ["starting_after", "ending_before"]) {
+        const res = await api("GET", `/v1/payments?limit=5&${param}=${id}`, { key: m.keys.test });
+        expect(expectError(res, 404, "not_found", "resource_missing", param).message).toBe(`No such payment: '${id}'`);
+      }
+    }
+    // Our own, in this environment, pages as before.
+    expect((await list(`?limit=2&starting_after=${newestFirst[0]}`)).data.map((p) => p.id)).toEqual(newestFirst.slice(1, 3));
   });
 
   it("refuses starting_after together with ending_before", async () => {

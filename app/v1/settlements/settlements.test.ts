@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { newId } from "@/server/domain/ids";
 import { api } from "@/server/testing/api";
 import { expectError } from "@/server/testing/expect-error";
 import { seedPayment, seedTestMerchant, type TestMerchant } from "@/server/testing/fixtures";
@@ -103,6 +104,13 @@ describe("/v1/settlements", () => {
     expect(seen).toEqual([...paymentIds].reverse());
     const before = await api("GET", `/v1/settlements/${settlementId}/lines?limit=5&ending_before=${seen[10]}`, { key: m.keys.test });
     expect(before.body.data.map((l: { source: string }) => l.source)).toEqual(seen.slice(5, 10));
+
+    // A cursor that is no line of this batch (a payment not in it, or none) is missing, not a position.
+    const elsewhere = (await seedPayment(other, "succeeded")).id;
+    for (const id of [elsewhere, newId("payment")]) {
+      const res = await api("GET", `/v1/settlements/${settlementId}/lines?starting_after=${id}`, { key: m.keys.test });
+      expect(expectError(res, 404, "not_found", "resource_missing", "starting_after").message).toBe(`No such settlement line: '${id}'`);
+    }
   });
 
   it("is invisible to other merchants and to the live environment", async () => {

@@ -1,7 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import { apiKeys, type ApiKey } from "@/db/schema";
 import type { ServiceContext } from "@/server/context";
-import { keyset, type Page, type PageRequest } from "../pagination";
+import { keyset, withOwnedCursor, type Page, type PageRequest } from "../pagination";
 
 /** A key as staff may see it: everything but the hash, which never leaves the database. */
 export type ApiKeySummary = Omit<ApiKey, "hash">;
@@ -13,22 +13,25 @@ export type ApiKeySummary = Omit<ApiKey, "hash">;
  */
 export async function listApiKeys(ctx: ServiceContext, page: PageRequest): Promise<Page<ApiKeySummary>> {
   const q = keyset(apiKeys.id, page, and(eq(apiKeys.merchantId, ctx.merchant.id), eq(apiKeys.livemode, ctx.livemode)), [apiKeys.merchantId, apiKeys.livemode]);
-  const rows = await ctx.db
-    .select({
-      id: apiKeys.id,
-      merchantId: apiKeys.merchantId,
-      livemode: apiKeys.livemode,
-      kind: apiKeys.kind,
-      scopes: apiKeys.scopes,
-      name: apiKeys.name,
-      displayPrefix: apiKeys.displayPrefix,
-      createdAt: apiKeys.createdAt,
-      revokedAt: apiKeys.revokedAt,
-      lastUsedAt: apiKeys.lastUsedAt,
-    })
-    .from(apiKeys)
-    .where(q.where)
-    .orderBy(...q.orderBy)
-    .limit(q.limit);
+  const own = { what: "API key", table: apiKeys, id: apiKeys.id, merchantId: apiKeys.merchantId, livemode: apiKeys.livemode };
+  const read = () =>
+    ctx.db
+      .select({
+        id: apiKeys.id,
+        merchantId: apiKeys.merchantId,
+        livemode: apiKeys.livemode,
+        kind: apiKeys.kind,
+        scopes: apiKeys.scopes,
+        name: apiKeys.name,
+        displayPrefix: apiKeys.displayPrefix,
+        createdAt: apiKeys.createdAt,
+        revokedAt: apiKeys.revokedAt,
+        lastUsedAt: apiKeys.lastUsedAt,
+      })
+      .from(apiKeys)
+      .where(q.where)
+      .orderBy(...q.orderBy)
+      .limit(q.limit);
+  const rows = await withOwnedCursor(ctx, page, own, read);
   return q.finish(rows);
 }

@@ -1,10 +1,11 @@
 import { and, eq } from "drizzle-orm";
 import { checkoutSessions, type CheckoutSession } from "@/db/schema";
 import type { ServiceContext } from "@/server/context";
-import { keyset, type Page, type PageRequest } from "../pagination";
+import { keyset, withOwnedCursor, type Page, type PageRequest } from "../pagination";
 
 export async function listCheckoutSessions(ctx: ServiceContext, page: PageRequest): Promise<Page<CheckoutSession>> {
   const where = and(eq(checkoutSessions.merchantId, ctx.merchant.id), eq(checkoutSessions.livemode, ctx.livemode));
   const q = keyset(checkoutSessions.id, page, where, [checkoutSessions.merchantId, checkoutSessions.livemode]);
-  return q.finish(await ctx.db.select().from(checkoutSessions).where(q.where).orderBy(...q.orderBy).limit(q.limit));
+  const own = { what: "checkout session", table: checkoutSessions, id: checkoutSessions.id, merchantId: checkoutSessions.merchantId, livemode: checkoutSessions.livemode };
+  return q.finish(await withOwnedCursor(ctx, page, own, () => ctx.db.select().from(checkoutSessions).where(q.where).orderBy(...q.orderBy).limit(q.limit)));
 }

@@ -4,7 +4,7 @@ import { events, type EventRow } from "@/db/schema";
 import type { EventType } from "@/server/domain/events";
 import { idLowerBound } from "@/server/domain/ids";
 import type { ServiceContext } from "@/server/context";
-import { directionOf, finishPage, keyset, keysetOrder, keysetValues, type Direction, type Page, type PageRequest } from "../pagination";
+import { directionOf, finishPage, keyset, keysetOrder, keysetValues, withOwnedCursor, type Direction, type OwnedTable, type Page, type PageRequest } from "../pagination";
 
 export type EventFilters = { types?: EventType[]; createdGte?: Date; createdLt?: Date };
 
@@ -38,8 +38,10 @@ export async function listEvents(ctx: ServiceContext, filters: EventFilters & { 
   const scope = orderScope(filters.types?.length === 1);
   const where = filters.objectIds ? and(eventWindow(ctx, filters), inArray(events.objectId, filters.objectIds)) : eventWindow(ctx, filters);
   const q = keyset(events.id, page, where, scope);
-  return q.finish(await ctx.db.select().from(events).where(q.where).orderBy(...q.orderBy).limit(q.limit));
+  return q.finish(await withOwnedCursor(ctx, page, OWN, () => ctx.db.select().from(events).where(q.where).orderBy(...q.orderBy).limit(q.limit)));
 }
+
+const OWN: OwnedTable = { what: "event", table: events, id: events.id, merchantId: events.merchantId, livemode: events.livemode };
 
 /** The leading columns of the list's order: one type rides events_type_list_idx, which then serves the order too. */
 function orderScope(oneType: boolean) {
@@ -55,7 +57,7 @@ type Bounds = { type: boolean; createdGte: boolean; createdLt: boolean };
 async function listPrepared(ctx: ServiceContext, filters: EventFilters, page: PageRequest): Promise<Page<EventRow>> {
   const bounds: Bounds = { type: filters.types?.length === 1, createdGte: filters.createdGte !== undefined, createdLt: filters.createdLt !== undefined };
   const { cursor, fetch } = keysetValues(page);
-  const rows = await listStatement(ctx.db, directionOf(page), bounds).execute({
+  const rows = await withOwnedCursor(ctx, page, OWN, () => listStatement(ctx.db, directionOf(page), bounds).execute({
     merchantId: ctx.merchant.id,
     livemode: ctx.livemode,
     type: filters.types?.[0],
@@ -63,7 +65,7 @@ async function listPrepared(ctx: ServiceContext, filters: EventFilters, page: Pa
     createdLt: filters.createdLt && idLowerBound("event", filters.createdLt),
     cursor,
     fetch,
-  });
+  }));
   return finishPage(page, rows as EventRow[]);
 }
 

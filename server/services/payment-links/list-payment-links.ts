@@ -1,7 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import { paymentLinks, type PaymentLink } from "@/db/schema";
 import type { ServiceContext } from "@/server/context";
-import { keyset, type Page, type PageRequest } from "../pagination";
+import { keyset, withOwnedCursor, type Page, type PageRequest } from "../pagination";
 
 export async function listPaymentLinks(ctx: ServiceContext, filters: { active?: boolean }, page: PageRequest): Promise<Page<PaymentLink>> {
   const where = and(
@@ -10,5 +10,6 @@ export async function listPaymentLinks(ctx: ServiceContext, filters: { active?: 
     filters.active !== undefined ? eq(paymentLinks.active, filters.active) : undefined,
   );
   const q = keyset(paymentLinks.id, page, where, [paymentLinks.merchantId, paymentLinks.livemode]);
-  return q.finish(await ctx.db.select().from(paymentLinks).where(q.where).orderBy(...q.orderBy).limit(q.limit));
+  const own = { what: "payment link", table: paymentLinks, id: paymentLinks.id, merchantId: paymentLinks.merchantId, livemode: paymentLinks.livemode };
+  return q.finish(await withOwnedCursor(ctx, page, own, () => ctx.db.select().from(paymentLinks).where(q.where).orderBy(...q.orderBy).limit(q.limit)));
 }

@@ -7,7 +7,7 @@ import { readPaymentSearch } from "@/server/domain/payment-search";
 import type { Currency, PaymentMethod } from "@/server/domain/money";
 import type { PaymentStatus } from "@/server/domain/payment-status";
 import type { ServiceContext } from "@/server/context";
-import { directionOf, finishPage, keysetOrder, keysetValues, type Direction, type Page, type PageRequest } from "../pagination";
+import { directionOf, finishPage, keysetOrder, keysetValues, withOwnedCursor, type Direction, type OwnedTable, type Page, type PageRequest } from "../pagination";
 
 export type PaymentFilters = {
   status?: PaymentStatus;
@@ -44,7 +44,7 @@ export async function listPayments(ctx: ServiceContext, filters: PaymentFilters,
   const present = FILTERS.filter((f) => filters[f] !== undefined);
   const direction = directionOf(page);
   const { cursor, fetch } = keysetValues(page);
-  const rows = await listQuery(ctx.db, present, direction).execute({
+  const rows = await withOwnedCursor(ctx, page, OWN, () => listQuery(ctx.db, present, direction).execute({
     merchantId: ctx.merchant.id,
     livemode: ctx.livemode,
     status: filters.status,
@@ -58,9 +58,11 @@ export async function listPayments(ctx: ServiceContext, filters: PaymentFilters,
     createdLt: filters.createdLt && idLowerBound("payment", filters.createdLt),
     cursor,
     fetch,
-  });
+  }));
   return finishPage(page, rows);
 }
+
+const OWN: OwnedTable = { what: "payment", table: payments, id: payments.id, merchantId: payments.merchantId, livemode: payments.livemode };
 
 function buildList(db: Db, present: readonly Filter[], direction: Direction) {
   const has = (f: Filter) => present.includes(f);

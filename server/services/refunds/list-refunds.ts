@@ -1,7 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import { refunds, type Refund } from "@/db/schema";
 import type { ServiceContext } from "@/server/context";
-import { keyset, type Page, type PageRequest } from "../pagination";
+import { keyset, withOwnedCursor, type Page, type PageRequest } from "../pagination";
 
 /** Newest first; `paymentId` narrows to one payment (another merchant's payment lists nothing). */
 export async function listRefunds(ctx: ServiceContext, filters: { paymentId?: string }, page: PageRequest): Promise<Page<Refund>> {
@@ -13,5 +13,6 @@ export async function listRefunds(ctx: ServiceContext, filters: { paymentId?: st
   // With a payment, its index (payment_id, id) serves the order; otherwise the list index.
   const scope = filters.paymentId ? [refunds.paymentId] : [refunds.merchantId, refunds.livemode];
   const q = keyset(refunds.id, page, where, scope);
-  return q.finish(await ctx.db.select().from(refunds).where(q.where).orderBy(...q.orderBy).limit(q.limit));
+  const own = { what: "refund", table: refunds, id: refunds.id, merchantId: refunds.merchantId, livemode: refunds.livemode };
+  return q.finish(await withOwnedCursor(ctx, page, own, () => ctx.db.select().from(refunds).where(q.where).orderBy(...q.orderBy).limit(q.limit)));
 }

@@ -2,7 +2,8 @@ import { and, eq, inArray } from "drizzle-orm";
 import { refunds, settlementLines, settlements, type Settlement, type SettlementLine } from "@/db/schema";
 import type { ServiceContext } from "@/server/context";
 import type { SettlementStatus } from "@/server/domain/settlements";
-import { keyset, type Page, type PageRequest } from "../pagination";
+import { resourceMissing } from "@/server/domain/errors";
+import { keyset, withOwnedCursor, type Page, type PageRequest } from "../pagination";
 import { getSettlement } from "./get-settlement";
 
 export async function listSettlements(ctx: ServiceContext, filters: { status?: SettlementStatus }, page: PageRequest): Promise<Page<Settlement>> {
@@ -12,7 +13,8 @@ export async function listSettlements(ctx: ServiceContext, filters: { status?: S
     and(eq(settlements.merchantId, ctx.merchant.id), eq(settlements.livemode, ctx.livemode), filters.status && eq(settlements.status, filters.status)),
     [settlements.merchantId, settlements.livemode],
   );
-  return q.finish(await ctx.db.select().from(settlements).where(q.where).orderBy(...q.orderBy).limit(q.limit));
+  const own = { what: "settlement", table: settlements, id: settlements.id, merchantId: settlements.merchantId, livemode: settlements.livemode };
+  return q.finish(await withOwnedCursor(ctx, page, own, () => ctx.db.select().from(settlements).where(q.where).orderBy(...q.orderBy).limit(q.limit)));
 }
 
 /** A line with the payment it is about: the payment itself, or the one a refund refunded. */
@@ -25,7 +27,20 @@ export type SettlementLineOfPayment = SettlementLine & { paymentId: string };
 export async function listSettlementLines(ctx: ServiceContext, settlementId: string, page: PageRequest): Promise<Page<SettlementLineOfPayment>> {
   await getSettlement(ctx, settlementId);
   const q = keyset(settlementLines.objectId, page, eq(settlementLines.settlementId, settlementId), [settlementLines.settlementId]);
-  const lines = q.finish(await ctx.db.select().from(settlementLines).where(q.where).orderBy(...q.orderBy).limit(q.limit));
+  const cursor = page.endingBefore ?? page.startingAfter;
+  const [rows, cursorLine] = await Promise.all([
+    ctx.db.select().from(settlementLines).where(q.where).orderBy(...q.orderBy).limit(q.limit),
+    // A cursor names one of this batch's lines (the settlement is ours: getSettlement), as withOwnedCursor has it for other lists.
+    cursor === undefined
+      ? [{}]
+      : ctx.db
+          .select({ id: settlementLines.objectId })
+          .from(settlementLines)
+          .where(and(eq(settlementLines.settlementId, settlementId), eq(settlementLines.objectId, cursor)))
+          .limit(1),
+  ]);
+  if (cursor !== undefined && cursorLine.length === 0) throw resourceMissing("settlement line", cursor, page.endingBefore !== undefined ? "ending_before" : "starting_after");
+  const lines = q.finish(rows);
   const refundIds = lines.data.filter((l) => l.kind === "refund").map((l) => l.objectId);
   const refunded = new Map(
     refundIds.length === 0

@@ -2,7 +2,7 @@ import { and, asc, eq, inArray } from "drizzle-orm";
 import { events, webhookAttempts, webhookDeliveries, type DeliveryStatus } from "@/db/schema";
 import type { ServiceContext } from "@/server/context";
 import type { DeliveryWithAttempts } from "@/server/schemas/webhooks";
-import { keyset, type Page, type PageRequest } from "../pagination";
+import { keyset, withOwnedCursor, type Page, type PageRequest } from "../pagination";
 
 /** `eventIds`: the deliveries of several events in one query (a payment's timeline). */
 export type DeliveryFilters = { eventId?: string; eventIds?: string[]; endpointId?: string; status?: DeliveryStatus };
@@ -19,13 +19,16 @@ export async function listDeliveries(ctx: ServiceContext, filters: DeliveryFilte
     filters.status ? eq(webhookDeliveries.status, filters.status) : undefined,
   );
   const q = keyset(webhookDeliveries.id, page, where, [webhookDeliveries.merchantId, webhookDeliveries.livemode]);
-  const rows = await ctx.db
-    .select({ delivery: webhookDeliveries, eventType: events.type })
-    .from(webhookDeliveries)
-    .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
-    .where(q.where)
-    .orderBy(...q.orderBy)
-    .limit(q.limit);
+  const own = { what: "webhook delivery", table: webhookDeliveries, id: webhookDeliveries.id, merchantId: webhookDeliveries.merchantId, livemode: webhookDeliveries.livemode };
+  const rows = await withOwnedCursor(ctx, page, own, () =>
+    ctx.db
+      .select({ delivery: webhookDeliveries, eventType: events.type })
+      .from(webhookDeliveries)
+      .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
+      .where(q.where)
+      .orderBy(...q.orderBy)
+      .limit(q.limit),
+  );
   const result = q.finish(rows);
   const ids = result.data.map((r) => r.delivery.id);
   const attempts = ids.length

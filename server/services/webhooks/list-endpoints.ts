@@ -1,10 +1,12 @@
 import { and, eq, isNull } from "drizzle-orm";
 import { webhookEndpoints, type WebhookEndpoint } from "@/db/schema";
 import type { ServiceContext } from "@/server/context";
-import { keyset, type Page, type PageRequest } from "../pagination";
+import { keyset, withOwnedCursor, type Page, type PageRequest } from "../pagination";
 
 export async function listEndpoints(ctx: ServiceContext, page: PageRequest): Promise<Page<WebhookEndpoint>> {
   const where = and(eq(webhookEndpoints.merchantId, ctx.merchant.id), eq(webhookEndpoints.livemode, ctx.livemode), isNull(webhookEndpoints.deletedAt));
   const q = keyset(webhookEndpoints.id, page, where, [webhookEndpoints.merchantId, webhookEndpoints.livemode]);
-  return q.finish(await ctx.db.select().from(webhookEndpoints).where(q.where).orderBy(...q.orderBy).limit(q.limit));
+  // A deleted endpoint is still ours: a cursor naming one (deleted between two pages) pages on.
+  const own = { what: "webhook endpoint", table: webhookEndpoints, id: webhookEndpoints.id, merchantId: webhookEndpoints.merchantId, livemode: webhookEndpoints.livemode };
+  return q.finish(await withOwnedCursor(ctx, page, own, () => ctx.db.select().from(webhookEndpoints).where(q.where).orderBy(...q.orderBy).limit(q.limit)));
 }
