@@ -60,7 +60,37 @@ export function passwordProblem(password: string, email: string): string | null 
   const lower = password.toLowerCase();
   const name = email.toLowerCase().split("@")[0] ?? "";
   if (lower === email.toLowerCase() || (name.length >= 4 && lower.includes(name))) return "Do not use your e-mail address in your password.";
+  if (guessable(lower)) return "That password is among the first an attacker tries: use a few unrelated words instead.";
   return null;
+}
+
+/** Runs of keys people type for passwords: the alphabet, the digits, keyboard rows. */
+const RUNS = ["abcdefghijklmnopqrstuvwxyz", "01234567890", "qwertyuiop", "asdfghjkl", "zxcvbnm", "1qaz2wsx3edc"];
+
+/** Words that, with digits and symbols around them, make up most of the passwords attackers try first. */
+const COMMON = new Set([
+  "password", "passw0rd", "p@ssword", "p@ssw0rd", "letmein", "welcome", "admin", "administrator", "iloveyou", "monkey",
+  "dragon", "football", "baseball", "soccer", "sunshine", "princess", "master", "shadow", "superman", "batman",
+  "trustno1", "secret", "changeme", "default", "login", "qwerty", "abc", "test", "guest", "hello", "freedom",
+  "whatever", "mari", "maripay", "payments", "ecocash", "onemoney", "telecash", "zimbabwe", "harare", "bulawayo",
+]);
+
+/**
+ * A password made of nothing but digits, of one typed run (forwards or backwards, repeated), or
+ * of a common word with digits and symbols around it: long enough, and guessed at once.
+ */
+function guessable(lower: string): boolean {
+  if (/^[0-9\s]+$/.test(lower)) return true;
+  const compact = lower.replace(/\s+/g, "");
+  const counts = new Map<string, number>();
+  for (const c of compact) counts.set(c, (counts.get(c) ?? 0) + 1);
+  if (Math.max(...counts.values()) * 2 >= compact.length) return true;
+  const inRun = (text: string) => RUNS.some((run) => run.includes(text) || [...run].reverse().join("").includes(text));
+  // Split into chunks of up to 10 (a run's length): each chunk a piece of a run means it is all runs.
+  const chunks = compact.match(/.{1,10}/g) ?? [];
+  if (chunks.length > 0 && chunks.every((c) => inRun(c))) return true;
+  const core = compact.replace(/^[^a-z@]+|[^a-z@]+$/g, "");
+  return COMMON.has(core) || COMMON.has(core.replace(/[^a-z]/g, ""));
 }
 
 /** `scrypt$N$r$p$salt$hash`, so parameters can be raised later without breaking stored hashes. */
