@@ -468,7 +468,7 @@ describe("a route whose service claims the Idempotency-Key in its first write", 
 });
 
 describe("a retry of a request this process completed", () => {
-  it("is answered before its body is validated; a key used with another body is told after", async () => {
+  it("is answered before its body is validated; a key used with another body is told so, valid or not", async () => {
     let parses = 0;
     const counted = { ...paymentOperations.create, body: z.preprocess((v) => (parses++, v), paymentOperations.create.body!) };
     const route = apiRoute(counted, async () => ({ ok: true }));
@@ -498,8 +498,10 @@ describe("a retry of a request this process completed", () => {
     // Another valid body under the key: validated, then refused as before.
     expectError(await call({ ...body, amount: 999 }, key), 409, "idempotency_conflict", "idempotency_key_reused", "Idempotency-Key");
     expect(parses).toBe(2);
-    // An invalid one: its validation error comes first, as before.
-    expectError(await call({ ...body, amount: -1 }, key), 400, "invalid_request", "parameter_invalid", "amount");
+    // An invalid one: the key is taken by another request, and that is what it is told (spec rule 3).
+    expectError(await call({ ...body, amount: -1 }, key), 409, "idempotency_conflict", "idempotency_key_reused", "Idempotency-Key");
+    // Under a key of its own, its validation error.
+    expectError(await call({ ...body, amount: -1 }, nextKey()), 400, "invalid_request", "parameter_invalid", "amount");
   });
 });
 

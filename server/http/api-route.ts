@@ -12,7 +12,7 @@ import { providers } from "@/server/providers/registry";
 import type { Operation } from "@/server/schemas/common";
 import { authenticateApiKey } from "@/server/services/api-keys/authenticate-api-key";
 import { recallCompleted } from "@/server/services/idempotency/remembered";
-import { claimIdempotencyKey, type ClaimRow, type ClaimStatement, type KeyClaim, type OwnedKey, type Replay } from "@/server/services/idempotency/claim";
+import { claimIdempotencyKey, keyRequestHash, type ClaimRow, type ClaimStatement, type KeyClaim, type OwnedKey, type Replay } from "@/server/services/idempotency/claim";
 import type { Completion, ResponseRecord } from "@/server/services/idempotency/completion";
 import { readJsonBody } from "./body";
 import { errorBody, internalError, raw, statusOf } from "./errors";
@@ -118,15 +118,28 @@ export function apiRoute<B extends z.ZodType | undefined, Q extends z.ZodType | 
       const remembered =
         presentedIdempotencyKey !== null && fingerprint !== null ? recallCompleted(scope, presentedIdempotencyKey, fingerprint, base.clock.now()) : undefined;
       if (remembered !== undefined && remembered !== "other_request") return replayResponse(remembered, requestId);
-      // No body at all reads as `{}`: an operation whose fields are all optional needs none, and
-      // one with required fields names the first missing one.
-      const body = (op.body ? parseOrThrow(op.body, parsedBody?.value === undefined ? {} : parsedBody.value, "body") : refuseBody(parsedBody?.value)) as Out<B>;
-      const params = await resolveParams(routeContext);
-
+      // The key's own rules come before the body's (spec: a create without a key is
+      // idempotency_key_required, whatever its body).
       const idempotencyKey = validateIdempotencyKey(presentedIdempotencyKey);
       if (op.idempotency === "required" && idempotencyKey === null) {
         throw new ServiceError("idempotency_key_required", `${op.method} ${op.path} requires an Idempotency-Key header.`, "Idempotency-Key");
       }
+      // No body at all reads as `{}`: an operation whose fields are all optional needs none, and
+      // one with required fields names the first missing one.
+      let body: Out<B>;
+      try {
+        body = (op.body ? parseOrThrow(op.body, parsedBody?.value === undefined ? {} : parsedBody.value, "body") : refuseBody(parsedBody?.value)) as Out<B>;
+      } catch (e) {
+        // A key already used with another request is told so, even when this body is also wrong
+        // (the earlier one passed validation, so this one is another request).
+        if (idempotencyKey !== null && isServiceError(e) && e.code === "parameter_invalid") {
+          const earlier = remembered === "other_request" ? "other" : await keyRequestHash(base, scope, idempotencyKey);
+          if (earlier !== undefined && earlier !== fingerprint) throw idempotencyKeyReused();
+        }
+        throw e;
+      }
+      const params = await resolveParams(routeContext);
+
       if (idempotencyKey !== null) {
         if (remembered === "other_request") throw idempotencyKeyReused();
         // Every body that passed validation is shallow enough to have one.

@@ -51,6 +51,25 @@ describe("the Idempotency-Key header", () => {
     expect(await paymentsOf(m.merchant.id)).toHaveLength(0);
   });
 
+  it("is asked for before the body is looked at: a create without one is idempotency_key_required, whatever its body", async () => {
+    const res = await api("POST", "/v1/payments", { key: m.keys.test, body: { ...paymentBody(), amount: 0 } });
+    expectError(res, 400, "invalid_request", "idempotency_key_required", "Idempotency-Key");
+  });
+
+  it("already used, is idempotency_key_reused with another body even when that body is also wrong, from memory or from the database", async () => {
+    const m = await seedTestMerchant();
+    const key = newKey();
+    expect((await api("POST", "/v1/payments", { key: m.keys.test, body: paymentBody(), idempotencyKey: key })).status).toBe(201);
+    const wrong = { ...paymentBody(), amount: 0 };
+    expectError(await api("POST", "/v1/payments", { key: m.keys.test, body: wrong, idempotencyKey: key }), 409, "idempotency_conflict", "idempotency_key_reused", "Idempotency-Key");
+    forgetRemembered();
+    expectError(await api("POST", "/v1/payments", { key: m.keys.test, body: wrong, idempotencyKey: key }), 409, "idempotency_conflict", "idempotency_key_reused", "Idempotency-Key");
+    // A key never used: the body's own error, and nothing stored under the key.
+    const fresh = newKey();
+    expectError(await api("POST", "/v1/payments", { key: m.keys.test, body: wrong, idempotencyKey: fresh }), 400, "invalid_request", "parameter_invalid", "amount");
+    expect(await record(m.merchant.id, fresh)).toBeUndefined();
+  });
+
   it.each([
     ["256 characters", "k".repeat(256)],
     ["a space", "my key"],

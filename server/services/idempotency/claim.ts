@@ -1,4 +1,4 @@
-import { and, eq, lte, notExists, sql } from "drizzle-orm";
+import { and, eq, gt, lte, notExists, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { placeholder, preparedOnce } from "@/db/prepared-once";
 import { idempotencyKeys } from "@/db/schema";
@@ -242,3 +242,24 @@ const inProgress = () =>
     "A request with this Idempotency-Key is still being processed. Retry shortly; the original response will be replayed.",
     "Idempotency-Key",
   );
+
+/**
+ * The hash of the request a key was first used with in this scope (unexpired), if it was: for a
+ * request that fails validation, which never claims the key, to be told the key is taken by
+ * another request rather than what was wrong with its body. Read only on that failure path.
+ */
+export async function keyRequestHash(base: BaseContext, scope: Scope, key: string): Promise<string | undefined> {
+  const [row] = await base.db
+    .select({ requestHash: idempotencyKeys.requestHash })
+    .from(idempotencyKeys)
+    .where(
+      and(
+        eq(idempotencyKeys.merchantId, scope.merchantId),
+        eq(idempotencyKeys.livemode, scope.livemode),
+        eq(idempotencyKeys.key, key),
+        gt(idempotencyKeys.expiresAt, base.clock.now()),
+      ),
+    )
+    .limit(1);
+  return row?.requestHash;
+}
