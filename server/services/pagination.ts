@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, lt, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, gt, lt, sql, type SQL } from "drizzle-orm";
 import type { AnyPgColumn, PgTable } from "drizzle-orm/pg-core";
 import { resourceMissing } from "@/server/domain/errors";
 import type { ServiceContext } from "@/server/context";
@@ -62,23 +62,33 @@ export function finishPage<T>(page: PageRequest, rows: T[]): Page<T> {
 export type OwnedTable = { what: string; table: PgTable; id: AnyPgColumn; merchantId: AnyPgColumn; livemode: AnyPgColumn };
 
 /**
- * Reads a page (`read`) beside the check that its cursor names one of the caller's own objects
- * (this merchant, this environment). A cursor that does not, whether it never existed or is
- * another merchant's or the other environment's, is `resource_missing` naming the parameter, as
- * that id would be anywhere else, rather than a position to page from. The check is a
- * primary-key read made while the page is read: one more statement, no more waiting.
+ * For a page query's WHERE: the cursor is a row of `own` belonging to this merchant and
+ * environment. An uncorrelated EXISTS, so PostgreSQL probes the primary key once per page; the
+ * values may be placeholders of a prepared statement.
  */
-export async function withOwnedCursor<T>(ctx: ServiceContext, page: PageRequest, own: OwnedTable, read: () => Promise<T>): Promise<T> {
+export function cursorOwned(own: OwnedTable, cursor: unknown, merchantId: unknown, livemode: unknown): SQL {
+  const col = (c: AnyPgColumn) => sql`cursor_row.${sql.identifier(c.name)}`;
+  return sql`exists (select 1 from ${own.table} as cursor_row where ${col(own.id)} = ${cursor} and ${col(own.merchantId)} = ${merchantId} and ${col(own.livemode)} = ${livemode})`;
+}
+
+/**
+ * A page whose cursor must be one of the caller's own objects (this merchant, this environment).
+ * `read` runs the page with `cursorOwned` in its WHERE (given here, or built into a prepared
+ * statement), so a cursor that is not the caller's reads no rows; only then, to tell that from
+ * the end of the list, is the cursor looked up. One that is not found, whether it never existed
+ * or is another merchant's or the other environment's, is `resource_missing` naming the
+ * parameter, as that id would be anywhere else, rather than a position to page from.
+ */
+export async function withOwnedCursor<T extends unknown[]>(ctx: ServiceContext, page: PageRequest, own: OwnedTable, read: (owned: SQL | undefined) => Promise<T>): Promise<T> {
   const cursor = page.endingBefore ?? page.startingAfter;
-  if (cursor === undefined) return read();
-  const [result, found] = await Promise.all([
-    read(),
-    ctx.db
-      .select({ id: own.id })
-      .from(own.table)
-      .where(and(eq(own.id, cursor), eq(own.merchantId, ctx.merchant.id), eq(own.livemode, ctx.livemode)))
-      .limit(1),
-  ]);
-  if (found.length === 0) throw resourceMissing(own.what, cursor, page.endingBefore !== undefined ? "ending_before" : "starting_after");
-  return result;
+  if (cursor === undefined) return read(undefined);
+  const rows = await read(cursorOwned(own, cursor, ctx.merchant.id, ctx.livemode));
+  if (rows.length > 0) return rows;
+  const [found] = await ctx.db
+    .select({ id: own.id })
+    .from(own.table)
+    .where(and(eq(own.id, cursor), eq(own.merchantId, ctx.merchant.id), eq(own.livemode, ctx.livemode)))
+    .limit(1);
+  if (!found) throw resourceMissing(own.what, cursor, page.endingBefore !== undefined ? "ending_before" : "starting_after");
+  return rows;
 }

@@ -1,4 +1,4 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, type SQL } from "drizzle-orm";
 import { apiKeys, type ApiKey } from "@/db/schema";
 import type { ServiceContext } from "@/server/context";
 import { keyset, withOwnedCursor, type Page, type PageRequest } from "../pagination";
@@ -14,7 +14,7 @@ export type ApiKeySummary = Omit<ApiKey, "hash">;
 export async function listApiKeys(ctx: ServiceContext, page: PageRequest): Promise<Page<ApiKeySummary>> {
   const q = keyset(apiKeys.id, page, and(eq(apiKeys.merchantId, ctx.merchant.id), eq(apiKeys.livemode, ctx.livemode)), [apiKeys.merchantId, apiKeys.livemode]);
   const own = { what: "API key", table: apiKeys, id: apiKeys.id, merchantId: apiKeys.merchantId, livemode: apiKeys.livemode };
-  const read = () =>
+  const read = (owned: SQL | undefined) =>
     ctx.db
       .select({
         id: apiKeys.id,
@@ -29,7 +29,7 @@ export async function listApiKeys(ctx: ServiceContext, page: PageRequest): Promi
         lastUsedAt: apiKeys.lastUsedAt,
       })
       .from(apiKeys)
-      .where(q.where)
+      .where(and(q.where, owned))
       .orderBy(...q.orderBy)
       .limit(q.limit);
   const rows = await withOwnedCursor(ctx, page, own, read);

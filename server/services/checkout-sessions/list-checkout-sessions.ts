@@ -7,5 +7,5 @@ export async function listCheckoutSessions(ctx: ServiceContext, page: PageReques
   const where = and(eq(checkoutSessions.merchantId, ctx.merchant.id), eq(checkoutSessions.livemode, ctx.livemode));
   const q = keyset(checkoutSessions.id, page, where, [checkoutSessions.merchantId, checkoutSessions.livemode]);
   const own = { what: "checkout session", table: checkoutSessions, id: checkoutSessions.id, merchantId: checkoutSessions.merchantId, livemode: checkoutSessions.livemode };
-  return q.finish(await withOwnedCursor(ctx, page, own, () => ctx.db.select().from(checkoutSessions).where(q.where).orderBy(...q.orderBy).limit(q.limit)));
+  return q.finish(await withOwnedCursor(ctx, page, own, (owned) => ctx.db.select().from(checkoutSessions).where(and(q.where, owned)).orderBy(...q.orderBy).limit(q.limit)));
 }

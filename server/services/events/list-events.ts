@@ -4,7 +4,7 @@ import { events, type EventRow } from "@/db/schema";
 import type { EventType } from "@/server/domain/events";
 import { idLowerBound } from "@/server/domain/ids";
 import type { ServiceContext } from "@/server/context";
-import { directionOf, finishPage, keyset, keysetOrder, keysetValues, withOwnedCursor, type Direction, type OwnedTable, type Page, type PageRequest } from "../pagination";
+import { cursorOwned, directionOf, finishPage, keyset, keysetOrder, keysetValues, withOwnedCursor, type Direction, type OwnedTable, type Page, type PageRequest } from "../pagination";
 
 export type EventFilters = { types?: EventType[]; createdGte?: Date; createdLt?: Date };
 
@@ -38,7 +38,7 @@ export async function listEvents(ctx: ServiceContext, filters: EventFilters & { 
   const scope = orderScope(filters.types?.length === 1);
   const where = filters.objectIds ? and(eventWindow(ctx, filters), inArray(events.objectId, filters.objectIds)) : eventWindow(ctx, filters);
   const q = keyset(events.id, page, where, scope);
-  return q.finish(await withOwnedCursor(ctx, page, OWN, () => ctx.db.select().from(events).where(q.where).orderBy(...q.orderBy).limit(q.limit)));
+  return q.finish(await withOwnedCursor(ctx, page, OWN, (owned) => ctx.db.select().from(events).where(and(q.where, owned)).orderBy(...q.orderBy).limit(q.limit)));
 }
 
 const OWN: OwnedTable = { what: "event", table: events, id: events.id, merchantId: events.merchantId, livemode: events.livemode };
@@ -80,6 +80,8 @@ const listStatement = preparedPerShape(
       idLt: b.createdLt ? p("createdLt") : undefined,
     });
     const q = keysetOrder(events.id, direction, where, orderScope(b.type), p<string>("cursor"));
-    return db.select().from(events).where(q.where).orderBy(...q.orderBy).limit(p<number>("fetch")).prepare(`events_list_${direction}`);
+    // A cursor must be one of the caller's events (withOwnedCursor): checked inside the page's own statement.
+    const owned = direction === "first" ? undefined : cursorOwned(OWN, p<string>("cursor"), p<string>("merchantId"), p<boolean>("livemode"));
+    return db.select().from(events).where(and(q.where, owned)).orderBy(...q.orderBy).limit(p<number>("fetch")).prepare(`events_list_${direction}`);
   },
 );

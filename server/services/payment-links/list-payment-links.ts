@@ -11,5 +11,5 @@ export async function listPaymentLinks(ctx: ServiceContext, filters: { active?: 
   );
   const q = keyset(paymentLinks.id, page, where, [paymentLinks.merchantId, paymentLinks.livemode]);
   const own = { what: "payment link", table: paymentLinks, id: paymentLinks.id, merchantId: paymentLinks.merchantId, livemode: paymentLinks.livemode };
-  return q.finish(await withOwnedCursor(ctx, page, own, () => ctx.db.select().from(paymentLinks).where(q.where).orderBy(...q.orderBy).limit(q.limit)));
+  return q.finish(await withOwnedCursor(ctx, page, own, (owned) => ctx.db.select().from(paymentLinks).where(and(q.where, owned)).orderBy(...q.orderBy).limit(q.limit)));
 }

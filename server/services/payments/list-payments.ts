@@ -7,7 +7,7 @@ import { readPaymentSearch } from "@/server/domain/payment-search";
 import type { Currency, PaymentMethod } from "@/server/domain/money";
 import type { PaymentStatus } from "@/server/domain/payment-status";
 import type { ServiceContext } from "@/server/context";
-import { directionOf, finishPage, keysetOrder, keysetValues, withOwnedCursor, type Direction, type OwnedTable, type Page, type PageRequest } from "../pagination";
+import { cursorOwned, directionOf, finishPage, keysetOrder, keysetValues, withOwnedCursor, type Direction, type OwnedTable, type Page, type PageRequest } from "../pagination";
 
 export type PaymentFilters = {
   status?: PaymentStatus;
@@ -79,6 +79,8 @@ function buildList(db: Db, present: readonly Filter[], direction: Direction) {
     has("createdGte") ? gte(payments.id, p<string>("createdGte")) : undefined,
     has("createdLt") ? lt(payments.id, p<string>("createdLt")) : undefined,
   ];
+  // A cursor must be one of the caller's payments (withOwnedCursor): checked inside the page's own statement.
+  if (direction !== "first") conditions.push(cursorOwned(OWN, p<string>("cursor"), p<string>("merchantId"), p<boolean>("livemode")));
   const q = keysetOrder(payments.id, direction, and(...conditions), [payments.merchantId, payments.livemode], p<string>("cursor"));
   return db
     .select()

@@ -14,5 +14,5 @@ export async function listRefunds(ctx: ServiceContext, filters: { paymentId?: st
   const scope = filters.paymentId ? [refunds.paymentId] : [refunds.merchantId, refunds.livemode];
   const q = keyset(refunds.id, page, where, scope);
   const own = { what: "refund", table: refunds, id: refunds.id, merchantId: refunds.merchantId, livemode: refunds.livemode };
-  return q.finish(await withOwnedCursor(ctx, page, own, () => ctx.db.select().from(refunds).where(q.where).orderBy(...q.orderBy).limit(q.limit)));
+  return q.finish(await withOwnedCursor(ctx, page, own, (owned) => ctx.db.select().from(refunds).where(and(q.where, owned)).orderBy(...q.orderBy).limit(q.limit)));
 }

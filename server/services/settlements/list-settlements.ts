@@ -14,7 +14,7 @@ export async function listSettlements(ctx: ServiceContext, filters: { status?: S
     [settlements.merchantId, settlements.livemode],
   );
   const own = { what: "settlement", table: settlements, id: settlements.id, merchantId: settlements.merchantId, livemode: settlements.livemode };
-  return q.finish(await withOwnedCursor(ctx, page, own, () => ctx.db.select().from(settlements).where(q.where).orderBy(...q.orderBy).limit(q.limit)));
+  return q.finish(await withOwnedCursor(ctx, page, own, (owned) => ctx.db.select().from(settlements).where(and(q.where, owned)).orderBy(...q.orderBy).limit(q.limit)));
 }
 
 /** A line with the payment it is about: the payment itself, or the one a refund refunded. */

@@ -20,12 +20,12 @@ export async function listDeliveries(ctx: ServiceContext, filters: DeliveryFilte
   );
   const q = keyset(webhookDeliveries.id, page, where, [webhookDeliveries.merchantId, webhookDeliveries.livemode]);
   const own = { what: "webhook delivery", table: webhookDeliveries, id: webhookDeliveries.id, merchantId: webhookDeliveries.merchantId, livemode: webhookDeliveries.livemode };
-  const rows = await withOwnedCursor(ctx, page, own, () =>
+  const rows = await withOwnedCursor(ctx, page, own, (owned) =>
     ctx.db
       .select({ delivery: webhookDeliveries, eventType: events.type })
       .from(webhookDeliveries)
       .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
-      .where(q.where)
+      .where(and(q.where, owned))
       .orderBy(...q.orderBy)
       .limit(q.limit),
   );

@@ -8,5 +8,5 @@ export async function listEndpoints(ctx: ServiceContext, page: PageRequest): Pro
   const q = keyset(webhookEndpoints.id, page, where, [webhookEndpoints.merchantId, webhookEndpoints.livemode]);
   // A deleted endpoint is still ours: a cursor naming one (deleted between two pages) pages on.
   const own = { what: "webhook endpoint", table: webhookEndpoints, id: webhookEndpoints.id, merchantId: webhookEndpoints.merchantId, livemode: webhookEndpoints.livemode };
-  return q.finish(await withOwnedCursor(ctx, page, own, () => ctx.db.select().from(webhookEndpoints).where(q.where).orderBy(...q.orderBy).limit(q.limit)));
+  return q.finish(await withOwnedCursor(ctx, page, own, (owned) => ctx.db.select().from(webhookEndpoints).where(and(q.where, owned)).orderBy(...q.orderBy).limit(q.limit)));
 }
