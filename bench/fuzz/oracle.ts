@@ -16,7 +16,12 @@ const REQUEST_ID = /^req_[0-9a-z]{26}$/;
 const TEST_ACTIONS = new Set(["succeed", "fail", "expire", "unknown", "age"]);
 
 /** Why the request must fail, in the order the server checks, and the answer that order implies. */
-export type Expectation = { reasons: string[]; status?: number; code?: ErrorCode };
+/**
+ * Why a request must be refused and, where it can be told, the answer: `status` and `code`, or
+ * `orReused` when a key already used by another request of the run would be told that instead
+ * (the fuzzer does not follow which keys the server has stored).
+ */
+export type Expectation = { reasons: string[]; status?: number; code?: ErrorCode; orReused?: boolean };
 
 export function bodyBytes(body: Body): Buffer {
   switch (body.kind) {
@@ -62,32 +67,37 @@ function hasNul(root: unknown): boolean {
 }
 
 /** Why the body is refused, or null when the operation would take it. */
-function bodyProblem(op: Operation, req: FuzzRequest): string | null {
+/**
+ * What is wrong with the body, and at which stage the server finds it: reading it (size, UTF-8,
+ * content type, JSON, NUL), before the Idempotency-Key's checks; or validating it, after them.
+ */
+function bodyProblem(op: Operation, req: FuzzRequest): { stage: "read" | "validate"; reason: string } | null {
+  const read = (reason: string) => ({ stage: "read" as const, reason });
   const bytes = bodyBytes(req.body);
-  if (bytes.length > MAX_BODY_BYTES) return "body over 64 KB";
+  if (bytes.length > MAX_BODY_BYTES) return read("body over 64 KB");
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
-    return "body not UTF-8";
+    return read("body not UTF-8");
   }
   let value: unknown;
   if (text.trim() !== "") {
     const type = (headerValue(req.headers, "content-type") ?? "").split(";")[0]!.trim().toLowerCase();
-    if (type !== "application/json") return "not JSON content type";
+    if (type !== "application/json") return read("not JSON content type");
     try {
       value = JSON.parse(text);
     } catch {
-      return "body not JSON";
+      return read("body not JSON");
     }
-    if (hasNul(value)) return "NUL in body";
+    if (hasNul(value)) return read("NUL in body");
   }
   if (op.body) {
     const parsed = op.body.safeParse(value === undefined ? {} : value);
-    return parsed.success ? null : `body: ${parsed.error.issues[0]?.message ?? "invalid"}`;
+    return parsed.success ? null : { stage: "validate", reason: `body: ${parsed.error.issues[0]?.message ?? "invalid"}` };
   }
   const empty = value === undefined || (value !== null && typeof value === "object" && !Array.isArray(value) && Object.keys(value).length === 0);
-  return empty ? null : "body on a bodiless operation";
+  return empty ? null : { stage: "validate", reason: "body on a bodiless operation" };
 }
 
 function queryProblem(op: Operation, query: string): string | null {
@@ -110,8 +120,9 @@ function queryProblem(op: Operation, query: string): string | null {
 
 /**
  * The reasons the request must be refused, checked in the server's own order (auth, scope,
- * query, body, idempotency, then the objects named in the path). The first decides the answer,
- * except a path naming nothing, which the service answers and the fuzzer only requires to be a 4xx.
+ * query, reading the body, the Idempotency-Key, validating the body, then the objects named in
+ * the path). The first decides the answer, except a path naming nothing, which the service
+ * answers and the fuzzer only requires to be a 4xx.
  */
 export function expectationFor(op: Operation | undefined, req: FuzzRequest, keys: Keys, realIds: Set<string>): Expectation {
   // proxy.ts answers these before any route (Next cannot route them): 400, whatever else is wrong.
@@ -119,6 +130,7 @@ export function expectationFor(op: Operation | undefined, req: FuzzRequest, keys
   if (!op) return { reasons: ["no route"], status: 404, code: "resource_missing" };
   const reasons: string[] = [];
   let first: { status: number; code: ErrorCode } | undefined;
+  let orReused = false;
   const fail = (reason: string, code?: ErrorCode) => {
     reasons.push(reason);
     if (code && !first && reasons.length === 1) first = { status: HTTP_STATUS[ERROR_CODES[code]], code };
@@ -128,14 +140,18 @@ export function expectationFor(op: Operation | undefined, req: FuzzRequest, keys
   else if (key === keys.restricted && op.scope !== "payments:read") fail("scope missing", "scope_missing");
   const q = queryProblem(op, req.query);
   if (q) fail(q, "parameter_invalid");
-  if (op.method === "POST") {
-    const b = bodyProblem(op, req);
-    if (b) fail(b, "parameter_invalid");
-  }
+  const b = op.method === "POST" ? bodyProblem(op, req) : null;
+  if (b?.stage === "read") fail(b.reason, "parameter_invalid");
+  const idem = op.idempotency !== "none" ? headerValue(req.headers, "idempotency-key") : null;
   if (op.idempotency !== "none") {
-    const idem = headerValue(req.headers, "idempotency-key");
     if (idem !== null && idem !== "" && !IDEMPOTENCY_KEY.test(idem)) fail("malformed Idempotency-Key", "parameter_invalid");
     else if (idem === null && op.idempotency === "required") fail("no Idempotency-Key", "idempotency_key_required");
+  }
+  if (b?.stage === "validate") {
+    const decides = reasons.length === 0;
+    fail(b.reason, "parameter_invalid");
+    // Under a key the run already used with another request: idempotency_key_reused instead.
+    if (decides && idem !== null && IDEMPOTENCY_KEY.test(idem)) orReused = true;
   }
   const segments = req.path.split("/");
   const template = op.path.split("/");
@@ -143,7 +159,7 @@ export function expectationFor(op: Operation | undefined, req: FuzzRequest, keys
     if (t === "{id}" && !realIds.has(segments[i]!)) fail("path names no object");
     if (t === "{action}" && !TEST_ACTIONS.has(segments[i]!)) fail("no such test action");
   });
-  return { reasons, ...(first ?? {}) };
+  return { reasons, ...(first ?? {}), ...(orReused ? { orReused } : {}) };
 }
 
 export type Answer = { status: number; headers: Record<string, string | string[] | undefined>; body: string };
@@ -166,7 +182,8 @@ export function judge(expect: Expectation, answer: Answer): string[] {
   problems.push(...envelopeProblems(parsed, answer));
   if (problems.length === 0 && expect.status !== undefined) {
     const code = (parsed as { error: { code: string } }).error.code;
-    if (answer.status !== expect.status || code !== expect.code) problems.push(`expected ${expect.status} ${expect.code} (${expect.reasons[0]}), got ${answer.status} ${code}`);
+    const reused = expect.orReused && answer.status === 409 && code === "idempotency_key_reused";
+    if ((answer.status !== expect.status || code !== expect.code) && !reused) problems.push(`expected ${expect.status} ${expect.code} (${expect.reasons[0]}), got ${answer.status} ${code}`);
   }
   return problems;
 }
