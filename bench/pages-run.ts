@@ -21,6 +21,7 @@ import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { processAlive } from "../db/data-dir-lock";
 import { ensureBuild, npm, ROOT, seed } from "./build";
 import { createHostedPages, JS_RATIO_BUDGET, kB, LCP_BUDGET_MS, measurePages, pageNotes, type PageResult, type PagesReport } from "./pages";
 import { startServer, type Server } from "./server";
@@ -30,22 +31,13 @@ const BASELINE_PATH = "/bench/empty";
 
 const say = (s: string) => process.stderr.write(`[bench:pages] ${s}\n`);
 
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 /** A fresh PGlite directory for this run; those left by runs whose process is gone are swept. */
 function freshPgliteDir(): string {
   const dataDir = path.join(ROOT, ".data");
   mkdirSync(dataDir, { recursive: true });
   for (const name of readdirSync(dataDir)) {
     const m = /^bench-pages-(\d+)$/.exec(name);
-    if (m && Number(m[1]) !== process.pid && !pidAlive(Number(m[1]))) rmSync(path.join(dataDir, name), { recursive: true, force: true });
+    if (m && Number(m[1]) !== process.pid && !processAlive(Number(m[1]))) rmSync(path.join(dataDir, name), { recursive: true, force: true });
   }
   const dir = path.join(dataDir, `bench-pages-${process.pid}`);
   rmSync(dir, { recursive: true, force: true });

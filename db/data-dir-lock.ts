@@ -1,4 +1,4 @@
-import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, openSync, readFileSync, rmSync, unlinkSync, writeSync } from "node:fs";
 
 /**
  * One process at a time on an embedded database directory. PGlite does no locking of its own, and
@@ -8,41 +8,46 @@ import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from "node:f
  */
 export function lockDataDir(dir: string): () => void {
   const file = `${dir}.lock`;
-  for (let attempt = 0; ; attempt++) {
-    try {
-      const fd = openSync(file, "wx", 0o600);
-      writeSync(fd, String(process.pid));
-      closeSync(fd);
-      break;
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== "EEXIST" || attempt > 0) throw e;
-      const owner = Number(readFileSync(file, "utf8").trim());
-      if (owner === process.pid) return () => {};
-      if (Number.isInteger(owner) && owner > 0 && alive(owner)) {
-        throw new Error(
-          `The embedded database ${dir} is open in another process (pid ${owner}): stop that process first, since two processes at once would corrupt it. ` +
-            `(If pid ${owner} is not Mari, delete ${file}.)`,
-        );
-      }
-      unlinkSync(file);
-    }
+  const owner = lockOwner(file);
+  if (owner === process.pid) return () => {};
+  if (owner !== null && processAlive(owner)) {
+    throw new Error(
+      `The embedded database ${dir} is open in another process (pid ${owner}): stop that process first, since two processes at once would corrupt it. ` +
+        `(If pid ${owner} is not Mari, delete ${file}.)`,
+    );
   }
+  // No lock, or one whose process has died (or that names none): taken over.
+  rmSync(file, { force: true });
+  // Exclusive create: of two processes starting at once, the second fails here (EEXIST).
+  const fd = openSync(file, "wx", 0o600);
+  writeSync(fd, String(process.pid));
+  closeSync(fd);
   let released = false;
   const release = () => {
     if (released) return;
     released = true;
     process.off("exit", release);
-    try {
-      if (Number(readFileSync(file, "utf8").trim()) === process.pid) unlinkSync(file);
-    } catch {
-      // Already gone.
-    }
+    if (lockOwner(file) === process.pid) unlinkSync(file);
   };
   process.on("exit", release);
   return release;
 }
 
-function alive(pid: number): boolean {
+/** The pid a lock file names, or null when there is none (or it names no process id). */
+function lockOwner(file: string): number | null {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw e;
+  }
+  const pid = Number(text.trim());
+  return Number.isInteger(pid) && pid > 0 ? pid : null;
+}
+
+/** Whether a process with this id exists (for this user or another). */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -15,7 +15,6 @@ const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 const REQUEST_ID = /^req_[0-9a-z]{26}$/;
 const TEST_ACTIONS = new Set(["succeed", "fail", "expire", "unknown", "age"]);
 
-/** Why the request must fail, in the order the server checks, and the answer that order implies. */
 /**
  * Why a request must be refused and, where it can be told, the answer: `status` and `code`, or
  * `orReused` when a key already used by another request of the run would be told that instead
@@ -66,7 +65,6 @@ function hasNul(root: unknown): boolean {
   return false;
 }
 
-/** Why the body is refused, or null when the operation would take it. */
 /**
  * What is wrong with the body, and at which stage the server finds it: reading it (size, UTF-8,
  * content type, JSON, NUL), before the Idempotency-Key's checks; or validating it, after them.

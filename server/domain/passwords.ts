@@ -13,7 +13,7 @@ let running = 0;
 const waiting: Array<() => void> = [];
 
 /** Too many password checks are already running or waiting: try again in a moment. */
-export const passwordWorkBusy = () =>
+const passwordWorkBusy = () =>
   new ServiceError("rate_limited", "Mari is busy checking other passwords. Try again in a few seconds.", undefined, { retryAfterSeconds: 2 });
 
 async function scrypt(password: string, salt: Buffer, keylen: number, options: ScryptOptions): Promise<Buffer> {

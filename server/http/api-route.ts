@@ -110,7 +110,7 @@ export function apiRoute<B extends z.ZodType | undefined, Q extends z.ZodType | 
       // and before its body is validated: the same request passed validation when first sent (one
       // that fails it is never recorded), and its answer stays the stored one even where the
       // checks would now read differently (an expiry time since passed). A key used with another
-      // request is told after validation, as the claim would tell it.
+      // request is told below: when the body fails validation, or by the claim.
       const scope = { merchantId: merchant.id, livemode: key.livemode };
       const presentedIdempotencyKey = op.idempotency === "none" ? null : request.headers.get("idempotency-key");
       const fingerprint =

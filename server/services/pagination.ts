@@ -47,6 +47,11 @@ export function keysetOrder(idColumn: AnyPgColumn, direction: Direction, where: 
   };
 }
 
+/** The parameter a page's cursor came in, for an error about it. */
+export function cursorParam(page: PageRequest): "starting_after" | "ending_before" {
+  return page.endingBefore !== undefined ? "ending_before" : "starting_after";
+}
+
 /** The cursor's id, and how many rows to fetch: one more than the page, to tell whether more exist. */
 export function keysetValues(page: PageRequest): { cursor: string | undefined; fetch: number } {
   return { cursor: page.endingBefore ?? page.startingAfter, fetch: page.limit + 1 };
@@ -80,7 +85,7 @@ export function cursorOwned(own: OwnedTable, cursor: unknown, merchantId: unknow
  * parameter, as that id would be anywhere else, rather than a position to page from.
  */
 export async function withOwnedCursor<T extends unknown[]>(ctx: ServiceContext, page: PageRequest, own: OwnedTable, read: (owned: SQL | undefined) => Promise<T>): Promise<T> {
-  const cursor = page.endingBefore ?? page.startingAfter;
+  const { cursor } = keysetValues(page);
   if (cursor === undefined) return read(undefined);
   const rows = await read(cursorOwned(own, cursor, ctx.merchant.id, ctx.livemode));
   if (rows.length > 0) return rows;
@@ -89,6 +94,6 @@ export async function withOwnedCursor<T extends unknown[]>(ctx: ServiceContext, 
     .from(own.table)
     .where(and(eq(own.id, cursor), eq(own.merchantId, ctx.merchant.id), eq(own.livemode, ctx.livemode)))
     .limit(1);
-  if (!found) throw resourceMissing(own.what, cursor, page.endingBefore !== undefined ? "ending_before" : "starting_after");
+  if (!found) throw resourceMissing(own.what, cursor, cursorParam(page));
   return rows;
 }

@@ -6,6 +6,7 @@ import { newId } from "@/server/domain/ids";
 import { generatePassword, hashPassword } from "@/server/domain/passwords";
 import type { BaseContext } from "@/server/context";
 import { createApiKey } from "../api-keys/create-api-key";
+import { newPasswordColumns } from "../staff/new-password";
 
 export type SeedResult = {
   merchant_id: string;
@@ -65,7 +66,7 @@ export async function seedMerchant(ctx: BaseContext, input: SeedInput): Promise<
     const candidate = generatePassword();
     await ctx.db
       .update(staffUsers)
-      .set({ passwordHash: await hashPassword(candidate), sessionsRevokedAt: now })
+      .set(await newPasswordColumns(candidate, now))
       .where(eq(staffUsers.id, existingStaff.id));
     password = candidate;
   }

@@ -3,7 +3,7 @@ import { refunds, settlementLines, settlements, type Settlement, type Settlement
 import type { ServiceContext } from "@/server/context";
 import type { SettlementStatus } from "@/server/domain/settlements";
 import { resourceMissing } from "@/server/domain/errors";
-import { keyset, withOwnedCursor, type Page, type PageRequest } from "../pagination";
+import { cursorParam, keyset, keysetValues, withOwnedCursor, type Page, type PageRequest } from "../pagination";
 import { getSettlement } from "./get-settlement";
 
 export async function listSettlements(ctx: ServiceContext, filters: { status?: SettlementStatus }, page: PageRequest): Promise<Page<Settlement>> {
@@ -27,7 +27,7 @@ export type SettlementLineOfPayment = SettlementLine & { paymentId: string };
 export async function listSettlementLines(ctx: ServiceContext, settlementId: string, page: PageRequest): Promise<Page<SettlementLineOfPayment>> {
   await getSettlement(ctx, settlementId);
   const q = keyset(settlementLines.objectId, page, eq(settlementLines.settlementId, settlementId), [settlementLines.settlementId]);
-  const cursor = page.endingBefore ?? page.startingAfter;
+  const { cursor } = keysetValues(page);
   const [rows, cursorLine] = await Promise.all([
     ctx.db.select().from(settlementLines).where(q.where).orderBy(...q.orderBy).limit(q.limit),
     // A cursor names one of this batch's lines (the settlement is ours: getSettlement), as withOwnedCursor has it for other lists.
@@ -39,7 +39,7 @@ export async function listSettlementLines(ctx: ServiceContext, settlementId: str
           .where(and(eq(settlementLines.settlementId, settlementId), eq(settlementLines.objectId, cursor)))
           .limit(1),
   ]);
-  if (cursor !== undefined && cursorLine.length === 0) throw resourceMissing("settlement line", cursor, page.endingBefore !== undefined ? "ending_before" : "starting_after");
+  if (cursor !== undefined && cursorLine.length === 0) throw resourceMissing("settlement line", cursor, cursorParam(page));
   const lines = q.finish(rows);
   const refundIds = lines.data.filter((l) => l.kind === "refund").map((l) => l.objectId);
   const refunded = new Map(

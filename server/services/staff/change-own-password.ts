@@ -1,9 +1,10 @@
 import { and, eq } from "drizzle-orm";
 import { staffUsers } from "@/db/schema";
 import { invalidParam, resourceMissing, ServiceError } from "@/server/domain/errors";
-import { hashPassword, passwordProblem, verifyPassword } from "@/server/domain/passwords";
+import { passwordProblem, verifyPassword } from "@/server/domain/passwords";
 import type { BaseContext } from "@/server/context";
 import { consumeSignInAttempt, forgetSignInFailures } from "@/server/rate-limit";
+import { newPasswordColumns } from "./new-password";
 
 /**
  * A staff member's new password, given their current one. Guesses at the current password spend
@@ -31,7 +32,7 @@ export async function changeOwnPassword(base: BaseContext, input: { staffId: str
 
   const [changed] = await base.db
     .update(staffUsers)
-    .set({ passwordHash: await hashPassword(input.password), sessionsRevokedAt: base.clock.now() })
+    .set(await newPasswordColumns(input.password, base.clock.now()))
     .where(and(eq(staffUsers.id, staff.id), eq(staffUsers.passwordHash, staff.passwordHash)))
     .returning({ email: staffUsers.email });
   if (!changed) throw invalidParam("current", "Your password was changed elsewhere at the same moment. Sign in again with the new one.");

@@ -1,9 +1,10 @@
 import { and, eq } from "drizzle-orm";
 import { staffUsers } from "@/db/schema";
 import { invalidParam, resourceMissing } from "@/server/domain/errors";
-import { generatePassword, hashPassword } from "@/server/domain/passwords";
+import { generatePassword } from "@/server/domain/passwords";
 import type { ServiceContext } from "@/server/context";
 import { forgetSignInFailures } from "@/server/rate-limit";
+import { newPasswordColumns } from "./new-password";
 
 /**
  * An admin gives a team member who lost their password a new one, returned once to hand over (as
@@ -16,7 +17,7 @@ export async function resetStaffPassword(ctx: ServiceContext, input: { staffId: 
   const password = generatePassword();
   const [row] = await ctx.db
     .update(staffUsers)
-    .set({ passwordHash: await hashPassword(password), sessionsRevokedAt: ctx.clock.now() })
+    .set(await newPasswordColumns(password, ctx.clock.now()))
     .where(and(eq(staffUsers.id, input.staffId), eq(staffUsers.merchantId, ctx.merchant.id)))
     .returning({ id: staffUsers.id, email: staffUsers.email });
   if (!row) throw resourceMissing("staff member", input.staffId);
