@@ -5,8 +5,8 @@ import type { ProviderRegistry } from "./providers/port";
 
 /** Who is acting: recorded on what they change and used for authorisation. */
 export type Actor =
-  | { type: "api_key"; keyId: string }
-  | { type: "staff"; userId: string }
+  | { type: "api_key"; keyId: string; displayPrefix: string }
+  | { type: "staff"; userId: string; email: string }
   | { type: "system"; job: string };
 
 /** What verbs that act before a merchant is known (sign-in, key auth, seeding) receive. */
@@ -19,4 +19,6 @@ export type ServiceContext = BaseContext & {
   livemode: boolean;
   actor: Actor;
   requestId?: string;
+  /** Where the request came from, when trusted proxies tell it (server/http/client-address.ts). */
+  clientAddress?: string | null;
 };

@@ -2,7 +2,7 @@
 
 import { useQuery, type UseQueryResult } from "@tanstack/react-query";
 import Link from "next/link";
-import { useEffect, useState, useSyncExternalStore, type ReactNode } from "react";
+import { useEffect, useId, useState, useSyncExternalStore, type ReactNode } from "react";
 import { roleAllows, type StaffRole } from "@/server/domain/staff";
 import { Empty, Failed, Loading } from "@/components/ui/states";
 import { errorMessage, useTRPC } from "./trpc";
@@ -101,14 +101,18 @@ export function ConfirmAction({
   pending,
   tone = "danger",
   disabled,
+  askPassword,
 }: {
   label: string;
   question: ReactNode;
   confirmLabel: string;
-  onConfirm: () => void;
+  /** Given the password typed when `askPassword`. */
+  onConfirm: (password?: string) => void;
   pending?: boolean;
   tone?: "danger" | "primary";
   disabled?: boolean;
+  /** The action needs the member's own password again (ConfirmPasswordField). */
+  askPassword?: boolean;
 }) {
   const [asking, setAsking] = useState(false);
   if (!asking) {
@@ -125,9 +129,10 @@ export function ConfirmAction({
       confirmLabel={confirmLabel}
       tone={tone}
       autoFocus
-      onConfirm={() => {
+      askPassword={askPassword}
+      onConfirm={(password) => {
         setAsking(false);
-        onConfirm();
+        onConfirm(password);
       }}
       onCancel={() => setAsking(false)}
     />
@@ -141,6 +146,7 @@ export function Confirmation({
   confirmLabel,
   tone,
   autoFocus,
+  askPassword,
   onConfirm,
   onCancel,
 }: {
@@ -150,13 +156,37 @@ export function Confirmation({
   tone: "danger" | "primary";
   /** The confirming button takes focus (not where the question follows a control still in use, such as a select). */
   autoFocus?: boolean;
-  onConfirm: () => void;
+  /** Asks for the member's own password too, and confirms with it (Enter confirms). */
+  askPassword?: boolean;
+  onConfirm: (password?: string) => void;
   onCancel: () => void;
 }) {
+  if (askPassword) {
+    return (
+      <form
+        className="confirm"
+        role="group"
+        aria-label={label}
+        onSubmit={(e) => {
+          e.preventDefault();
+          onConfirm(confirmPasswordOf(e.currentTarget));
+        }}
+      >
+        <span>{question}</span>{" "}
+        <input name="confirmPassword" type="password" aria-label="Your password" placeholder="Your password" autoComplete="current-password" required maxLength={1024} autoFocus={autoFocus} />{" "}
+        <button type="submit" className={tone}>
+          {confirmLabel}
+        </button>{" "}
+        <button type="button" onClick={onCancel}>
+          Cancel
+        </button>
+      </form>
+    );
+  }
   return (
     <span className="confirm" role="group" aria-label={label}>
       <span>{question}</span>{" "}
-      <button type="button" className={tone} autoFocus={autoFocus} onClick={onConfirm}>
+      <button type="button" className={tone} autoFocus={autoFocus} onClick={() => onConfirm()}>
         {confirmLabel}
       </button>{" "}
       <button type="button" onClick={onCancel}>
@@ -164,6 +194,35 @@ export function Confirmation({
       </button>
     </span>
   );
+}
+
+/**
+ * The member's own password, in a form whose action asks for it again: anything that gives
+ * someone a login or shows a live secret (the server checks it; a stolen session alone cannot).
+ * Read by the form as `confirmPassword`.
+ */
+export function ConfirmPasswordField() {
+  const hint = useId();
+  return (
+    <label>
+      Your password
+      <input name="confirmPassword" type="password" autoComplete="current-password" required maxLength={1024} aria-describedby={hint} />
+      <span id={hint} className="muted">
+        Asked again for anything that gives someone a login or shows a live secret.
+      </span>
+    </label>
+  );
+}
+
+/** What a form's ConfirmPasswordField holds. */
+export function confirmPasswordOf(form: HTMLFormElement): string {
+  return String(new FormData(form).get("confirmPassword") ?? "");
+}
+
+/** Empties a form's ConfirmPasswordField once its action is done: the password does not stay in the page. */
+export function forgetConfirmPassword(form: HTMLFormElement): void {
+  const field = form.elements.namedItem("confirmPassword");
+  if (field instanceof HTMLInputElement) field.value = "";
 }
 
 /** Why an action failed, announced to screen readers; nothing while it has not failed. */

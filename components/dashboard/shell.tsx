@@ -4,7 +4,7 @@ import { signOut } from "next-auth/react";
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 import type { ReactNode } from "react";
-import { MODE_COOKIE, type StaffRole } from "@/server/domain/staff";
+import { MODE_COOKIE, roleAllows, type StaffRole } from "@/server/domain/staff";
 import { useHydrated } from "@/components/ui/use-hydrated";
 
 /** Every area of the dashboard; each is a folder under app/dashboard/(shell)/. */
@@ -18,7 +18,8 @@ export const NAV = [
   { href: "/dashboard/settlements", label: "Settlements" },
   { href: "/dashboard/settings", label: "Settings" },
   { href: "/dashboard/team", label: "Team" },
-] as const;
+  { href: "/dashboard/security", label: "Security log", needs: "admin" },
+] as const satisfies readonly { href: string; label: string; needs?: StaffRole }[];
 
 type Props = { merchantName: string; email: string; role: StaffRole; livemode: boolean; children: ReactNode };
 
@@ -55,7 +56,7 @@ export function DashboardShell({ merchantName, email, role, livemode, children }
         </p>
       )}
       <nav className="dash-nav" aria-label="Dashboard">
-        {NAV.map((item) => (
+        {NAV.filter((item) => !("needs" in item) || roleAllows(role, item.needs)).map((item) => (
           <Link key={item.href} href={item.href} aria-current={current(item.href) ? "page" : undefined}>
             {item.label}
           </Link>

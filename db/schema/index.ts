@@ -10,3 +10,4 @@ export * from "./refunds";
 export * from "./payment-links";
 export * from "./checkout-sessions";
 export * from "./settlements";
+export * from "./security-events";

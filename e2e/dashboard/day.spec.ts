@@ -52,13 +52,16 @@ test("a team member's role changes only once the change is confirmed, and the pa
   const email = `role-${Date.now().toString(36)}@example.test`;
   await page.goto("/dashboard/team");
   await page.getByRole("textbox", { name: "E-mail" }).fill(email);
+  await page.getByLabel("Your password").fill(seed().staff.password!);
   await page.getByRole("button", { name: "Add", exact: true }).click();
   const role = page.getByLabel(`Role of ${email}`);
   await expect(role).toHaveValue("viewer");
 
+  // Making someone admin asks for the admin's own password; a lesser role does not.
   await role.selectOption("admin");
   const confirm = page.getByRole("group", { name: `Change the role of ${email}` });
   await expect(confirm).toContainText(`Make ${email} an admin`);
+  await expect(confirm.getByLabel("Your password")).toBeVisible();
   await confirm.getByRole("button", { name: "Cancel" }).click();
   await expect(role).toHaveValue("viewer");
   await page.reload();
@@ -327,7 +330,7 @@ test("at 1280 px no table of the dashboard needs sideways scrolling", async ({ p
     await v1(request, "POST", `/v1/test_helpers/payments/${stuck.id}/age`);
 
     expect(page.viewportSize()?.width).toBe(1280);
-    for (const path of ["/dashboard", "/dashboard/payments", "/dashboard/events", "/dashboard/webhooks", `/dashboard/webhooks/${endpoint.id}`, "/dashboard/payment-links", "/dashboard/settlements", "/dashboard/api-keys", "/dashboard/team"]) {
+    for (const path of ["/dashboard", "/dashboard/payments", "/dashboard/events", "/dashboard/webhooks", `/dashboard/webhooks/${endpoint.id}`, "/dashboard/payment-links", "/dashboard/settlements", "/dashboard/api-keys", "/dashboard/team", "/dashboard/security"]) {
       await page.goto(path);
       await page.waitForLoadState("networkidle");
       const tables = page.locator(".table-wrap");

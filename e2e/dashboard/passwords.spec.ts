@@ -1,4 +1,5 @@
 import { expect, test, type Browser, type Page } from "@playwright/test";
+import { seed } from "../support/seed";
 import { keep } from "./support";
 
 /** A browser of its own, signed in as `email` (no session shared with the admin's). */
@@ -38,6 +39,7 @@ test("a member changes their password: this browser stays signed in, their other
   await page.goto("/dashboard/team");
   await page.getByRole("textbox", { name: "E-mail" }).fill(email);
   await page.locator("form select[name=role]").selectOption("developer");
+  await page.getByLabel("Your password").fill(seed().staff.password!);
   await page.getByRole("button", { name: "Add", exact: true }).click();
   await expect(page.getByRole("status").filter({ hasText: `${email} can sign in with this password` })).toBeVisible();
   const first = await handedOver(page);
@@ -86,8 +88,15 @@ test("a member changes their password: this browser stays signed in, their other
   await page.reload();
   const row = page.locator("tr").filter({ hasText: email });
   await row.getByRole("button", { name: "Reset password" }).click();
-  await expect(row.getByRole("group", { name: "Reset password" })).toContainText(`Give ${email} a new password?`);
-  await row.getByRole("button", { name: "Reset it" }).click();
+  const asked = row.getByRole("group", { name: "Reset password" });
+  await expect(asked).toContainText(`Give ${email} a new password?`);
+  // It asks for the admin's own password: a session left open is not enough.
+  await asked.getByLabel("Your password").fill("not the admin's password");
+  await asked.getByRole("button", { name: "Reset it" }).click();
+  await expect(page.getByRole("alert").filter({ hasText: "That is not your current password." })).toBeVisible();
+  await row.getByRole("button", { name: "Reset password" }).click();
+  await asked.getByLabel("Your password").fill(seed().staff.password!);
+  await asked.getByLabel("Your password").press("Enter");
   await expect(page.getByRole("status").filter({ hasText: `${email} can sign in with this new password` })).toBeVisible();
   const reset = await handedOver(page);
   expect(reset).toMatch(/^[A-Za-z0-9_-]{16}$/);

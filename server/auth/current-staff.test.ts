@@ -11,7 +11,7 @@ import { seedTestMerchant } from "@/server/testing/fixtures";
 // What next-auth hands the server for the request's cookie: here, the session its callbacks made.
 const cookie = vi.hoisted(() => ({ session: null as unknown }));
 vi.mock("next-auth", () => ({ getServerSession: async () => cookie.session }));
-vi.mock("next/headers", () => ({ cookies: async () => ({ get: () => undefined }) }));
+vi.mock("next/headers", () => ({ cookies: async () => ({ get: () => undefined }), headers: async () => new Headers() }));
 
 const { authOptions } = await import("./options");
 const { currentStaff } = await import("./current-staff");

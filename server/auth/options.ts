@@ -42,12 +42,13 @@ export function authOptions(): NextAuthOptions {
           if (!secret) throw new Error("not_configured");
           const email = String(credentials?.email ?? "");
           const forwardedFor = req?.headers?.["x-forwarded-for"];
-          const limit = await consumeSignInAttempt(email, clientAddress(typeof forwardedFor === "string" ? forwardedFor : null, env().TRUSTED_PROXY_HOPS));
+          const address = clientAddress(typeof forwardedFor === "string" ? forwardedFor : null, env().TRUSTED_PROXY_HOPS);
+          const limit = await consumeSignInAttempt(email, address);
           if (!limit.ok) {
             log.warn("sign-in rate limited", { retryAfterSeconds: limit.retryAfterSeconds });
             throw new Error("rate_limited");
           }
-          const staff = await authenticateStaff({ db: await getDb(), clock: systemClock }, { email, password: String(credentials?.password ?? "") }).catch((e: unknown) => {
+          const staff = await authenticateStaff({ db: await getDb(), clock: systemClock, clientAddress: address }, { email, password: String(credentials?.password ?? "") }).catch((e: unknown) => {
             // Every password check slot is taken (a flood of attempts): say so rather than "do not match".
             throw isServiceError(e) && e.code === "rate_limited" ? new Error("busy") : e;
           });

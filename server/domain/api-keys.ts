@@ -62,6 +62,11 @@ export function displayPrefix(secret: string): string {
   return `${secret.slice(0, secret.lastIndexOf("_") + 1)}…${secret.slice(-4)}`;
 }
 
+/** A key as logs name it: its display prefix, and its name when it has one. */
+export function keyLabel(key: { displayPrefix: string; name: string | null }): string {
+  return key.name ? `${key.displayPrefix} (${key.name})` : key.displayPrefix;
+}
+
 /** Full secret keys hold every scope; restricted keys only those granted. */
 export function keyAllows(kind: KeyKind, scopes: readonly string[], needed: Scope): boolean {
   return kind === "secret" || scopes.includes(needed);

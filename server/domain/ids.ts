@@ -21,6 +21,7 @@ export const ID_PREFIXES = {
   request: "req",
   outbox: "obx",
   providerCallback: "pcb",
+  securityEvent: "sec",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -82,10 +82,10 @@ describe("authentication", () => {
     const unknown = await api("GET", "/v1/payments", { key: `sk_test_${"a".repeat(32)}` });
     const wrongPrefix = await api("GET", "/v1/payments", { key: m.keys.test.replace(/^sk_/, "pk_") });
 
-    const extra = await createApiKey({ db, clock: systemClock }, { merchantId: m.merchant.id, livemode: false, kind: "secret" });
+    const extra = await createApiKey({ db, clock: systemClock, actor: { type: "system", job: "test" } }, { merchantId: m.merchant.id, livemode: false, kind: "secret" });
     expect((await api("GET", "/v1/payments", { key: extra.secret })).status).toBe(200);
     const [row] = await db.select().from(apiKeys).where(eq(apiKeys.hash, hashKey(extra.secret)));
-    await revokeApiKey({ db, clock: systemClock, merchant: m.merchant }, row!.id);
+    await revokeApiKey({ db, clock: systemClock, merchant: m.merchant, actor: { type: "system", job: "test" } }, row!.id);
     const revoked = await api("GET", "/v1/payments", { key: extra.secret });
 
     const messages = [malformed, unknown, wrongPrefix, revoked].map((r) => expectError(r, 401, "authentication_error", "api_key_invalid").message);

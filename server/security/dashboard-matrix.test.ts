@@ -6,6 +6,7 @@ import { newId } from "@/server/domain/ids";
 import { roleAllows, STAFF_ROLES, type StaffRole } from "@/server/domain/staff";
 import { seedPayment } from "@/server/testing/fixtures";
 import type { TrpcContext } from "@/server/trpc/init";
+import { STAFF_TEST_PASSWORD } from "@/server/trpc/testing";
 import { appRouter } from "@/server/trpc/routers/_app";
 import { dashboardWire, fingerprint, seedWorld, staffContext, type Objects, type World } from "./world";
 
@@ -55,7 +56,7 @@ const ID_PROCEDURES: Record<string, { kind: Kind; input: (id: string, own: Ids) 
   "webhooks.get": { kind: "webhookEndpoint", input: (id) => ({ id }) },
   "webhooks.deliveries": { kind: "webhookEndpoint", input: (endpointId) => ({ endpointId }) },
   "webhooks.update": { kind: "webhookEndpoint", input: (id) => ({ id, description: "taken over", disabled: true }) },
-  "webhooks.rollSecret": { kind: "webhookEndpoint", input: (id) => ({ id }) },
+  "webhooks.rollSecret": { kind: "webhookEndpoint", input: (id) => ({ id, confirmPassword: STAFF_TEST_PASSWORD }) },
   "webhooks.delete": { kind: "webhookEndpoint", input: (id) => ({ id }) },
   "webhooks.sendTest": { kind: "webhookEndpoint", input: (id) => ({ id }) },
   "apiKeys.revoke": { kind: "apiKey", input: (id) => ({ id }) },
@@ -65,7 +66,7 @@ const ID_PROCEDURES: Record<string, { kind: Kind; input: (id: string, own: Ids) 
   "settlements.confirmPayout": { kind: "settlement", input: (id) => ({ id }) },
   "staff.changeRole": { kind: "staff", input: (id) => ({ id, role: "viewer" }), perEnvironment: false },
   "staff.remove": { kind: "staff", input: (id) => ({ id }), perEnvironment: false },
-  "staff.resetPassword": { kind: "staff", input: (id) => ({ id }), perEnvironment: false },
+  "staff.resetPassword": { kind: "staff", input: (id) => ({ id, confirmPassword: STAFF_TEST_PASSWORD }), perEnvironment: false },
 };
 
 /** Procedures that name no object (lists take cursors, checked by the /v1 cursor rule they share), and why. */
@@ -88,6 +89,7 @@ const NO_ID: Record<string, string> = {
   "staff.add": "creates",
   "staff.changePassword": "the caller themself",
   "staff.signOutEverywhere": "the caller themself",
+  "security.list": "list",
 };
 
 /** The least role each mutation needs (init.ts: viewer reads; developer keys, endpoints, replays, refunds; admin the rest). */

@@ -10,7 +10,7 @@ import { signatureHeader, verifySignatureHeader } from "@/server/domain/signatur
 import { revokeApiKey } from "@/server/services/api-keys/revoke-api-key";
 import { systemClock } from "@/server/clock";
 import { expectError } from "@/server/testing/expect-error";
-import { dashboardAs } from "@/server/trpc/testing";
+import { STAFF_TEST_PASSWORD, dashboardAs } from "@/server/trpc/testing";
 import { callRoute, label, ROUTES, sampleCall, type Answer, type RouteProbe } from "./surface";
 import { idsOf, seedWorld, type World } from "./world";
 
@@ -36,7 +36,7 @@ beforeAll(async () => {
   // Used once, so it sits in the key cache; revocation must still win at once.
   expect((await callRoute(ROUTES.find((r) => label(r) === "GET /v1/payments")!, { key: revoked })).status).toBe(200);
   const [row] = await db.select().from(apiKeys).where(eq(apiKeys.hash, createHash("sha256").update(revoked).digest("hex")));
-  await revokeApiKey({ db, clock: systemClock, merchant: w.us.merchant }, row!.id);
+  await revokeApiKey({ db, clock: systemClock, merchant: w.us.merchant, actor: { type: "system", job: "test" } }, row!.id);
 });
 
 const AUTHENTICATED = ROUTES.filter((r): r is RouteProbe & { scope: Scope } => r.scope !== null);
@@ -123,7 +123,7 @@ describe("secrets at rest", () => {
     const made = [
       await developer.apiKeys.create({ kind: "secret" }),
       await developer.apiKeys.create({ kind: "restricted", scopes: ["payments:read"] }),
-      await live.apiKeys.create({ kind: "secret" }),
+      await live.apiKeys.create({ kind: "secret", confirmPassword: STAFF_TEST_PASSWORD }),
     ];
     const db = await getDb();
     for (const { key, secret } of made) {

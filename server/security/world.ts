@@ -2,8 +2,6 @@ import { sql } from "drizzle-orm";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { getDb } from "@/db/client";
 import { rowsOf } from "@/db/rows";
-import { staffUsers } from "@/db/schema";
-import { newId } from "@/server/domain/ids";
 import type { StaffRole } from "@/server/domain/staff";
 import { createCheckoutSession } from "@/server/services/checkout-sessions/create-checkout-session";
 import { replayEvent } from "@/server/services/events/replay-event";
@@ -16,6 +14,7 @@ import { systemContext } from "@/server/system-context";
 import { seedPayment, seedPendingRefund, seedTestMerchant, uniqueRef, type TestMerchant } from "@/server/testing/fixtures";
 import type { TrpcContext } from "@/server/trpc/init";
 import { appRouter } from "@/server/trpc/routers/_app";
+import { insertTestStaff } from "@/server/trpc/testing";
 
 /** One of each object a merchant can own, in one environment. */
 export type Objects = {
@@ -97,6 +96,7 @@ const MERCHANT_TABLES = [
   "webhook_deliveries",
   "settlements",
   "staff_users",
+  "security_events",
 ];
 
 /**
@@ -126,10 +126,7 @@ export async function fingerprint(merchantIds: string[]): Promise<Record<string,
 
 /** What the dashboard's request context holds for a signed-in staff member of `m` with `role`, in one mode. */
 export async function staffContext(m: TestMerchant, role: StaffRole, livemode = false): Promise<TrpcContext> {
-  const db = await getDb();
-  const now = new Date();
-  const id = newId("staffUser", now);
-  await db.insert(staffUsers).values({ id, merchantId: m.merchant.id, email: `${role}-${id}@test.mari.test`, passwordHash: "scrypt$1$1$1$x$y", role, createdAt: now });
+  const id = await insertTestStaff(m, role);
   const base = await systemContext();
   return { base, session: await loadStaffSession(base, id), livemode };
 }

@@ -24,6 +24,7 @@ export type TestMerchant = {
 export async function seedTestMerchant(opts: { feeBearer?: FeeBearer; paymentExpirySeconds?: number } = {}): Promise<TestMerchant> {
   const db = await getDb();
   const base = { db, clock: systemClock };
+  const fixture = { ...base, actor: { type: "system", job: "test" } } as const;
   const now = new Date();
   const [merchant] = await db
     .insert(merchants)
@@ -37,13 +38,13 @@ export async function seedTestMerchant(opts: { feeBearer?: FeeBearer; paymentExp
       createdAt: now,
     })
     .returning();
-  const test = await createApiKey(base, { merchantId: merchant!.id, livemode: false, kind: "secret" });
-  const live = await createApiKey(base, { merchantId: merchant!.id, livemode: true, kind: "secret" });
+  const test = await createApiKey(fixture, { merchantId: merchant!.id, livemode: false, kind: "secret" });
+  const live = await createApiKey(fixture, { merchantId: merchant!.id, livemode: true, kind: "secret" });
   return {
     merchant: merchant!,
     keys: { test: test.secret, live: live.secret },
     async restrictedKey(scopes, livemode = false) {
-      return (await createApiKey(base, { merchantId: merchant!.id, livemode, kind: "restricted", scopes })).secret;
+      return (await createApiKey(fixture, { merchantId: merchant!.id, livemode, kind: "restricted", scopes })).secret;
     },
     async ctx(livemode = false, clock = systemClock) {
       return { db, clock, providers, merchant: merchant!, livemode, actor: { type: "system", job: "test" } };

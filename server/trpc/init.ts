@@ -1,11 +1,13 @@
 import { initTRPC, TRPCError, type TRPC_ERROR_CODE_KEY } from "@trpc/server";
 import { z } from "zod";
+import { PASSWORD_MAX_LENGTH } from "@/server/domain/passwords";
 import { staffServiceContext } from "@/server/auth/current-staff";
 import type { ServiceContext } from "@/server/context";
 import { isServiceError, type ErrorType } from "@/server/domain/errors";
 import { roleAllows, type StaffRole } from "@/server/domain/staff";
 import { toParamError } from "@/server/http/validation";
 import { log } from "@/server/log";
+import { confirmStaffPassword } from "@/server/services/staff/confirm-password";
 import type { StaffSession } from "@/server/services/staff/load-staff-session";
 import type { systemContext } from "@/server/system-context";
 
@@ -15,6 +17,8 @@ export type TrpcContext = {
   session: StaffSession | null;
   /** The dashboard's test/live switch. */
   livemode: boolean;
+  /** Where the request came from, when trusted proxies tell it. */
+  clientAddress?: string | null;
 };
 
 /** The one map from the service's error types to tRPC's codes (the /v1 twin is server/http/errors.ts). */
@@ -60,7 +64,7 @@ const mapErrors = t.middleware(async ({ next, path }) => {
 /** Signed in: the staff member's own merchant, in the chosen environment, as a service context. */
 const staffProcedure = t.procedure.use(mapErrors).use(({ ctx, next }) => {
   if (!ctx.session) throw new TRPCError({ code: "UNAUTHORIZED", message: "Sign in again." });
-  const service: ServiceContext = staffServiceContext(ctx.base, ctx.session, ctx.livemode);
+  const service: ServiceContext = staffServiceContext(ctx.base, ctx.session, ctx.livemode, ctx.clientAddress);
   return next({ ctx: { ...ctx, staff: ctx.session.staff, service } });
 });
 
@@ -76,3 +80,14 @@ export const viewerProcedure = atLeast("viewer");
 export const developerProcedure = atLeast("developer");
 /** Staff, settings, payouts, resolving unresolved payments. */
 export const adminProcedure = atLeast("admin");
+
+/** The caller's own password, as a mutation that needs it takes it (confirmPassword). */
+export const confirmPasswordInput = z.string().max(PASSWORD_MAX_LENGTH).optional();
+
+/**
+ * Before what a stolen session must not do alone (confirmStaffPassword): the caller's password,
+ * checked before anything else is looked up, so a wrong one tells nothing about the target.
+ */
+export async function confirmCallerPassword(ctx: { service: ServiceContext; staff: { id: string } }, password: string | undefined): Promise<void> {
+  await confirmStaffPassword(ctx.service, { staffId: ctx.staff.id, password, param: "confirmPassword" });
+}

@@ -2,6 +2,7 @@ import { TRPCError } from "@trpc/server";
 import { getDb } from "@/db/client";
 import { staffUsers } from "@/db/schema";
 import { newId } from "@/server/domain/ids";
+import { hashPassword } from "@/server/domain/passwords";
 import type { StaffRole } from "@/server/domain/staff";
 import { loadStaffSession } from "@/server/services/staff/load-staff-session";
 import { systemContext } from "@/server/system-context";
@@ -11,15 +12,26 @@ import { appRouter } from "./routers/_app";
 
 const createCaller = createCallerFactory(appRouter);
 
-/**
- * The dashboard's procedures as a staff member of `m` with `role` sees them, in test or live
- * mode: a real staff row, loaded the way a request loads it.
- */
-export async function dashboardAs(m: TestMerchant, role: StaffRole, livemode = false) {
-  const db = await getDb();
+/** The password of every staff member dashboardAs makes, for the mutations that ask for it again. */
+export const STAFF_TEST_PASSWORD = "the test staff member's passphrase";
+// One hash for them all: scrypt is slow on purpose.
+let testHash: Promise<string> | undefined;
+
+/** A staff member of `m` with `role` and the password STAFF_TEST_PASSWORD; their id. */
+export async function insertTestStaff(m: TestMerchant, role: StaffRole): Promise<string> {
   const now = new Date();
   const id = newId("staffUser", now);
-  await db.insert(staffUsers).values({ id, merchantId: m.merchant.id, email: `${role}-${id}@test.mari.test`, passwordHash: "scrypt$1$1$1$x$y", role, createdAt: now });
+  testHash ??= hashPassword(STAFF_TEST_PASSWORD);
+  await (await getDb()).insert(staffUsers).values({ id, merchantId: m.merchant.id, email: `${role}-${id}@test.mari.test`, passwordHash: await testHash, role, createdAt: now });
+  return id;
+}
+
+/**
+ * The dashboard's procedures as a staff member of `m` with `role` sees them, in test or live
+ * mode: a real staff row (insertTestStaff), loaded the way a request loads it.
+ */
+export async function dashboardAs(m: TestMerchant, role: StaffRole, livemode = false) {
+  const id = await insertTestStaff(m, role);
   const base = await systemContext();
   return createCaller({ base, session: await loadStaffSession(base, id), livemode });
 }

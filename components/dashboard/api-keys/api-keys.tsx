@@ -6,7 +6,7 @@ import { Badge } from "@/components/ui/status-badge";
 import { Pager, type Cursor } from "@/components/ui/pager";
 import { Failed, Loading } from "@/components/ui/states";
 import type { KeyKind, Scope } from "@/server/domain/api-keys";
-import { ConfirmAction, CopyButton, ErrorNote, ListView, RoleNote, formatWhen, useRole } from "../kit";
+import { ConfirmAction, ConfirmPasswordField, confirmPasswordOf, CopyButton, forgetConfirmPassword, ErrorNote, ListView, RoleNote, formatWhen, useRole } from "../kit";
 import { errorMessage, useTRPC } from "../trpc";
 import "../overview/admin.css";
 
@@ -57,6 +57,8 @@ function CreateKey({ onCreated }: { onCreated: (secret: string, prefix: string) 
   const [name, setName] = useState("");
   const [problem, setProblem] = useState<string | null>(null);
   const available = useQuery(trpc.apiKeys.scopes.queryOptions(undefined, { staleTime: Infinity }));
+  // A live key is a live secret: it asks for the member's password again.
+  const { livemode } = useRole("developer");
   const create = useMutation(
     trpc.apiKeys.create.mutationOptions({
       onSuccess: (r) => {
@@ -67,14 +69,18 @@ function CreateKey({ onCreated }: { onCreated: (secret: string, prefix: string) 
       },
     }),
   );
-  const submit = (e: FormEvent) => {
+  const submit = (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
     if (kind === "restricted" && scopes.length === 0) {
       setProblem("Choose at least one scope for a restricted key.");
       return;
     }
     setProblem(null);
-    create.mutate({ kind, scopes: kind === "restricted" ? scopes : [], name: name.trim() || undefined });
+    const form = e.currentTarget;
+    create.mutate(
+      { kind, scopes: kind === "restricted" ? scopes : [], name: name.trim() || undefined, confirmPassword: livemode ? confirmPasswordOf(form) : undefined },
+      { onSuccess: () => forgetConfirmPassword(form) },
+    );
   };
   const toggle = (s: Scope, on: boolean) => setScopes((cur) => (on ? [...cur, s] : cur.filter((x) => x !== s)));
   return (
@@ -104,6 +110,7 @@ function CreateKey({ onCreated }: { onCreated: (secret: string, prefix: string) 
         Name (optional)
         <input value={name} onChange={(e) => setName(e.target.value)} maxLength={100} placeholder="e.g. till server" />
       </label>
+      {livemode ? <ConfirmPasswordField /> : null}
       {problem ? (
         <p className="error" role="alert">
           {problem}

@@ -4,7 +4,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { STAFF_ROLES, type StaffRole } from "@/server/domain/staff";
 import { Empty, Failed, Loading } from "@/components/ui/states";
-import { Confirmation, ConfirmAction, CopyButton, ErrorNote, formatWhen, useRole } from "../kit";
+import { Confirmation, ConfirmAction, ConfirmPasswordField, confirmPasswordOf, CopyButton, ErrorNote, formatWhen, useRole } from "../kit";
 import { errorMessage, useTRPC } from "../trpc";
 
 const ROLE_HELP: Record<StaffRole, string> = {
@@ -73,7 +73,12 @@ export function TeamPage() {
                   </td>
                   <td>
                     {isAdmin && !s.you ? (
-                      <RoleChoice email={s.email} role={s.role} pending={changeRole.isPending} onChange={(role) => changeRole.mutate({ id: s.id, role })} />
+                      <RoleChoice
+                        email={s.email}
+                        role={s.role}
+                        pending={changeRole.isPending}
+                        onChange={(role, confirmPassword) => changeRole.mutate({ id: s.id, role, confirmPassword })}
+                      />
                     ) : (
                       s.role
                     )}
@@ -83,10 +88,11 @@ export function TeamPage() {
                     {isAdmin && !s.you ? (
                       <ConfirmAction
                         label="Reset password"
-                        question={`Give ${s.email} a new password? Their current one stops working and they are signed out at once.`}
+                        question={`Give ${s.email} a new password? Their current one stops working and they are signed out at once. Your password:`}
                         confirmLabel="Reset it"
+                        askPassword
                         pending={reset.isPending && reset.variables?.id === s.id}
-                        onConfirm={() => (setHandover(null), reset.mutate({ id: s.id }))}
+                        onConfirm={(confirmPassword) => (setHandover(null), reset.mutate({ id: s.id, confirmPassword }))}
                       />
                     ) : null}{" "}
                     {isAdmin && !s.you ? (
@@ -112,9 +118,14 @@ export function TeamPage() {
           className="panel form-grid"
           onSubmit={(e) => {
             e.preventDefault();
-            const form = new FormData(e.currentTarget);
+            const formElement = e.currentTarget;
+            const form = new FormData(formElement);
             setHandover(null);
-            add.mutate({ email: String(form.get("email")), role: String(form.get("role")) as StaffRole });
+            add.mutate(
+              { email: String(form.get("email")), role: String(form.get("role")) as StaffRole, confirmPassword: confirmPasswordOf(formElement) },
+              // The admin's password does not stay in the page.
+              { onSuccess: () => formElement.reset() },
+            );
           }}
         >
           <label>
@@ -131,6 +142,7 @@ export function TeamPage() {
               ))}
             </select>
           </label>
+          <ConfirmPasswordField />
           <button type="submit" className="primary" disabled={add.isPending}>
             {add.isPending ? "Adding…" : "Add"}
           </button>
@@ -160,7 +172,7 @@ function Handover({ email, password, reset }: { email: string; password: string;
 }
 
 /** A role is chosen, then confirmed: what someone may do changes only on a second, deliberate click. */
-function RoleChoice({ email, role, pending, onChange }: { email: string; role: StaffRole; pending: boolean; onChange: (role: StaffRole) => void }) {
+function RoleChoice({ email, role, pending, onChange }: { email: string; role: StaffRole; pending: boolean; onChange: (role: StaffRole, confirmPassword?: string) => void }) {
   const [proposed, setProposed] = useState<StaffRole | null>(null);
   return (
     <>
@@ -176,12 +188,14 @@ function RoleChoice({ email, role, pending, onChange }: { email: string; role: S
           {" "}
           <Confirmation
             label={`Change the role of ${email}`}
-            question={`Make ${email} ${proposed === "admin" ? "an" : "a"} ${proposed} (${ROLE_HELP[proposed]})?`}
+            question={`Make ${email} ${proposed === "admin" ? "an" : "a"} ${proposed} (${ROLE_HELP[proposed]})?${proposed === "admin" ? " Your password:" : ""}`}
             confirmLabel="Change role"
             tone="primary"
-            onConfirm={() => {
+            // Making someone admin hands them the team: it asks for the admin's own password.
+            askPassword={proposed === "admin"}
+            onConfirm={(confirmPassword) => {
               setProposed(null);
-              onChange(proposed);
+              onChange(proposed, confirmPassword);
             }}
             onCancel={() => setProposed(null)}
           />

@@ -6,6 +6,7 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { Pager, type Cursor } from "@/components/ui/pager";
 import { Empty, Failed, Loading } from "@/components/ui/states";
+import { ConfirmPasswordField, confirmPasswordOf } from "../kit";
 import { errorMessage, isMissing, useTRPC } from "../trpc";
 import { DeliveriesTable, EndpointStatusBadge, failureRate, HealthBadge, useCanDevelop, when, type Outputs } from "./common";
 import { EndpointForm } from "./endpoint-form";
@@ -45,6 +46,8 @@ function Loaded({ e }: { e: Detail }) {
   const me = useQuery(trpc.session.me.queryOptions());
   const [editing, setEditing] = useState(false);
   const [confirm, setConfirm] = useState<"disable" | "roll" | "delete" | null>(null);
+  // A live endpoint's new secret is a live secret: rolling it asks for the member's password again.
+  const askPassword = e.livemode;
   const [secret, setSecret] = useState<{ value: string; overlapHours: number; oldUntil: string | null } | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const refresh = () => void queryClient.invalidateQueries({ queryKey: trpc.webhooks.pathKey() });
@@ -198,7 +201,17 @@ function Loaded({ e }: { e: Detail }) {
             </button>
           </div>
           {confirm ? (
-            <div className="confirm" role="alertdialog" aria-labelledby="confirm-text">
+            <form
+              className="confirm"
+              role="alertdialog"
+              aria-labelledby="confirm-text"
+              onSubmit={(ev) => {
+                ev.preventDefault();
+                if (confirm === "disable") update.mutate({ id: e.id, disabled: true });
+                else if (confirm === "roll") roll.mutate({ id: e.id, confirmPassword: askPassword ? confirmPasswordOf(ev.currentTarget) : undefined });
+                else remove.mutate({ id: e.id });
+              }}
+            >
               <p id="confirm-text">
                 {confirm === "disable"
                   ? "Disable this endpoint? Nothing more is sent to it; deliveries due meanwhile fail, saying so. Replay them from the event log after enabling it."
@@ -206,22 +219,16 @@ function Loaded({ e }: { e: Detail }) {
                     ? "Roll the signing secret? You get a new secret, shown once; the current one keeps signing alongside it for 24 h."
                     : "Delete this endpoint? Nothing more is sent to it and it cannot be restored; its past deliveries stay on their events' pages."}
               </p>
+              {confirm === "roll" && askPassword ? <ConfirmPasswordField /> : null}
               <div className="actions">
-                <button
-                  type="button"
-                  className={confirm === "delete" || confirm === "disable" ? "danger" : "primary"}
-                  disabled={busy}
-                  onClick={() =>
-                    confirm === "disable" ? update.mutate({ id: e.id, disabled: true }) : confirm === "roll" ? roll.mutate({ id: e.id }) : remove.mutate({ id: e.id })
-                  }
-                >
+                <button type="submit" className={confirm === "delete" || confirm === "disable" ? "danger" : "primary"} disabled={busy}>
                   {confirm === "disable" ? "Disable endpoint" : confirm === "roll" ? "Roll secret" : "Delete endpoint"}
                 </button>
                 <button type="button" onClick={() => setConfirm(null)}>
                   Cancel
                 </button>
               </div>
-            </div>
+            </form>
           ) : null}
         </section>
       ) : null}

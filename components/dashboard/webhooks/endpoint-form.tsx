@@ -2,10 +2,12 @@
 
 import { useState } from "react";
 import { SUBSCRIBABLE_EVENT_TYPES } from "@/server/domain/events";
+import { ConfirmPasswordField, confirmPasswordOf } from "../kit";
 
 type Subscribable = (typeof SUBSCRIBABLE_EVENT_TYPES)[number];
 export type EventChoice = "*" | Subscribable;
-export type EndpointFormValues = { url: string; enabledEvents: EventChoice[]; description: string };
+/** `confirmPassword` when the form asked for it (`askPassword`). */
+export type EndpointFormValues = { url: string; enabledEvents: EventChoice[]; description: string; confirmPassword?: string };
 
 const isChoice = (t: string): t is EventChoice => t === "*" || (SUBSCRIBABLE_EVENT_TYPES as readonly string[]).includes(t);
 
@@ -16,6 +18,7 @@ export function EndpointForm({
   busy,
   error,
   livemode,
+  askPassword,
   onSubmit,
   onCancel,
 }: {
@@ -24,6 +27,8 @@ export function EndpointForm({
   busy: boolean;
   error: string | null;
   livemode: boolean;
+  /** The action shows a live secret: the member's password again. */
+  askPassword?: boolean;
   onSubmit: (v: EndpointFormValues) => void;
   onCancel?: () => void;
 }) {
@@ -40,7 +45,7 @@ export function EndpointForm({
         e.preventDefault();
         if (!all && chosen.length === 0) return setProblem("Choose at least one event type, or all of them.");
         setProblem(null);
-        onSubmit({ url: url.trim(), enabledEvents: all ? ["*"] : chosen, description: description.trim() });
+        onSubmit({ url: url.trim(), enabledEvents: all ? ["*"] : chosen, description: description.trim(), confirmPassword: askPassword ? confirmPasswordOf(e.currentTarget) : undefined });
       }}
     >
       <label>
@@ -73,6 +78,7 @@ export function EndpointForm({
         Description (optional)
         <input type="text" maxLength={500} value={description} onChange={(e) => setDescription(e.target.value)} placeholder="Order service" />
       </label>
+      {askPassword ? <ConfirmPasswordField /> : null}
       {problem || error ? (
         <p className="error" role="alert">
           {problem ?? error}

@@ -65,7 +65,8 @@ export function EndpointList() {
             busy={create.isPending}
             error={create.error ? errorMessage(create.error) : null}
             livemode={me.data?.livemode ?? false}
-            onSubmit={(v) => create.mutate({ url: v.url, enabledEvents: v.enabledEvents, description: v.description || undefined })}
+            askPassword={me.data?.livemode ?? false}
+            onSubmit={(v) => create.mutate({ url: v.url, enabledEvents: v.enabledEvents, description: v.description || undefined, confirmPassword: v.confirmPassword })}
             onCancel={() => {
               setCreating(false);
               create.reset();

@@ -28,7 +28,7 @@ describe("authenticateApiKey", () => {
     const m = await seedTestMerchant();
     const clock = manualClock(new Date());
     const { key } = await authenticateApiKey({ db, clock }, m.keys.live);
-    await revokeApiKey({ db, clock, merchant: m.merchant }, key.id);
+    await revokeApiKey({ db, clock, merchant: m.merchant, actor: { type: "system", job: "test" } }, key.id);
     await expect(authenticateApiKey({ db, clock }, m.keys.live)).rejects.toMatchObject({ code: "api_key_invalid" });
   });
 

@@ -1,8 +1,8 @@
 import { apiKeys, type ApiKey } from "@/db/schema";
-import { generateKey, type KeyKind, type Scope } from "@/server/domain/api-keys";
+import { generateKey, keyLabel, type KeyKind, type Scope } from "@/server/domain/api-keys";
 import { invalidParam } from "@/server/domain/errors";
 import { newId } from "@/server/domain/ids";
-import type { BaseContext } from "@/server/context";
+import { recordSecurityEvent, type SecurityContext } from "@/server/services/security-log/record-security-event";
 
 export type CreateApiKeyInput = {
   merchantId: string;
@@ -12,26 +12,36 @@ export type CreateApiKeyInput = {
   name?: string;
 };
 
-/** Returns the secret once; only its hash and a display prefix are stored. */
-export async function createApiKey(ctx: BaseContext, input: CreateApiKeyInput): Promise<{ key: ApiKey; secret: string }> {
+/** Returns the secret once; only its hash and a display prefix are stored. Recorded in the security log. */
+export async function createApiKey(ctx: SecurityContext, input: CreateApiKeyInput): Promise<{ key: ApiKey; secret: string }> {
   const scopes = [...new Set(input.scopes ?? [])];
   if (input.kind === "restricted" && scopes.length === 0) throw invalidParam("scopes", "A restricted key needs at least one scope.");
   if (input.kind === "secret" && scopes.length > 0) throw invalidParam("scopes", "A full secret key holds every scope; leave scopes empty.");
   const generated = generateKey(input.kind, input.livemode);
   const now = ctx.clock.now();
-  const [key] = await ctx.db
-    .insert(apiKeys)
-    .values({
-      id: newId("apiKey", now),
+  const key = await ctx.db.transaction(async (tx) => {
+    const [row] = await tx
+      .insert(apiKeys)
+      .values({
+        id: newId("apiKey", now),
+        merchantId: input.merchantId,
+        livemode: input.livemode,
+        kind: input.kind,
+        scopes,
+        name: input.name ?? null,
+        hash: generated.hash,
+        displayPrefix: generated.displayPrefix,
+        createdAt: now,
+      })
+      .returning();
+    await recordSecurityEvent(tx, ctx, {
       merchantId: input.merchantId,
+      action: "api_key.created",
       livemode: input.livemode,
-      kind: input.kind,
-      scopes,
-      name: input.name ?? null,
-      hash: generated.hash,
-      displayPrefix: generated.displayPrefix,
-      createdAt: now,
-    })
-    .returning();
-  return { key: key!, secret: generated.secret };
+      target: { id: row!.id, label: keyLabel(row!) },
+      detail: { kind: input.kind, ...(scopes.length > 0 ? { scopes } : {}) },
+    });
+    return row!;
+  });
+  return { key, secret: generated.secret };
 }

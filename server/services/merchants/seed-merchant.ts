@@ -6,6 +6,7 @@ import { newId } from "@/server/domain/ids";
 import { generatePassword, hashPassword } from "@/server/domain/passwords";
 import type { BaseContext } from "@/server/context";
 import { createApiKey } from "../api-keys/create-api-key";
+import { recordSecurityEvent, type SecurityContext } from "../security-log/record-security-event";
 import { newPasswordColumns } from "../staff/new-password";
 
 export type SeedResult = {
@@ -47,35 +48,43 @@ export async function seedMerchant(ctx: BaseContext, input: SeedInput): Promise<
   const email = `admin@${input.slug}.mari.test`;
   let password: string | undefined;
   const [existingStaff] = await ctx.db.select({ id: staffUsers.id }).from(staffUsers).where(sql`lower(${staffUsers.email}) = ${email}`);
+  // What the seed does is the system's doing, in the security log.
+  const seed: SecurityContext = { ...ctx, actor: { type: "system", job: "seed" } };
   if (!existingStaff) {
     const candidate = generatePassword();
-    const [createdStaff] = await ctx.db
+    const passwordHash = await hashPassword(candidate);
+    const createdStaff = await ctx.db.transaction(async (tx) => {
+      const [row] = await tx
       .insert(staffUsers)
       .values({
         id: newId("staffUser", now),
         merchantId: merchant.id,
         email,
-        passwordHash: await hashPassword(candidate),
+        passwordHash,
         role: "admin",
         createdAt: now,
       })
       .onConflictDoNothing()
       .returning({ id: staffUsers.id });
+      if (row) await recordSecurityEvent(tx, seed, { merchantId: merchant.id, action: "staff.added", target: { id: row.id, label: email }, detail: { role: "admin" } });
+      return row;
+    });
     if (createdStaff) password = candidate;
   } else if (input.newPassword) {
     const candidate = generatePassword();
-    await ctx.db
-      .update(staffUsers)
-      .set(await newPasswordColumns(candidate, now))
-      .where(eq(staffUsers.id, existingStaff.id));
+    const columns = await newPasswordColumns(candidate, now);
+    await ctx.db.transaction(async (tx) => {
+      await tx.update(staffUsers).set(columns).where(eq(staffUsers.id, existingStaff.id));
+      await recordSecurityEvent(tx, seed, { merchantId: merchant.id, action: "staff.password_reset", target: { id: existingStaff.id, label: email } });
+    });
     password = candidate;
   }
 
-  const test = await createApiKey(ctx, { merchantId: merchant.id, livemode: false, kind: "secret", name: "seed" });
-  const live = await createApiKey(ctx, { merchantId: merchant.id, livemode: true, kind: "secret", name: "seed" });
+  const test = await createApiKey(seed, { merchantId: merchant.id, livemode: false, kind: "secret", name: "seed" });
+  const live = await createApiKey(seed, { merchantId: merchant.id, livemode: true, kind: "secret", name: "seed" });
   const restricted =
     input.restrictedScopes && input.restrictedScopes.length > 0
-      ? await createApiKey(ctx, {
+      ? await createApiKey(seed, {
           merchantId: merchant.id,
           livemode: false,
           kind: "restricted",

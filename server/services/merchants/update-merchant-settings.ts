@@ -3,6 +3,8 @@ import { merchants, type Merchant } from "@/db/schema";
 import type { ServiceContext } from "@/server/context";
 import { invalidParam } from "@/server/domain/errors";
 import { FEE_BEARERS, type FeeBearer } from "@/server/domain/fees";
+import { changedFields } from "@/server/domain/security-log";
+import { recordSecurityEvent } from "@/server/services/security-log/record-security-event";
 // The database checks the range too; checking first lets the answer name the field.
 import { PAYMENT_EXPIRY_MAX_SECONDS, PAYMENT_EXPIRY_MIN_SECONDS } from "@/server/domain/merchant-settings";
 
@@ -27,6 +29,15 @@ export async function updateMerchantSettings(ctx: ServiceContext, input: Merchan
     changes.paymentExpirySeconds = s;
   }
   if (Object.keys(changes).length === 0) return ctx.merchant;
-  const [row] = await ctx.db.update(merchants).set(changes).where(eq(merchants.id, ctx.merchant.id)).returning();
-  return row!;
+  return ctx.db.transaction(async (tx) => {
+    // Locked, so the log's "from" is what this change replaced.
+    const [before] = await tx.select().from(merchants).where(eq(merchants.id, ctx.merchant.id)).for("update");
+    const [row] = await tx.update(merchants).set(changes).where(eq(merchants.id, ctx.merchant.id)).returning();
+    const changed = changedFields(
+      { fee_bearer: before!.feeBearer, payment_expiry_seconds: before!.paymentExpirySeconds },
+      { fee_bearer: row!.feeBearer, payment_expiry_seconds: row!.paymentExpirySeconds },
+    );
+    if (Object.keys(changed).length > 0) await recordSecurityEvent(tx, ctx, { merchantId: ctx.merchant.id, action: "settings.updated", detail: changed });
+    return row!;
+  });
 }

@@ -5,6 +5,7 @@ import { newId } from "@/server/domain/ids";
 import { generatePassword, hashPassword } from "@/server/domain/passwords";
 import type { StaffRole } from "@/server/domain/staff";
 import type { ServiceContext } from "@/server/context";
+import { recordSecurityEvent } from "@/server/services/security-log/record-security-event";
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -16,13 +17,18 @@ export async function addStaffMember(ctx: ServiceContext, input: { email: string
   const email = input.email.trim();
   if (!EMAIL.test(email) || email.length > 320) throw invalidParam("email", "Enter an e-mail address such as ana@shop.co.zw.");
   const password = generatePassword();
+  const passwordHash = await hashPassword(password);
   const now = ctx.clock.now();
   try {
-    const [row] = await ctx.db
-      .insert(staffUsers)
-      .values({ id: newId("staffUser", now), merchantId: ctx.merchant.id, email, passwordHash: await hashPassword(password), role: input.role, createdAt: now })
-      .returning({ id: staffUsers.id, email: staffUsers.email, role: staffUsers.role, createdAt: staffUsers.createdAt });
-    return { staff: row!, password };
+    const staff = await ctx.db.transaction(async (tx) => {
+      const [row] = await tx
+        .insert(staffUsers)
+        .values({ id: newId("staffUser", now), merchantId: ctx.merchant.id, email, passwordHash, role: input.role, createdAt: now })
+        .returning({ id: staffUsers.id, email: staffUsers.email, role: staffUsers.role, createdAt: staffUsers.createdAt });
+      await recordSecurityEvent(tx, ctx, { merchantId: ctx.merchant.id, action: "staff.added", target: { id: row!.id, label: row!.email }, detail: { role: row!.role } });
+      return row!;
+    });
+    return { staff, password };
   } catch (e) {
     if (violatedUniqueConstraint(e) === "staff_users_email_key") throw invalidParam("email", "That e-mail address already signs in to Mari.");
     throw e;

@@ -2,12 +2,17 @@ import { eq, sql } from "drizzle-orm";
 import { staffUsers, type StaffUser } from "@/db/schema";
 import { hashPassword, verifyPassword } from "@/server/domain/passwords";
 import type { BaseContext } from "@/server/context";
+import { recordSecurityEvent } from "@/server/services/security-log/record-security-event";
 
 // Checked when the address is unknown, so an unknown address costs as long as a wrong password.
 let decoy: Promise<string> | undefined;
 
-/** A staff member by e-mail (any case) and password, or null; never says which of the two was wrong. */
-export async function authenticateStaff(base: BaseContext, input: { email: string; password: string }): Promise<StaffUser | null> {
+/**
+ * A staff member by e-mail (any case) and password, or null; never says which of the two was
+ * wrong. A sign-in, and a wrong password for a staff member's address, go in their merchant's
+ * security log (attempts at addresses no one has go nowhere: they belong to no merchant).
+ */
+export async function authenticateStaff(base: BaseContext & { clientAddress?: string | null }, input: { email: string; password: string }): Promise<StaffUser | null> {
   const email = input.email.trim().toLowerCase();
   if (email.length === 0 || email.length > 320 || input.password.length === 0 || input.password.length > 1024) return null;
   const [staff] = await base.db.select().from(staffUsers).where(eq(sql`lower(${staffUsers.email})`, email));
@@ -16,5 +21,12 @@ export async function authenticateStaff(base: BaseContext, input: { email: strin
     await verifyPassword(input.password, await decoy);
     return null;
   }
-  return (await verifyPassword(input.password, staff.passwordHash)) ? staff : null;
+  const matches = await verifyPassword(input.password, staff.passwordHash);
+  const target = { id: staff.id, label: staff.email };
+  if (!matches) {
+    await recordSecurityEvent(base.db, { ...base, actor: { type: "anonymous" } }, { merchantId: staff.merchantId, action: "staff.sign_in_failed", target });
+    return null;
+  }
+  await recordSecurityEvent(base.db, { ...base, actor: { type: "staff", userId: staff.id, email: staff.email } }, { merchantId: staff.merchantId, action: "staff.signed_in", target });
+  return staff;
 }

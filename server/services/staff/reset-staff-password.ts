@@ -4,6 +4,7 @@ import { invalidParam, resourceMissing } from "@/server/domain/errors";
 import { generatePassword } from "@/server/domain/passwords";
 import type { ServiceContext } from "@/server/context";
 import { forgetSignInFailures } from "@/server/rate-limit";
+import { recordSecurityEvent } from "@/server/services/security-log/record-security-event";
 import { newPasswordColumns } from "./new-password";
 
 /**
@@ -15,12 +16,17 @@ import { newPasswordColumns } from "./new-password";
 export async function resetStaffPassword(ctx: ServiceContext, input: { staffId: string; by: string }) {
   if (input.staffId === input.by) throw invalidParam("id", "Change your own password on your account page, with your current one.");
   const password = generatePassword();
-  const [row] = await ctx.db
-    .update(staffUsers)
-    .set(await newPasswordColumns(password, ctx.clock.now()))
-    .where(and(eq(staffUsers.id, input.staffId), eq(staffUsers.merchantId, ctx.merchant.id)))
-    .returning({ id: staffUsers.id, email: staffUsers.email });
-  if (!row) throw resourceMissing("staff member", input.staffId);
+  const columns = await newPasswordColumns(password, ctx.clock.now());
+  const row = await ctx.db.transaction(async (tx) => {
+    const [reset] = await tx
+      .update(staffUsers)
+      .set(columns)
+      .where(and(eq(staffUsers.id, input.staffId), eq(staffUsers.merchantId, ctx.merchant.id)))
+      .returning({ id: staffUsers.id, email: staffUsers.email });
+    if (!reset) throw resourceMissing("staff member", input.staffId);
+    await recordSecurityEvent(tx, ctx, { merchantId: ctx.merchant.id, action: "staff.password_reset", target: { id: reset.id, label: reset.email } });
+    return reset;
+  });
   // Someone who lost their password has often just spent their sign-in attempts guessing it.
   await forgetSignInFailures(row.email);
   return { staff: row, password };

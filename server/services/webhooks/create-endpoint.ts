@@ -4,6 +4,8 @@ import { invalidParam } from "@/server/domain/errors";
 import { newId } from "@/server/domain/ids";
 import { MAX_ENDPOINTS, newWebhookSecret } from "@/server/domain/webhooks";
 import type { ServiceContext } from "@/server/context";
+import { recordSecurityEvent } from "@/server/services/security-log/record-security-event";
+import { endpointEntry } from "./endpoint-security-entry";
 import { vetEndpointUrl } from "./endpoint-url";
 
 export type CreateEndpointInput = { url: string; enabledEvents: string[]; description?: string; metadata?: Record<string, string> };
@@ -37,6 +39,7 @@ export async function createEndpoint(ctx: ServiceContext, input: CreateEndpointI
         updatedAt: now,
       })
       .returning();
+    await recordSecurityEvent(tx, ctx, endpointEntry(ctx, "webhook_endpoint.created", row!, { enabled_events: row!.enabledEvents }));
     return row!;
   });
 }

@@ -1,12 +1,18 @@
 import { eq } from "drizzle-orm";
 import { webhookEndpoints } from "@/db/schema";
 import type { ServiceContext } from "@/server/context";
+import { recordSecurityEvent } from "@/server/services/security-log/record-security-event";
+import { endpointEntry } from "./endpoint-security-entry";
 import { getEndpoint } from "./get-endpoint";
 
 /** Hidden from then on and sent nothing more; its past deliveries stay readable through their events. */
 export async function deleteEndpoint(ctx: ServiceContext, id: string): Promise<{ id: string }> {
-  await getEndpoint(ctx, id);
   const now = ctx.clock.now();
-  await ctx.db.update(webhookEndpoints).set({ deletedAt: now, status: "disabled", updatedAt: now }).where(eq(webhookEndpoints.id, id));
+  await ctx.db.transaction(async (tx) => {
+    // Of two deletes at once, the second finds it gone: missing, and recorded once.
+    const endpoint = await getEndpoint(ctx, id, { tx, forUpdate: true });
+    await tx.update(webhookEndpoints).set({ deletedAt: now, status: "disabled", updatedAt: now }).where(eq(webhookEndpoints.id, id));
+    await recordSecurityEvent(tx, ctx, endpointEntry(ctx, "webhook_endpoint.deleted", endpoint));
+  });
   return { id };
 }

@@ -2,6 +2,8 @@ import { eq } from "drizzle-orm";
 import { webhookEndpoints, type WebhookEndpoint } from "@/db/schema";
 import { newWebhookSecret, ROLLED_SECRET_OVERLAP_MS } from "@/server/domain/webhooks";
 import type { ServiceContext } from "@/server/context";
+import { recordSecurityEvent } from "@/server/services/security-log/record-security-event";
+import { endpointEntry } from "./endpoint-security-entry";
 import { getEndpoint } from "./get-endpoint";
 
 /**
@@ -22,6 +24,7 @@ export async function rollEndpointSecret(ctx: ServiceContext, id: string): Promi
       })
       .where(eq(webhookEndpoints.id, id))
       .returning();
+    await recordSecurityEvent(tx, ctx, endpointEntry(ctx, "webhook_endpoint.secret_rolled", row!));
     return row!;
   });
 }

@@ -1,7 +1,9 @@
-import { and, eq, isNull } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { webhookEndpoints, type WebhookEndpoint } from "@/db/schema";
-import { resourceMissing } from "@/server/domain/errors";
+import { changedFields } from "@/server/domain/security-log";
 import type { ServiceContext } from "@/server/context";
+import { recordSecurityEvent } from "@/server/services/security-log/record-security-event";
+import { endpointEntry } from "./endpoint-security-entry";
 import { vetEndpointUrl } from "./endpoint-url";
 import { getEndpoint } from "./get-endpoint";
 
@@ -20,19 +22,28 @@ export type UpdateEndpointInput = {
 export async function updateEndpoint(ctx: ServiceContext, id: string, input: UpdateEndpointInput): Promise<WebhookEndpoint> {
   await getEndpoint(ctx, id);
   const url = input.url === undefined ? undefined : await vetEndpointUrl(ctx, input.url);
-  const [row] = await ctx.db
-    .update(webhookEndpoints)
-    .set({
-      ...(url !== undefined ? { url } : {}),
-      ...(input.enabledEvents !== undefined ? { enabledEvents: input.enabledEvents } : {}),
-      ...(input.description !== undefined ? { description: input.description } : {}),
-      ...(input.metadata !== undefined ? { metadata: input.metadata } : {}),
-      ...(input.disabled !== undefined ? { status: input.disabled ? ("disabled" as const) : ("enabled" as const) } : {}),
-      updatedAt: ctx.clock.now(),
-    })
-    .where(and(eq(webhookEndpoints.id, id), isNull(webhookEndpoints.deletedAt)))
-    .returning();
-  // Deleted between the read and the write.
-  if (!row) throw resourceMissing("webhook endpoint", id);
-  return row;
+  const status = input.disabled === undefined ? undefined : input.disabled ? ("disabled" as const) : ("enabled" as const);
+  return ctx.db.transaction(async (tx) => {
+    // Deleted since the first read: missing. Locked, so the log's "from" is what was changed.
+    const before = await getEndpoint(ctx, id, { tx, forUpdate: true });
+    const [row] = await tx
+      .update(webhookEndpoints)
+      .set({
+        ...(url !== undefined ? { url } : {}),
+        ...(input.enabledEvents !== undefined ? { enabledEvents: input.enabledEvents } : {}),
+        ...(input.description !== undefined ? { description: input.description } : {}),
+        ...(input.metadata !== undefined ? { metadata: input.metadata } : {}),
+        ...(status !== undefined ? { status } : {}),
+        updatedAt: ctx.clock.now(),
+      })
+      .where(eq(webhookEndpoints.id, id))
+      .returning();
+    // Where deliveries go and what they carry is the log's business; a description is not.
+    const changed = changedFields(
+      { url: before.url, enabled_events: before.enabledEvents, status: before.status },
+      { url: row!.url, enabled_events: row!.enabledEvents, status: row!.status },
+    );
+    if (Object.keys(changed).length > 0) await recordSecurityEvent(tx, ctx, endpointEntry(ctx, "webhook_endpoint.updated", row!, changed));
+    return row!;
+  });
 }

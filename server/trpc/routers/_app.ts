@@ -4,6 +4,7 @@ import { eventsRouter } from "./events";
 import { overviewRouter } from "./overview";
 import { paymentLinksRouter } from "./payment-links";
 import { paymentsRouter } from "./payments";
+import { securityRouter } from "./security";
 import { sessionRouter } from "./session";
 import { settingsRouter } from "./settings";
 import { settlementsRouter } from "./settlements";
@@ -22,6 +23,7 @@ export const appRouter = router({
   settlements: settlementsRouter,
   settings: settingsRouter,
   staff: staffRouter,
+  security: securityRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -4,7 +4,7 @@ import { settlementLines, settlements, type Settlement } from "@/db/schema";
 import { newId } from "@/server/domain/ids";
 import { createPaymentLink } from "@/server/services/payment-links/create-payment-link";
 import { seedPayment, seedSucceededPayment, seedTestMerchant, type TestMerchant } from "@/server/testing/fixtures";
-import { dashboardAs, dashboardSignedOut, refusal } from "../testing";
+import { STAFF_TEST_PASSWORD, dashboardAs, dashboardSignedOut, refusal } from "../testing";
 
 let a: TestMerchant;
 let b: TestMerchant;
@@ -80,7 +80,7 @@ describe("dashboard: API keys", () => {
 
   it("lets developers create and revoke keys in the current environment; viewers cannot", async () => {
     const dev = await dashboardAs(a, "developer", true);
-    const made = await dev.apiKeys.create({ kind: "restricted", scopes: ["payments:read", "links:write"], name: "till" });
+    const made = await dev.apiKeys.create({ kind: "restricted", scopes: ["payments:read", "links:write"], name: "till", confirmPassword: STAFF_TEST_PASSWORD });
     expect(made.secret).toMatch(/^rk_live_[0-9a-z]{32}$/);
     expect(made.key).toMatchObject({ kind: "restricted", livemode: true, scopes: ["payments:read", "links:write"], revoked_at: null });
     expect(made.key.display_prefix.endsWith(made.secret.slice(-4))).toBe(true);
@@ -88,7 +88,7 @@ describe("dashboard: API keys", () => {
     // The secret is shown once: the list never carries it.
     expect(JSON.stringify(await dev.apiKeys.list({}))).not.toContain(made.secret);
 
-    expect(await refusal(dev.apiKeys.create({ kind: "restricted", scopes: [] }))).toBe("BAD_REQUEST");
+    expect(await refusal(dev.apiKeys.create({ kind: "restricted", scopes: [], confirmPassword: STAFF_TEST_PASSWORD }))).toBe("BAD_REQUEST");
     const full = await (await dashboardAs(a, "admin")).apiKeys.create({ kind: "secret", scopes: ["payments:read"] });
     expect(full.secret).toMatch(/^sk_test_/);
     expect(full.key.scopes).toEqual([]);

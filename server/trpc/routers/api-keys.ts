@@ -3,7 +3,7 @@ import { KEY_KINDS, SCOPES } from "@/server/domain/api-keys";
 import { createApiKey } from "@/server/services/api-keys/create-api-key";
 import { listApiKeys, type ApiKeySummary } from "@/server/services/api-keys/list-api-keys";
 import { revokeApiKey } from "@/server/services/api-keys/revoke-api-key";
-import { developerProcedure, router, viewerProcedure } from "../init";
+import { confirmCallerPassword, confirmPasswordInput, developerProcedure, router, viewerProcedure } from "../init";
 
 const cursor = z.string().max(64).optional();
 
@@ -34,10 +34,18 @@ export const apiKeysRouter = router({
       return { data: page.data.map(toApiKeyView), hasMore: page.hasMore };
     }),
 
-  /** A key in the dashboard's environment; the answer is the only time its secret is seen. */
+  /** A key in the dashboard's environment; the answer is the only time its secret is seen. A live one needs the caller's password. */
   create: developerProcedure
-    .input(z.object({ kind: z.enum(KEY_KINDS), scopes: z.array(z.enum(SCOPES)).max(SCOPES.length).default([]), name: z.string().trim().max(100).optional() }))
+    .input(
+      z.object({
+        kind: z.enum(KEY_KINDS),
+        scopes: z.array(z.enum(SCOPES)).max(SCOPES.length).default([]),
+        name: z.string().trim().max(100).optional(),
+        confirmPassword: confirmPasswordInput,
+      }),
+    )
     .mutation(async ({ ctx, input }) => {
+      if (ctx.service.livemode) await confirmCallerPassword(ctx, input.confirmPassword);
       const { key, secret } = await createApiKey(ctx.service, {
         merchantId: ctx.service.merchant.id,
         livemode: ctx.service.livemode,

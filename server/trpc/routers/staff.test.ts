@@ -8,7 +8,7 @@ import { authenticateStaff } from "@/server/services/staff/authenticate-staff";
 import { systemContext } from "@/server/system-context";
 import { setEnv } from "@/server/testing/env";
 import { seedTestMerchant, type TestMerchant } from "@/server/testing/fixtures";
-import { dashboardAs, refusal } from "../testing";
+import { dashboardAs, refusal, STAFF_TEST_PASSWORD } from "../testing";
 
 let m: TestMerchant;
 let other: TestMerchant;
@@ -21,7 +21,7 @@ describe("dashboard: team", () => {
   it("an admin adds a member whose one-time password signs in, changes their role and removes them", async () => {
     const admin = await dashboardAs(m, "admin");
     const email = `ana-${Date.now()}@shop.example`;
-    const added = await admin.staff.add({ email, role: "viewer" });
+    const added = await admin.staff.add({ email, role: "viewer", confirmPassword: STAFF_TEST_PASSWORD });
     expect(added.password.length).toBeGreaterThanOrEqual(16);
     expect((await authenticateStaff(await systemContext(), { email, password: added.password }))?.id).toBe(added.id);
     expect((await admin.staff.list()).map((s) => s.email)).toContain(email);
@@ -36,9 +36,9 @@ describe("dashboard: team", () => {
     const admin = await dashboardAs(m, "admin");
     const me = (await admin.staff.list()).find((s) => s.you)!;
     const email = `dup-${Date.now()}@shop.example`;
-    await admin.staff.add({ email, role: "viewer" });
-    expect(await refusal(admin.staff.add({ email: email.toUpperCase(), role: "viewer" }))).toBe("BAD_REQUEST");
-    expect(await refusal(admin.staff.add({ email: "not an address", role: "viewer" }))).toBe("BAD_REQUEST");
+    await admin.staff.add({ email, role: "viewer", confirmPassword: STAFF_TEST_PASSWORD });
+    expect(await refusal(admin.staff.add({ email: email.toUpperCase(), role: "viewer", confirmPassword: STAFF_TEST_PASSWORD }))).toBe("BAD_REQUEST");
+    expect(await refusal(admin.staff.add({ email: "not an address", role: "viewer", confirmPassword: STAFF_TEST_PASSWORD }))).toBe("BAD_REQUEST");
     expect(await refusal(admin.staff.remove({ id: me.id }))).toBe("BAD_REQUEST");
     expect(await refusal(admin.staff.changeRole({ id: me.id, role: "viewer" }))).toBe("BAD_REQUEST");
   });
@@ -141,7 +141,7 @@ describe("dashboard: passwords", () => {
     // They spent their attempts guessing before asking for help.
     for (let i = 0; i < 3; i++) await consumeSignInAttempt(member.me.email, null);
     expect((await consumeSignInAttempt(member.me.email, null)).ok).toBe(false);
-    const reset = await admin.staff.resetPassword({ id: member.me.id });
+    const reset = await admin.staff.resetPassword({ id: member.me.id, confirmPassword: STAFF_TEST_PASSWORD });
     expect((await consumeSignInAttempt(member.me.email, null)).ok).toBe(true);
     expect(reset).toMatchObject({ id: member.me.id, email: member.me.email });
     expect(reset.password).toMatch(/^[A-Za-z0-9_-]{16}$/);
@@ -159,11 +159,11 @@ describe("dashboard: passwords", () => {
   });
 
   it("no reset of your own, of another merchant's staff, or by anyone but an admin", async () => {
-    const { caller: admin, me } = await withPassword("admin");
-    expect(await refusal(admin.staff.resetPassword({ id: me.id }))).toBe("BAD_REQUEST");
+    const { caller: admin, me, password } = await withPassword("admin");
+    expect(await refusal(admin.staff.resetPassword({ id: me.id, confirmPassword: password }))).toBe("BAD_REQUEST");
     const theirs = (await (await dashboardAs(other, "admin")).staff.list())[0]!;
     const before = await row(theirs.id);
-    expect(await refusal(admin.staff.resetPassword({ id: theirs.id }))).toBe("NOT_FOUND");
+    expect(await refusal(admin.staff.resetPassword({ id: theirs.id, confirmPassword: password }))).toBe("NOT_FOUND");
     for (const role of ["developer", "viewer"] as const) expect(await refusal((await dashboardAs(m, role)).staff.resetPassword({ id: me.id }))).toBe("FORBIDDEN");
     expect(await row(theirs.id)).toEqual(before);
     expect((await row(me.id)).sessionsRevokedAt).toBeNull();

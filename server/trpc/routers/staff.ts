@@ -8,7 +8,7 @@ import { listStaff } from "@/server/services/staff/list-staff";
 import { removeStaffMember } from "@/server/services/staff/remove-staff-member";
 import { resetStaffPassword } from "@/server/services/staff/reset-staff-password";
 import { revokeStaffSessions } from "@/server/services/staff/revoke-staff-sessions";
-import { adminProcedure, router, viewerProcedure } from "../init";
+import { adminProcedure, confirmCallerPassword, confirmPasswordInput, router, viewerProcedure } from "../init";
 
 const staffId = z.string().max(64);
 
@@ -17,15 +17,19 @@ export const staffRouter = router({
   list: viewerProcedure.query(async ({ ctx }) =>
     (await listStaff(ctx.service)).map((s) => ({ id: s.id, email: s.email, role: s.role, createdAt: s.createdAt.toISOString(), you: s.id === ctx.staff.id })),
   ),
+  /** Gives someone a login: the admin's own password first. */
   add: adminProcedure
-    .input(z.object({ email: z.string().max(320), role: z.enum(STAFF_ROLES) }))
+    .input(z.object({ email: z.string().max(320), role: z.enum(STAFF_ROLES), confirmPassword: confirmPasswordInput }))
     .mutation(async ({ ctx, input }) => {
-      const { staff, password } = await addStaffMember(ctx.service, input);
+      await confirmCallerPassword(ctx, input.confirmPassword);
+      const { staff, password } = await addStaffMember(ctx.service, { email: input.email, role: input.role });
       return { id: staff.id, email: staff.email, role: staff.role, password };
     }),
+  /** Making someone admin hands them the team: the admin's own password first. */
   changeRole: adminProcedure
-    .input(z.object({ id: staffId, role: z.enum(STAFF_ROLES) }))
+    .input(z.object({ id: staffId, role: z.enum(STAFF_ROLES), confirmPassword: confirmPasswordInput }))
     .mutation(async ({ ctx, input }) => {
+      if (input.role === "admin") await confirmCallerPassword(ctx, input.confirmPassword);
       const s = await changeStaffRole(ctx.service, { staffId: input.id, role: input.role });
       return { id: s.id, email: s.email, role: s.role };
     }),
@@ -38,8 +42,9 @@ export const staffRouter = router({
     await revokeStaffSessions(ctx.service, ctx.staff.id);
     return { signedOut: true };
   }),
-  /** A new one-time password for someone else on the team, who is signed out everywhere. */
-  resetPassword: adminProcedure.input(z.object({ id: staffId })).mutation(async ({ ctx, input }) => {
+  /** A new one-time password for someone else on the team, who is signed out everywhere; the admin's own password first. */
+  resetPassword: adminProcedure.input(z.object({ id: staffId, confirmPassword: confirmPasswordInput })).mutation(async ({ ctx, input }) => {
+    await confirmCallerPassword(ctx, input.confirmPassword);
     const { staff, password } = await resetStaffPassword(ctx.service, { staffId: input.id, by: ctx.staff.id });
     return { id: staff.id, email: staff.email, password };
   }),

@@ -12,7 +12,7 @@ import { rollEndpointSecret } from "@/server/services/webhooks/roll-endpoint-sec
 import { sendTestEvent } from "@/server/services/webhooks/send-test-event";
 import { updateEndpoint } from "@/server/services/webhooks/update-endpoint";
 import { ROLLED_SECRET_OVERLAP_MS } from "@/server/domain/webhooks";
-import { developerProcedure, router, viewerProcedure } from "../init";
+import { confirmCallerPassword, confirmPasswordInput, developerProcedure, router, viewerProcedure } from "../init";
 
 const id = z.string().max(64);
 const cursor = id.optional();
@@ -66,10 +66,11 @@ export const webhooksRouter = router({
       return { data: page.data.map(toDeliveryResource), hasMore: page.hasMore };
     }),
 
-  /** The answer carries the signing secret: the only time it is shown. */
+  /** The answer carries the signing secret: the only time it is shown. A live one needs the caller's password. */
   create: developerProcedure
-    .input(z.object({ url, enabledEvents, description: description.optional() }))
+    .input(z.object({ url, enabledEvents, description: description.optional(), confirmPassword: confirmPasswordInput }))
     .mutation(async ({ ctx, input }) => {
+      if (ctx.service.livemode) await confirmCallerPassword(ctx, input.confirmPassword);
       const endpoint = await createEndpoint(ctx.service, { url: input.url, enabledEvents: input.enabledEvents, description: input.description || undefined });
       return toEndpointResource(endpoint, { withSecret: true, now: ctx.service.clock.now() });
     }),
@@ -86,11 +87,14 @@ export const webhooksRouter = router({
       return toEndpointResource(endpoint, { now: ctx.service.clock.now() });
     }),
 
-  /** A new secret, shown once; the old one keeps signing alongside it for `overlapHours`. */
-  rollSecret: developerProcedure.input(z.object({ id })).mutation(async ({ ctx, input }) => ({
-    ...toEndpointResource(await rollEndpointSecret(ctx.service, input.id), { withSecret: true, now: ctx.service.clock.now() }),
-    overlapHours: ROLLED_SECRET_OVERLAP_MS / 3_600_000,
-  })),
+  /** A new secret, shown once; the old one keeps signing alongside it for `overlapHours`. A live one needs the caller's password. */
+  rollSecret: developerProcedure.input(z.object({ id, confirmPassword: confirmPasswordInput })).mutation(async ({ ctx, input }) => {
+    if (ctx.service.livemode) await confirmCallerPassword(ctx, input.confirmPassword);
+    return {
+      ...toEndpointResource(await rollEndpointSecret(ctx.service, input.id), { withSecret: true, now: ctx.service.clock.now() }),
+      overlapHours: ROLLED_SECRET_OVERLAP_MS / 3_600_000,
+    };
+  }),
 
   delete: developerProcedure.input(z.object({ id })).mutation(async ({ ctx, input }) => deleteEndpoint(ctx.service, input.id)),
 

@@ -11,7 +11,10 @@ const session = vi.hoisted(() => ({ current: null as { staffId?: string; marks?:
 vi.mock("next-auth", () => ({ getServerSession: async () => session.current }));
 // And the request's cookies (the test/live switch), which Next gives through next/headers.
 const jar = vi.hoisted(() => ({ current: new Map<string, string>() }));
-vi.mock("next/headers", () => ({ cookies: async () => ({ get: (name: string) => (jar.current.has(name) ? { name, value: jar.current.get(name)! } : undefined) }) }));
+vi.mock("next/headers", () => ({
+  cookies: async () => ({ get: (name: string) => (jar.current.has(name) ? { name, value: jar.current.get(name)! } : undefined) }),
+  headers: async () => new Headers(),
+}));
 
 const { GET } = await import("./route");
 

@@ -1,0 +1,79 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import { useState } from "react";
+import { Pager, type Cursor } from "@/components/ui/pager";
+import { Badge } from "@/components/ui/status-badge";
+import { SECURITY_ACTION_TEXT, type SecurityAction } from "@/server/domain/security-log";
+import { formatWhen, ListView, RoleNote, useRole } from "../kit";
+import { useTRPC } from "../trpc";
+
+/** One value of an entry's detail as words: a list joined, a change as "from → to". */
+function shown(value: unknown): string {
+  if (Array.isArray(value)) return value.map(shown).join(", ");
+  if (value !== null && typeof value === "object" && "from" in value && "to" in value) return `${shown(value.from)} → ${shown(value.to)}`;
+  if (value === "*") return "all events";
+  return value === null || value === undefined ? "none" : String(value);
+}
+
+/** An entry's detail, one line per field ("enabled events: all events → payment.succeeded"). */
+export function detailLines(detail: Record<string, unknown>): string[] {
+  return Object.entries(detail).map(([field, value]) => `${field.replaceAll("_", " ")}: ${shown(value)}`);
+}
+
+/** /dashboard/security: who signed in, and who changed the team, keys, endpoints and settings. */
+export function SecurityLog() {
+  const { role, allowed } = useRole("admin");
+  if (role === null) return null;
+  if (!allowed) return <RoleNote needed="admin" role={role} />;
+  return <Entries />;
+}
+
+function Entries() {
+  const trpc = useTRPC();
+  const [cursor, setCursor] = useState<Cursor>({});
+  const q = useQuery(trpc.security.list.queryOptions({ limit: 25, ...cursor }));
+  return (
+    <ListView q={q} what="the security log" empty="Nothing recorded yet.">
+      {(page) => (
+        <>
+          <div className="table-wrap">
+            <table className="data">
+              <thead>
+                <tr>
+                  <th>When</th>
+                  <th>Who</th>
+                  <th>What</th>
+                  <th>On</th>
+                  <th>Details</th>
+                </tr>
+              </thead>
+              <tbody>
+                {page.data.map((e) => (
+                  <tr key={e.id}>
+                    <td className="cell-wrap">{formatWhen(e.createdAt)}</td>
+                    <td className="cell-wrap">
+                      {e.actor.label}
+                      {e.clientAddress ? <div className="hint">from {e.clientAddress}</div> : null}
+                    </td>
+                    <td className="cell-wrap">
+                      {e.action === "staff.sign_in_failed" ? <Badge tone="bad">{SECURITY_ACTION_TEXT[e.action]}</Badge> : SECURITY_ACTION_TEXT[e.action as SecurityAction]}
+                      {e.livemode === null ? null : <div className="hint">{e.livemode ? "live" : "test"} mode</div>}
+                    </td>
+                    <td className="wrap">{e.target && e.target.label !== e.actor.label ? e.target.label : null}</td>
+                    <td className="wrap">
+                      {detailLines(e.detail).map((line) => (
+                        <div key={line}>{line}</div>
+                      ))}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <Pager ids={page.data.map((e) => e.id)} hasMore={page.hasMore} cursor={cursor} onChange={setCursor} />
+        </>
+      )}
+    </ListView>
+  );
+}

@@ -1,0 +1,77 @@
+import { expect, test, type Browser } from "@playwright/test";
+import { seed } from "../support/seed";
+import { keep } from "./support";
+
+/** A sign-in in a browser of its own; the page once it answered. */
+async function signIn(browser: Browser, email: string, password: string) {
+  const page = await browser.newPage({ storageState: { cookies: [], origins: [] } });
+  await page.goto("/dashboard/sign-in");
+  await page.getByLabel("E-mail").fill(email);
+  await page.getByLabel("Password").fill(password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  return page;
+}
+
+test("the security log: who added whom, a wrong password at sign-in, the member's own sign-in; only admins read it", async ({ page, browser }, testInfo) => {
+  test.setTimeout(90_000);
+  const email = `sec-${Date.now().toString(36)}@example.test`;
+  await page.goto("/dashboard/team");
+  await page.getByRole("textbox", { name: "E-mail" }).fill(email);
+  await page.getByLabel("Your password").fill(seed().staff.password!);
+  await page.getByRole("button", { name: "Add", exact: true }).click();
+  await expect(page.getByRole("status").filter({ hasText: `${email} can sign in with this password` })).toBeVisible();
+  const handed = await page.locator(".secret").first().evaluate((el) => el.firstChild?.textContent?.trim() ?? "");
+  // The form forgets the admin's password once the member is added.
+  await expect(page.getByLabel("Your password")).toHaveValue("");
+
+  const wrong = await signIn(browser, email, "a guess that is wrong");
+  await expect(wrong.locator(".error[role=alert]")).toHaveText("That e-mail address and password do not match.");
+  await wrong.close();
+  const member = await signIn(browser, email, handed);
+  await member.waitForURL("**/dashboard");
+
+  await page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name: "Security log" }).click();
+  await expect(page.getByRole("heading", { name: "Security log" })).toBeVisible();
+  const rows = page.locator("table.data tbody tr").filter({ hasText: email });
+  // Newest first: their sign-in, the wrong password, the admin adding them.
+  await expect(rows).toHaveCount(3);
+  await expect(rows.nth(0)).toContainText("Signed in");
+  await expect(rows.nth(1)).toContainText("Wrong password at sign-in");
+  await expect(rows.nth(1)).toContainText("Someone not signed in");
+  await expect(rows.nth(2)).toContainText("Added a team member");
+  await expect(rows.nth(2)).toContainText(seed().staff.email);
+  await expect(rows.nth(2)).toContainText("role: viewer");
+  // No password, handed over or guessed, is in the log.
+  await expect(page.locator("table.data")).not.toContainText(handed);
+  await expect(page.locator("table.data")).not.toContainText("a guess that is wrong");
+  await keep(page, testInfo, "security-log");
+
+  // A viewer has no such page: not in the menu, and its address says why.
+  await expect(member.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name: "Security log" })).toHaveCount(0);
+  await member.goto("/dashboard/security");
+  await expect(member.getByText("Needs the admin role; you are signed in as viewer.")).toBeVisible();
+  await member.close();
+});
+
+test("in live mode, a new key asks for your password; a wrong one makes nothing", async ({ page, baseURL }, testInfo) => {
+  await page.context().addCookies([{ name: "mari_mode", value: "live", url: baseURL! }]);
+  await page.goto("/dashboard/api-keys");
+  await expect(page.getByText("Test mode: you are looking at test data.")).toHaveCount(0);
+  const name = `live e2e ${Date.now()}`;
+  await page.getByLabel("Name (optional)").fill(name);
+  await page.getByRole("button", { name: "Create key" }).click();
+  await expect(page.getByRole("alert").filter({ hasText: "Enter your password to confirm." })).toBeVisible();
+  await page.getByLabel("Your password").fill("not my password at all");
+  await page.getByRole("button", { name: "Create key" }).click();
+  await expect(page.getByRole("alert").filter({ hasText: "That is not your current password." })).toBeVisible();
+  await expect(page.locator("table.data")).not.toContainText(name);
+
+  await page.getByLabel("Your password").fill(seed().staff.password!);
+  await page.getByRole("button", { name: "Create key" }).click();
+  const secret = (await page.getByTestId("new-secret").textContent())!.trim();
+  expect(secret).toMatch(/^sk_live_/);
+  await expect(page.getByLabel("Your password")).toHaveValue("");
+  await keep(page, testInfo, "live-key-password");
+  await page.getByRole("button", { name: "I have stored it" }).click();
+  await expect(page.locator("table.data")).toContainText(name);
+});

@@ -1,0 +1,29 @@
+import { eq } from "drizzle-orm";
+import { staffUsers, type StaffUser } from "@/db/schema";
+import { invalidParam, resourceMissing, ServiceError } from "@/server/domain/errors";
+import { verifyPassword } from "@/server/domain/passwords";
+import type { BaseContext } from "@/server/context";
+import { consumeSignInAttempt, forgetSignInFailures } from "@/server/rate-limit";
+
+/**
+ * A signed-in staff member's own password, asked for again before what a stolen session must not
+ * be able to do alone: change the password, give someone a login (add a member, reset a password,
+ * make someone admin), or see a live secret (a live API key, a live endpoint's signing secret).
+ * Guesses spend the same budget as sign-in attempts, so an open session is no way round that
+ * limit. Returns the staff member as read.
+ */
+export async function confirmStaffPassword(base: BaseContext, input: { staffId: string; password: string | undefined; param: string }): Promise<StaffUser> {
+  if (!input.password) throw invalidParam(input.param, "Enter your password to confirm.");
+  const [staff] = await base.db.select().from(staffUsers).where(eq(staffUsers.id, input.staffId));
+  if (!staff) throw resourceMissing("staff member", input.staffId);
+
+  const allowed = await consumeSignInAttempt(staff.email, null);
+  if (!allowed.ok) {
+    const minutes = Math.ceil(allowed.retryAfterSeconds / 60);
+    const wait = minutes === 1 ? "a minute" : `${minutes} minutes`;
+    throw new ServiceError("rate_limited", `Too many password attempts. Wait ${wait} and try again.`, input.param, { retryAfterSeconds: allowed.retryAfterSeconds });
+  }
+  if (!(await verifyPassword(input.password, staff.passwordHash))) throw invalidParam(input.param, "That is not your current password.");
+  await forgetSignInFailures(staff.email);
+  return staff;
+}
