@@ -7,6 +7,7 @@ import { Badge } from "@/components/ui/status-badge";
 import { SECURITY_ACTION_TEXT, type SecurityAction } from "@/server/domain/security-log";
 import { formatWhen, ListView, RoleNote, useRole } from "../kit";
 import { useTRPC } from "../trpc";
+import "./security.css";
 
 /** One value of an entry's detail as words: a list joined, a change as "from → to". */
 function shown(value: unknown): string {
@@ -38,7 +39,7 @@ function Entries() {
       {(page) => (
         <>
           <div className="table-wrap">
-            <table className="data">
+            <table className="data security-log">
               <thead>
                 <tr>
                   <th>When</th>
@@ -51,17 +52,17 @@ function Entries() {
               <tbody>
                 {page.data.map((e) => (
                   <tr key={e.id}>
-                    <td className="cell-wrap">{formatWhen(e.createdAt)}</td>
-                    <td className="cell-wrap">
+                    <td>{formatWhen(e.createdAt)}</td>
+                    <td>
                       {e.actor.label}
                       {e.clientAddress ? <div className="hint">from {e.clientAddress}</div> : null}
                     </td>
-                    <td className="cell-wrap">
+                    <td>
                       {e.action === "staff.sign_in_failed" ? <Badge tone="bad">{SECURITY_ACTION_TEXT[e.action]}</Badge> : SECURITY_ACTION_TEXT[e.action as SecurityAction]}
                       {e.livemode === null ? null : <div className="hint">{e.livemode ? "live" : "test"} mode</div>}
                     </td>
-                    <td className="wrap">{e.target && e.target.label !== e.actor.label ? e.target.label : null}</td>
-                    <td className="wrap">
+                    <td>{e.target && e.target.label !== e.actor.label ? e.target.label : null}</td>
+                    <td>
                       {detailLines(e.detail).map((line) => (
                         <div key={line}>{line}</div>
                       ))}
