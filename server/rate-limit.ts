@@ -7,6 +7,7 @@ type Limiters = {
   live: RateLimiterAbstract;
   signIn: RateLimiterAbstract;
   signInByAddress: RateLimiterAbstract;
+  signInKnown: RateLimiterAbstract;
   promptsPerMinute: RateLimiterAbstract;
   promptsPerHour: RateLimiterAbstract;
 };
@@ -39,6 +40,8 @@ async function build(): Promise<Limiters> {
     signIn: make("mari:signin", SIGN_IN_ATTEMPTS_PER_15_MIN, 15 * 60),
     // An office or a mobile network puts many people behind one address.
     signInByAddress: make("mari:signin-ip", SIGN_IN_ATTEMPTS_PER_15_MIN * 10, 15 * 60),
+    // A browser the member signed in on before, or their own session: a budget of its own.
+    signInKnown: make("mari:signin-known", SIGN_IN_ATTEMPTS_PER_15_MIN, 15 * 60),
     promptsPerMinute: make("mari:prompt-1m", PIN_PROMPTS_PER_NUMBER_PER_MINUTE, 60),
     promptsPerHour: make("mari:prompt-1h", PIN_PROMPTS_PER_NUMBER_PER_HOUR, 60 * 60),
   };
@@ -91,19 +94,24 @@ export async function returnPinPrompt(msisdn: string): Promise<void> {
 const emailKey = (email: string) => email.trim().toLowerCase();
 
 /**
- * One dashboard sign-in attempt, counted against the e-mail address (guessing one account) and
- * the client's address (trying many from one place, with ten times the budget): refused when
- * either is spent. A successful sign-in clears the address's count (forgetSignInFailures).
+ * One password guess for an e-mail address, at sign-in or when a signed-in member confirms it.
+ * From a browser not known to the member it is counted against the e-mail address (guessing one
+ * account) and the client's address when known (trying many from one place, with ten times the
+ * budget): refused when either is spent. From a browser known to the member (`known`: the device
+ * cookie of an earlier sign-in as this address, or the member's own session) it spends that
+ * browser's own budget instead, so a flood of guesses from elsewhere cannot lock the member out of
+ * the browsers they use; each such browser still gets only the same few guesses.
  */
-export async function consumeSignInAttempt(email: string, clientAddress: string | null): Promise<Verdict> {
-  const byEmail = await consume((l) => l.signIn, emailKey(email));
-  if (!byEmail.ok || !clientAddress) return byEmail;
+export async function consumeSignInAttempt(email: string, clientAddress: string | null, known: string | null = null): Promise<Verdict> {
+  const first = known ? await consume((l) => l.signInKnown, known) : await consume((l) => l.signIn, emailKey(email));
+  if (!first.ok || !clientAddress) return first;
   return consume((l) => l.signInByAddress, clientAddress);
 }
 
-/** After a successful sign-in: earlier failures on this e-mail address no longer count. */
-export async function forgetSignInFailures(email: string): Promise<void> {
-  await (await limiters()).signIn.delete(emailKey(email));
+/** After a right password: earlier failures on this e-mail address, and on the known browser it came from, no longer count. */
+export async function forgetSignInFailures(email: string, known: string | null = null): Promise<void> {
+  const all = await limiters();
+  await Promise.all([all.signIn.delete(emailKey(email)), known ? all.signInKnown.delete(known) : null]);
 }
 
 /** Tests: rebuild limiters after changing the configured budget. */

@@ -1,4 +1,4 @@
-import { expect, test, type Browser } from "@playwright/test";
+import { expect, test, type Browser, type Page } from "@playwright/test";
 import { seed } from "../support/seed";
 import { keep } from "./support";
 
@@ -74,4 +74,45 @@ test("in live mode, a new key asks for your password; a wrong one makes nothing"
   await keep(page, testInfo, "live-key-password");
   await page.getByRole("button", { name: "I have stored it" }).click();
   await expect(page.locator("table.data")).toContainText(name);
+});
+
+test("a browser the member signed in on before still signs in while guesses from elsewhere have locked their address", async ({ page, browser }) => {
+  // A member of our own: the admin's address keeps its budget for the other tests.
+  const email = `known-${Date.now().toString(36)}@example.test`;
+  await page.goto("/dashboard/team");
+  await page.getByRole("textbox", { name: "E-mail" }).fill(email);
+  await page.getByLabel("Your password").fill(seed().staff.password!);
+  await page.getByRole("button", { name: "Add", exact: true }).click();
+  await expect(page.getByRole("status").filter({ hasText: `${email} can sign in with this password` })).toBeVisible();
+  const password = await page.locator(".secret").first().evaluate((el) => el.firstChild?.textContent?.trim() ?? "");
+
+  const tryIn = async (p: Page, pw: string) => {
+    await p.goto("/dashboard/sign-in");
+    await p.getByLabel("E-mail").fill(email);
+    await p.getByLabel("Password").fill(pw);
+    const answered = p.waitForResponse((r) => r.url().includes("/api/auth/callback/credentials"));
+    await p.getByRole("button", { name: "Sign in" }).click();
+    await answered;
+  };
+  const fresh = async () => (await browser.newContext({ storageState: { cookies: [], origins: [] } })).newPage();
+
+  // Their own browser: signed in once, then signed out.
+  const theirs = await fresh();
+  await tryIn(theirs, password);
+  await theirs.waitForURL("**/dashboard");
+  await theirs.getByRole("button", { name: "Sign out" }).click();
+  await theirs.waitForURL("**/dashboard/sign-in");
+
+  // Someone elsewhere spends the address's attempts; even the right password is refused there now.
+  const elsewhere = await fresh();
+  for (let i = 0; i < 3; i++) await tryIn(elsewhere, `guess ${i}`);
+  await tryIn(elsewhere, password);
+  await expect(elsewhere.locator(".error[role=alert]")).toHaveText("Too many sign-in attempts. Wait a few minutes and try again.");
+
+  // Their own browser is not locked out.
+  await tryIn(theirs, password);
+  await theirs.waitForURL("**/dashboard");
+  await expect(theirs.getByRole("link", { name: `${email} (viewer)` })).toBeVisible();
+  await elsewhere.context().close();
+  await theirs.context().close();
 });

@@ -9,6 +9,7 @@ import { clientAddress } from "@/server/http/client-address";
 import { consumeSignInAttempt, forgetSignInFailures } from "@/server/rate-limit";
 import { log } from "@/server/log";
 import { authenticateStaff } from "@/server/services/staff/authenticate-staff";
+import { knownDeviceOf } from "./known-device";
 import { authSecret, secureCookies } from "./secret";
 
 /** Errors the sign-in page knows how to word (next-auth passes the thrown message through). */
@@ -43,7 +44,9 @@ export function authOptions(): NextAuthOptions {
           const email = String(credentials?.email ?? "");
           const forwardedFor = req?.headers?.["x-forwarded-for"];
           const address = clientAddress(typeof forwardedFor === "string" ? forwardedFor : null, env().TRUSTED_PROXY_HOPS);
-          const limit = await consumeSignInAttempt(email, address);
+          const cookieHeader = req?.headers?.cookie;
+          const known = knownDeviceOf(typeof cookieHeader === "string" ? cookieHeader : null, email, systemClock.now());
+          const limit = await consumeSignInAttempt(email, address, known);
           if (!limit.ok) {
             log.warn("sign-in rate limited", { retryAfterSeconds: limit.retryAfterSeconds });
             throw new Error("rate_limited");
@@ -53,7 +56,7 @@ export function authOptions(): NextAuthOptions {
             throw isServiceError(e) && e.code === "rate_limited" ? new Error("busy") : e;
           });
           if (!staff) return null;
-          await forgetSignInFailures(email);
+          await forgetSignInFailures(email, known);
           return { id: staff.id, email: staff.email, revocation: revocationStamp(staff.sessionsRevokedAt) };
         },
       }),

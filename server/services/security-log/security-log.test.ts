@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { getDb } from "@/db/client";
 import { securityEvents, staffUsers } from "@/db/schema";
 import { newId } from "@/server/domain/ids";
-import { resetRateLimitersForTests } from "@/server/rate-limit";
+import { consumeSignInAttempt, resetRateLimitersForTests } from "@/server/rate-limit";
 import { systemClock } from "@/server/clock";
 import { createApiKey } from "@/server/services/api-keys/create-api-key";
 import { revokeApiKey } from "@/server/services/api-keys/revoke-api-key";
@@ -245,13 +245,20 @@ describe("dashboard: the caller's password, asked again", () => {
     await admin.webhooks.rollSecret({ id: endpoint.id });
   });
 
-  it("guesses spend the sign-in budget, so an open session is no way round it", async () => {
+  it("guesses are limited as sign-ins are, so an open session is no faster way to guess", async () => {
     const restore = setEnv({ SIGN_IN_ATTEMPTS_PER_15_MIN: "3", REDIS_URL: undefined });
     resetRateLimitersForTests();
     try {
       const admin = await dashboardAs(m, "admin");
       for (let i = 0; i < 3; i++) expect(await refusal(admin.staff.add({ email: `g${i}-${Date.now()}@shop.example`, role: "viewer", confirmPassword: `guess ${i}` }))).toBe("BAD_REQUEST");
       expect(await refusal(admin.staff.add({ email: `right-${Date.now()}@shop.example`, role: "viewer", confirmPassword: STAFF_TEST_PASSWORD }))).toBe("TOO_MANY_REQUESTS");
+
+      // Guesses at the sign-in page spend the address's budget, not the member's sessions'.
+      const other = await dashboardAs(m, "admin");
+      const { email } = await me(other);
+      for (let i = 0; i < 4; i++) await consumeSignInAttempt(email, null);
+      expect((await consumeSignInAttempt(email, null)).ok).toBe(false);
+      await other.staff.add({ email: `locked-${Date.now()}@shop.example`, role: "viewer", confirmPassword: STAFF_TEST_PASSWORD });
     } finally {
       restore();
     }

@@ -9,21 +9,24 @@ import { consumeSignInAttempt, forgetSignInFailures } from "@/server/rate-limit"
  * A signed-in staff member's own password, asked for again before what a stolen session must not
  * be able to do alone: change the password, give someone a login (add a member, reset a password,
  * make someone admin), or see a live secret (a live API key, a live endpoint's signing secret).
- * Guesses spend the same budget as sign-in attempts, so an open session is no way round that
- * limit. Returns the staff member as read.
+ * Guesses spend a budget of the member's sessions as large as a sign-in's (consumeSignInAttempt),
+ * so an open session is no faster way to guess. Returns the staff member as read.
  */
 export async function confirmStaffPassword(base: BaseContext, input: { staffId: string; password: string | undefined; param: string }): Promise<StaffUser> {
   if (!input.password) throw invalidParam(input.param, "Enter your password to confirm.");
   const [staff] = await base.db.select().from(staffUsers).where(eq(staffUsers.id, input.staffId));
   if (!staff) throw resourceMissing("staff member", input.staffId);
 
-  const allowed = await consumeSignInAttempt(staff.email, null);
+  // The member's own session is a browser known to them: a flood of guesses at the sign-in page
+  // does not lock them out of confirming, and a session gets no more guesses than a sign-in.
+  const known = `staff:${staff.id}`;
+  const allowed = await consumeSignInAttempt(staff.email, null, known);
   if (!allowed.ok) {
     const minutes = Math.ceil(allowed.retryAfterSeconds / 60);
     const wait = minutes === 1 ? "a minute" : `${minutes} minutes`;
     throw new ServiceError("rate_limited", `Too many password attempts. Wait ${wait} and try again.`, input.param, { retryAfterSeconds: allowed.retryAfterSeconds });
   }
   if (!(await verifyPassword(input.password, staff.passwordHash))) throw invalidParam(input.param, "That is not your current password.");
-  await forgetSignInFailures(staff.email);
+  await forgetSignInFailures(staff.email, known);
   return staff;
 }

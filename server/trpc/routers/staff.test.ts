@@ -113,7 +113,7 @@ describe("dashboard: passwords", () => {
     expect(await row(me.id)).toEqual(before);
   });
 
-  it("guesses at the current password spend the sign-in budget", async () => {
+  it("guesses at the current password are limited as sign-ins are", async () => {
     restore = setEnv({ SIGN_IN_ATTEMPTS_PER_15_MIN: "3", REDIS_URL: undefined });
     resetRateLimitersForTests();
     const { caller, me, password } = await withPassword("viewer");
