@@ -1,6 +1,6 @@
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import { seed } from "../support/seed";
-import { keep } from "./support";
+import { addTeamMember, keep } from "./support";
 
 /** A browser of its own, signed in as `email` (no session shared with the admin's). */
 async function signedIn(browser: Browser, email: string, password: string): Promise<Page> {
@@ -36,13 +36,7 @@ test("a member changes their password: this browser stays signed in, their other
 
   // The admin adds a developer, whose one-time password is shown once.
   const email = `pw-${Date.now().toString(36)}@example.test`;
-  await page.goto("/dashboard/team");
-  await page.getByRole("textbox", { name: "E-mail" }).fill(email);
-  await page.locator("form select[name=role]").selectOption("developer");
-  await page.getByLabel("Your password").fill(seed().staff.password!);
-  await page.getByRole("button", { name: "Add", exact: true }).click();
-  await expect(page.getByRole("status").filter({ hasText: `${email} can sign in with this password` })).toBeVisible();
-  const first = await handedOver(page);
+  const first = await addTeamMember(page, email, "developer");
   expect(first).toMatch(/^[A-Za-z0-9_-]{16}$/);
 
   // Signed in on two devices; on one, from the header, they choose their own password.

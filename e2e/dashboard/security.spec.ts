@@ -1,6 +1,6 @@
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import { seed } from "../support/seed";
-import { keep } from "./support";
+import { addTeamMember, keep } from "./support";
 
 /** A sign-in in a browser of its own; the page once it answered. */
 async function signIn(browser: Browser, email: string, password: string) {
@@ -15,12 +15,7 @@ async function signIn(browser: Browser, email: string, password: string) {
 test("the security log: who added whom, a wrong password at sign-in, the member's own sign-in; only admins read it", async ({ page, browser }, testInfo) => {
   test.setTimeout(90_000);
   const email = `sec-${Date.now().toString(36)}@example.test`;
-  await page.goto("/dashboard/team");
-  await page.getByRole("textbox", { name: "E-mail" }).fill(email);
-  await page.getByLabel("Your password").fill(seed().staff.password!);
-  await page.getByRole("button", { name: "Add", exact: true }).click();
-  await expect(page.getByRole("status").filter({ hasText: `${email} can sign in with this password` })).toBeVisible();
-  const handed = await page.locator(".secret").first().evaluate((el) => el.firstChild?.textContent?.trim() ?? "");
+  const handed = await addTeamMember(page, email);
   // The form forgets the admin's password once the member is added.
   await expect(page.getByLabel("Your password")).toHaveValue("");
 
@@ -79,12 +74,7 @@ test("in live mode, a new key asks for your password; a wrong one makes nothing"
 test("a browser the member signed in on before still signs in while guesses from elsewhere have locked their address", async ({ page, browser }) => {
   // A member of our own: the admin's address keeps its budget for the other tests.
   const email = `known-${Date.now().toString(36)}@example.test`;
-  await page.goto("/dashboard/team");
-  await page.getByRole("textbox", { name: "E-mail" }).fill(email);
-  await page.getByLabel("Your password").fill(seed().staff.password!);
-  await page.getByRole("button", { name: "Add", exact: true }).click();
-  await expect(page.getByRole("status").filter({ hasText: `${email} can sign in with this password` })).toBeVisible();
-  const password = await page.locator(".secret").first().evaluate((el) => el.firstChild?.textContent?.trim() ?? "");
+  const password = await addTeamMember(page, email);
 
   const tryIn = async (p: Page, pw: string) => {
     await p.goto("/dashboard/sign-in");

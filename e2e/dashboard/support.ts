@@ -37,3 +37,17 @@ export async function keep(page: Page, testInfo: TestInfo, name: string): Promis
   await page.screenshot({ path, fullPage: true });
   await testInfo.attach(name, { path, contentType: "image/png" });
 }
+
+/**
+ * The signed-in admin adds `email` on the Team page (confirming with the seeded admin's password)
+ * and reads the one-time password it hands over.
+ */
+export async function addTeamMember(page: Page, email: string, role: "admin" | "developer" | "viewer" = "viewer"): Promise<string> {
+  await page.goto("/dashboard/team");
+  await page.getByRole("textbox", { name: "E-mail" }).fill(email);
+  await page.locator("form select[name=role]").selectOption(role);
+  await page.getByLabel("Your password").fill(seed().staff.password!);
+  await page.getByRole("button", { name: "Add", exact: true }).click();
+  await expect(page.getByRole("status").filter({ hasText: `${email} can sign in with this password` })).toBeVisible();
+  return page.locator(".secret").first().evaluate((el) => el.firstChild?.textContent?.trim() ?? "");
+}
