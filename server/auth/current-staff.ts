@@ -4,7 +4,7 @@ import type { ServiceContext } from "@/server/context";
 import { newId } from "@/server/domain/ids";
 import { MODE_COOKIE, sessionStillValid, type SessionMarks } from "@/server/domain/staff";
 import { env } from "@/server/env";
-import { clientAddress } from "@/server/http/client-address";
+import { trustedClientAddress } from "@/server/http/client-address";
 import { loadStaffSession, type StaffSession } from "@/server/services/staff/load-staff-session";
 import { systemContext } from "@/server/system-context";
 import { authOptions } from "./options";
@@ -23,7 +23,7 @@ export async function currentStaff(): Promise<{ base: Base; session: StaffSessio
   const session = cookie?.staffId ? await loadStaffSession(base, cookie.staffId) : null;
   const maxAgeMs = env().SESSION_MAX_AGE_HOURS * 3_600_000;
   const current = session !== null && sessionStillValid(cookie?.marks ?? {}, session.staff.sessionsRevokedAt, base.clock.now(), maxAgeMs);
-  const address = clientAddress((await headers()).get("x-forwarded-for"), env().TRUSTED_PROXY_HOPS);
+  const address = trustedClientAddress((await headers()).get("x-forwarded-for"));
   return { base, session: current ? session : null, livemode, clientAddress: address };
 }
 

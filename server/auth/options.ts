@@ -5,7 +5,7 @@ import { systemClock } from "@/server/clock";
 import { revocationStamp } from "@/server/domain/staff";
 import { isServiceError } from "@/server/domain/errors";
 import { env } from "@/server/env";
-import { clientAddress } from "@/server/http/client-address";
+import { trustedClientAddress } from "@/server/http/client-address";
 import { consumeSignInAttempt, forgetSignInFailures } from "@/server/rate-limit";
 import { log } from "@/server/log";
 import { authenticateStaff } from "@/server/services/staff/authenticate-staff";
@@ -42,8 +42,7 @@ export function authOptions(): NextAuthOptions {
         async authorize(credentials, req) {
           if (!secret) throw new Error("not_configured");
           const email = String(credentials?.email ?? "");
-          const forwardedFor = req?.headers?.["x-forwarded-for"];
-          const address = clientAddress(typeof forwardedFor === "string" ? forwardedFor : null, env().TRUSTED_PROXY_HOPS);
+          const address = trustedClientAddress(req?.headers?.["x-forwarded-for"]);
           const cookieHeader = req?.headers?.cookie;
           const known = knownDeviceOf(typeof cookieHeader === "string" ? cookieHeader : null, email, systemClock.now());
           const limit = await consumeSignInAttempt(email, address, known);

@@ -7,7 +7,6 @@ import { seal, unseal } from "@/server/domain/sealing";
 import { dataKey } from "@/server/data-key";
 import { systemClock } from "@/server/clock";
 import type { ServiceContext } from "@/server/context";
-import { env } from "@/server/env";
 import { log } from "@/server/log";
 import { providers } from "@/server/providers/registry";
 import type { Operation } from "@/server/schemas/common";
@@ -16,7 +15,7 @@ import { recallCompleted } from "@/server/services/idempotency/remembered";
 import { claimIdempotencyKey, keyRequestHash, type ClaimRow, type ClaimStatement, type KeyClaim, type OwnedKey, type Replay } from "@/server/services/idempotency/claim";
 import type { Completion, ResponseRecord } from "@/server/services/idempotency/completion";
 import { readJsonBody } from "./body";
-import { clientAddress } from "./client-address";
+import { trustedClientAddress } from "./client-address";
 import { errorBody, internalError, raw, statusOf } from "./errors";
 import { IDEMPOTENCY_KEY_SHAPE, requestFingerprint, validateIdempotencyKey } from "./idempotency";
 import { consumeRateLimit } from "@/server/rate-limit";
@@ -163,7 +162,7 @@ export function apiRoute<B extends z.ZodType | undefined, Q extends z.ZodType | 
         livemode: key.livemode,
         actor: { type: "api_key", keyId: key.id, displayPrefix: key.displayPrefix },
         requestId,
-        clientAddress: clientAddress(request.headers.get("x-forwarded-for"), env().TRUSTED_PROXY_HOPS),
+        clientAddress: trustedClientAddress(request.headers.get("x-forwarded-for")),
       };
       const stored: { completion?: Completion } = {};
       // Asked for before the handler runs; the key is held by the time the service's last write

@@ -1,3 +1,5 @@
+import { env } from "@/server/env";
+
 /**
  * The address of whoever sent a request, as the proxies in front of Mari saw it, or null when it
  * cannot be known. Each proxy appends the address it was reached from to X-Forwarded-For, so with
@@ -13,4 +15,10 @@ export function clientAddress(forwardedFor: string | null | undefined, trustedHo
     .filter((h) => h !== "");
   const entry = hops[hops.length - trustedHops];
   return entry && entry.length <= 64 ? entry : null;
+}
+
+/** The client's address from a request's X-Forwarded-For, behind the TRUSTED_PROXY_HOPS proxies this deployment has. */
+export function trustedClientAddress(forwardedFor: unknown): string | null {
+  const hops = env().TRUSTED_PROXY_HOPS;
+  return hops > 0 && typeof forwardedFor === "string" ? clientAddress(forwardedFor, hops) : null;
 }

@@ -63,8 +63,11 @@ export function finishPage<T>(page: PageRequest, rows: T[]): Page<T> {
   return { data: directionOf(page) === "before" ? data.reverse() : data, hasMore };
 }
 
-/** A table whose rows belong to a merchant and an environment, as a cursor's owner is checked. */
-export type OwnedTable = { what: string; table: PgTable; id: AnyPgColumn; merchantId: AnyPgColumn; livemode: AnyPgColumn };
+/**
+ * A table whose rows belong to a merchant and, where it has `livemode`, to an environment, as a
+ * cursor's owner is checked (a table without it, such as the security log, spans both).
+ */
+export type OwnedTable = { what: string; table: PgTable; id: AnyPgColumn; merchantId: AnyPgColumn; livemode?: AnyPgColumn };
 
 /**
  * For a page query's WHERE: the cursor is a row of `own` belonging to this merchant and
@@ -73,7 +76,8 @@ export type OwnedTable = { what: string; table: PgTable; id: AnyPgColumn; mercha
  */
 export function cursorOwned(own: OwnedTable, cursor: unknown, merchantId: unknown, livemode: unknown): SQL {
   const col = (c: AnyPgColumn) => sql`cursor_row.${sql.identifier(c.name)}`;
-  return sql`exists (select 1 from ${own.table} as cursor_row where ${col(own.id)} = ${cursor} and ${col(own.merchantId)} = ${merchantId} and ${col(own.livemode)} = ${livemode})`;
+  const environment = own.livemode ? sql` and ${col(own.livemode)} = ${livemode}` : sql``;
+  return sql`exists (select 1 from ${own.table} as cursor_row where ${col(own.id)} = ${cursor} and ${col(own.merchantId)} = ${merchantId}${environment})`;
 }
 
 /**
@@ -92,7 +96,7 @@ export async function withOwnedCursor<T extends unknown[]>(ctx: ServiceContext, 
   const [found] = await ctx.db
     .select({ id: own.id })
     .from(own.table)
-    .where(and(eq(own.id, cursor), eq(own.merchantId, ctx.merchant.id), eq(own.livemode, ctx.livemode)))
+    .where(and(eq(own.id, cursor), eq(own.merchantId, ctx.merchant.id), own.livemode ? eq(own.livemode, ctx.livemode) : undefined))
     .limit(1);
   if (!found) throw resourceMissing(own.what, cursor, cursorParam(page));
   return rows;
