@@ -39,6 +39,14 @@ describe("dashboard: team", () => {
     await admin.staff.add({ email, role: "viewer", confirmPassword: STAFF_TEST_PASSWORD });
     expect(await refusal(admin.staff.add({ email: email.toUpperCase(), role: "viewer", confirmPassword: STAFF_TEST_PASSWORD }))).toBe("BAD_REQUEST");
     expect(await refusal(admin.staff.add({ email: "not an address", role: "viewer", confirmPassword: STAFF_TEST_PASSWORD }))).toBe("BAD_REQUEST");
+    // One login per address across Mari: another business's admin is told only that it signs in
+    // to Mari (not where), and nothing is written to either team.
+    const otherAdmin = await dashboardAs(other, "admin");
+    const otherTeam = await otherAdmin.staff.list();
+    const elsewhere = await otherAdmin.staff.add({ email, role: "admin", confirmPassword: STAFF_TEST_PASSWORD }).catch((e: unknown) => e);
+    expect(elsewhere).toMatchObject({ code: "BAD_REQUEST", message: "That e-mail address already signs in to Mari." });
+    expect(await otherAdmin.staff.list()).toEqual(otherTeam);
+    expect((await admin.staff.list()).filter((s) => s.email.toLowerCase() === email)).toHaveLength(1);
     expect(await refusal(admin.staff.remove({ id: me.id }))).toBe("BAD_REQUEST");
     expect(await refusal(admin.staff.changeRole({ id: me.id, role: "viewer" }))).toBe("BAD_REQUEST");
   });
