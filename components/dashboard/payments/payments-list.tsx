@@ -79,7 +79,7 @@ export function PaymentsList() {
             type="search"
             value={search}
             onChange={(e) => setSearch(e.target.value)}
-            placeholder="Reference, customer's number or pay_ id"
+            placeholder="Reference, number or pay_ id"
             aria-describedby="pay-search-hint"
             maxLength={255}
           />
