@@ -227,11 +227,15 @@ export function forgetConfirmPassword(form: HTMLFormElement): void {
 
 /** Why an action failed, announced to screen readers; nothing while it has not failed. */
 export function ErrorNote({ error, prefix = "" }: { error: unknown; prefix?: string }) {
-  if (!error) return null;
+  return <Problem text={error ? `${prefix}${errorMessage(error)}` : null} />;
+}
+
+/** What is wrong with a form before it is sent, announced as ErrorNote's failures are; nothing when all is well. */
+export function Problem({ text }: { text: string | null | undefined }) {
+  if (!text) return null;
   return (
     <p className="error" role="alert">
-      {prefix}
-      {errorMessage(error)}
+      {text}
     </p>
   );
 }

@@ -5,7 +5,7 @@ import { signIn } from "next-auth/react";
 import { useState, type FormEvent } from "react";
 import { Failed, Loading } from "@/components/ui/states";
 import { PASSWORD_MIN_LENGTH } from "@/server/domain/passwords";
-import { ConfirmAction, ErrorNote } from "../kit";
+import { ConfirmAction, ErrorNote, Problem } from "../kit";
 import { signOutHere } from "../shell";
 import { errorMessage, useTRPC } from "../trpc";
 import "../overview/admin.css";
@@ -96,11 +96,7 @@ function PasswordForm({ email }: { email: string }) {
       <button type="submit" className="primary" disabled={pending}>
         {pending ? "Changing…" : "Change password"}
       </button>
-      {mismatch ? (
-        <p className="error" role="alert">
-          The two new passwords are not the same.
-        </p>
-      ) : null}
+      <Problem text={mismatch ? "The two new passwords are not the same." : null} />
       <ErrorNote error={change.error} />
       {done ? (
         <p className="notice" role="status">

@@ -6,7 +6,7 @@ import { Badge } from "@/components/ui/status-badge";
 import { Pager, type Cursor } from "@/components/ui/pager";
 import { Failed, Loading } from "@/components/ui/states";
 import type { KeyKind, Scope } from "@/server/domain/api-keys";
-import { ConfirmAction, ConfirmPasswordField, confirmPasswordOf, CopyButton, forgetConfirmPassword, ErrorNote, ListView, RoleNote, formatWhen, useRole } from "../kit";
+import { ConfirmAction, ConfirmPasswordField, confirmPasswordOf, CopyButton, forgetConfirmPassword, ErrorNote, ListView, Problem, RoleNote, formatWhen, useRole } from "../kit";
 import { errorMessage, useTRPC } from "../trpc";
 import "../overview/admin.css";
 
@@ -111,11 +111,7 @@ function CreateKey({ onCreated }: { onCreated: (secret: string, prefix: string) 
         <input value={name} onChange={(e) => setName(e.target.value)} maxLength={100} placeholder="e.g. till server" />
       </label>
       {livemode ? <ConfirmPasswordField /> : null}
-      {problem ? (
-        <p className="error" role="alert">
-          {problem}
-        </p>
-      ) : null}
+      <Problem text={problem} />
       <ErrorNote error={create.error} />
       <div>
         <button type="submit" className="primary" disabled={create.isPending}>

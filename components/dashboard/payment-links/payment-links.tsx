@@ -6,7 +6,7 @@ import { Pager, type Cursor } from "@/components/ui/pager";
 import { Badge } from "@/components/ui/status-badge";
 import { harareWallTimeToIso } from "@/server/domain/harare-time";
 import { CURRENCIES, formatAmount, parseMajorAmount, type Currency } from "@/server/domain/money";
-import { ConfirmAction, CopyButton, ErrorNote, ListView, RoleNote, formatWhen, useRole } from "../kit";
+import { ConfirmAction, CopyButton, ErrorNote, ListView, Problem, RoleNote, formatWhen, useRole } from "../kit";
 import { useTRPC } from "../trpc";
 import "../overview/admin.css";
 
@@ -104,11 +104,7 @@ function CreateLink() {
           Expires (optional, Harare time)
           <input type="datetime-local" value={expires} onChange={(e) => setExpires(e.target.value)} />
         </label>
-        {problem ? (
-          <p className="error" role="alert">
-            {problem}
-          </p>
-        ) : null}
+        <Problem text={problem} />
         <ErrorNote error={create.error} />
         <div>
           <button type="submit" className="primary" disabled={create.isPending}>

@@ -5,7 +5,7 @@ import { useState, type FormEvent } from "react";
 import { Failed, Loading } from "@/components/ui/states";
 import type { FeeBearer } from "@/server/domain/fees";
 import { PAYMENT_EXPIRY_MAX_SECONDS, PAYMENT_EXPIRY_MIN_SECONDS } from "@/server/domain/merchant-settings";
-import { ErrorNote, RoleNote, useRole } from "../kit";
+import { ErrorNote, Problem, RoleNote, useRole } from "../kit";
 import { errorMessage, useTRPC } from "../trpc";
 import "../overview/admin.css";
 
@@ -87,11 +87,7 @@ function SettingsForm({ feeBearer, expiry, canEdit }: { feeBearer: FeeBearer; ex
         How long a customer has to approve the PIN prompt ({PAYMENT_EXPIRY_MIN_SECONDS}–{PAYMENT_EXPIRY_MAX_SECONDS} s)
         {Number.isInteger(n) && n > 0 ? `: ${minutes(n)}` : ""}.
       </span>
-      {problem ? (
-        <p className="error" role="alert">
-          {problem}
-        </p>
-      ) : null}
+      <Problem text={problem} />
       <ErrorNote error={update.error} />
       {saved ? (
         <p className="notice" role="status">

@@ -2,7 +2,7 @@
 
 import { useState } from "react";
 import { SUBSCRIBABLE_EVENT_TYPES } from "@/server/domain/events";
-import { ConfirmPasswordField, confirmPasswordOf } from "../kit";
+import { ConfirmPasswordField, confirmPasswordOf, Problem } from "../kit";
 
 type Subscribable = (typeof SUBSCRIBABLE_EVENT_TYPES)[number];
 export type EventChoice = "*" | Subscribable;
@@ -79,11 +79,7 @@ export function EndpointForm({
         <input type="text" maxLength={500} value={description} onChange={(e) => setDescription(e.target.value)} placeholder="Order service" />
       </label>
       {askPassword ? <ConfirmPasswordField /> : null}
-      {problem || error ? (
-        <p className="error" role="alert">
-          {problem ?? error}
-        </p>
-      ) : null}
+      <Problem text={problem ?? error} />
       <div className="actions">
         <button type="submit" className="primary" disabled={busy}>
           {busy ? "Saving…" : submitLabel}
