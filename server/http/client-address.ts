@@ -19,6 +19,5 @@ export function clientAddress(forwardedFor: string | null | undefined, trustedHo
 
 /** The client's address from a request's X-Forwarded-For, behind the TRUSTED_PROXY_HOPS proxies this deployment has. */
 export function trustedClientAddress(forwardedFor: unknown): string | null {
-  const hops = env().TRUSTED_PROXY_HOPS;
-  return hops > 0 && typeof forwardedFor === "string" ? clientAddress(forwardedFor, hops) : null;
+  return typeof forwardedFor === "string" ? clientAddress(forwardedFor, env().TRUSTED_PROXY_HOPS) : null;
 }

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, lt, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, gt, lt, sql, type SQL } from "drizzle-orm";
 import type { AnyPgColumn, PgTable } from "drizzle-orm/pg-core";
 import { resourceMissing } from "@/server/domain/errors";
 import type { ServiceContext } from "@/server/context";
@@ -75,9 +75,14 @@ export type OwnedTable = { what: string; table: PgTable; id: AnyPgColumn; mercha
  * values may be placeholders of a prepared statement.
  */
 export function cursorOwned(own: OwnedTable, cursor: unknown, merchantId: unknown, livemode: unknown): SQL {
-  const col = (c: AnyPgColumn) => sql`cursor_row.${sql.identifier(c.name)}`;
-  const environment = own.livemode ? sql` and ${col(own.livemode)} = ${livemode}` : sql``;
-  return sql`exists (select 1 from ${own.table} as cursor_row where ${col(own.id)} = ${cursor} and ${col(own.merchantId)} = ${merchantId}${environment})`;
+  const aliased = (c: AnyPgColumn) => sql`cursor_row.${sql.identifier(c.name)}`;
+  return sql`exists (select 1 from ${own.table} as cursor_row where ${ownership(own, aliased, cursor, merchantId, livemode)})`;
+}
+
+/** The row `cursor` of `own` is this merchant's, and this environment's where the table has one. */
+function ownership(own: OwnedTable, column: (c: AnyPgColumn) => SQL | AnyPgColumn, cursor: unknown, merchantId: unknown, livemode: unknown): SQL {
+  const environment = own.livemode ? sql` and ${column(own.livemode)} = ${livemode}` : sql``;
+  return sql`${column(own.id)} = ${cursor} and ${column(own.merchantId)} = ${merchantId}${environment}`;
 }
 
 /**
@@ -96,7 +101,7 @@ export async function withOwnedCursor<T extends unknown[]>(ctx: ServiceContext, 
   const [found] = await ctx.db
     .select({ id: own.id })
     .from(own.table)
-    .where(and(eq(own.id, cursor), eq(own.merchantId, ctx.merchant.id), own.livemode ? eq(own.livemode, ctx.livemode) : undefined))
+    .where(ownership(own, (c) => c, cursor, ctx.merchant.id, ctx.livemode))
     .limit(1);
   if (!found) throw resourceMissing(own.what, cursor, cursorParam(page));
   return rows;
