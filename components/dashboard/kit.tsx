@@ -2,7 +2,7 @@
 
 import { useQuery, type UseQueryResult } from "@tanstack/react-query";
 import Link from "next/link";
-import { useEffect, useId, useState, useSyncExternalStore, type ReactNode } from "react";
+import { useEffect, useId, useRef, useState, useSyncExternalStore, type ReactNode, type RefObject } from "react";
 import { roleAllows, type StaffRole } from "@/server/domain/staff";
 import { Empty, Failed, Loading } from "@/components/ui/states";
 import { errorMessage, useTRPC } from "./trpc";
@@ -25,12 +25,34 @@ export function useRole(needed: StaffRole): { role: StaffRole | null; allowed: b
   return { role, allowed: role !== null && roleAllows(role, needed), livemode: me.data?.livemode ?? null };
 }
 
+/**
+ * Why a role cannot do what needs `needed`: the one sentence every page uses, naming what is
+ * refused when `doing` says it ("Revoking keys needs the developer role or above; …").
+ */
+export function roleRefusal(needed: StaffRole, role: StaffRole, doing?: string): string {
+  const reach = `the ${needed} role${needed === "admin" ? "" : " or above"}`;
+  return `${doing ? `${doing} needs` : "Needs"} ${reach}; you are signed in as ${role}.`;
+}
+
 /** Why a control is off for this role, next to the control, not only in a tooltip. */
-export function RoleNote({ needed, role }: { needed: StaffRole; role: StaffRole | null }) {
+export function RoleNote({ needed, role, doing }: { needed: StaffRole; role: StaffRole | null; doing?: string }) {
+  if (!role) return null;
+  return <p className="muted role-note">{roleRefusal(needed, role, doing)}</p>;
+}
+
+/**
+ * An action this role may not take: its button, off, with the reason beside it and tied to it,
+ * so a screen reader hears why. Nothing while the role is loading, so no button flips.
+ */
+export function RefusedAction({ label, needed, role, doing, tone }: { label: string; needed: StaffRole; role: StaffRole | null; doing: string; tone?: "primary" | "danger" }) {
+  const id = useId();
   if (!role) return null;
   return (
     <p className="muted role-note">
-      Needs the {needed} role{needed === "admin" ? "" : " or above"}; you are signed in as {role}.
+      <button type="button" className={tone} disabled aria-describedby={id}>
+        {label}
+      </button>{" "}
+      <span id={id}>{roleRefusal(needed, role, doing)}</span>
     </p>
   );
 }
@@ -71,21 +93,71 @@ export function BackToList({ list, children }: { list: ListWithView; children: R
   );
 }
 
-export function CopyButton({ text, label = "Copy" }: { text: string; label?: string }) {
-  const [state, setState] = useState<"idle" | "copied" | "failed">("idle");
+/**
+ * Copies `text`. Where the clipboard is refused (plain http, an old browser), it selects the text
+ * shown in `select` for Ctrl+C instead, and says so.
+ */
+export function CopyButton({ text, label = "Copy", select }: { text: string; label?: string; select?: RefObject<HTMLElement | null> }) {
+  const [state, setState] = useState<"idle" | "copied" | "selected" | "failed">("idle");
   const copy = async () => {
+    let next: typeof state = "copied";
     try {
       await navigator.clipboard.writeText(text);
-      setState("copied");
     } catch {
-      setState("failed");
+      const shown = select?.current;
+      if (shown) selectContents(shown);
+      next = shown ? "selected" : "failed";
     }
-    window.setTimeout(() => setState("idle"), 2_000);
+    setState(next);
+    // The way to copy by hand stays up long enough to read.
+    window.setTimeout(() => setState("idle"), next === "copied" ? 2_000 : 6_000);
   };
   return (
     <button type="button" onClick={() => void copy()} aria-live="polite">
-      {state === "copied" ? "Copied" : state === "failed" ? "Copy failed: select the text" : label}
+      {state === "copied" ? "Copied" : state === "selected" ? "Selected: press Ctrl+C (⌘C)" : state === "failed" ? "Copy failed: select the text" : label}
     </button>
+  );
+}
+
+function selectContents(el: HTMLElement): void {
+  const range = document.createRange();
+  range.selectNodeContents(el);
+  const selection = window.getSelection();
+  selection?.removeAllRanges();
+  selection?.addRange(range);
+}
+
+/** A value to paste elsewhere (a key, a URL), its copy button beside it; a click on it selects it. */
+export function CopyValue({ value, label, testId }: { value: string; label: string; testId?: string }) {
+  const shown = useRef<HTMLElement>(null);
+  return (
+    <div className="copy-row">
+      <code className="secret" data-testid={testId} ref={shown} onClick={(e) => selectContents(e.currentTarget)}>
+        {value}
+      </code>
+      <CopyButton text={value} label={label} select={shown} />
+    </div>
+  );
+}
+
+/**
+ * A secret shown the one time it exists in the clear (an API key, a webhook signing secret): the
+ * warning, the secret with a copy button, what to do with it, and the button that hides it.
+ */
+export function SecretOnce({ title, secret, warning, copyLabel, onDone, children }: { title: string; secret: string; warning: string; copyLabel: string; onDone: () => void; children?: ReactNode }) {
+  const id = useId();
+  return (
+    <section className="panel notice stack" aria-labelledby={id}>
+      <h2 id={id}>{title}</h2>
+      <p className="warning">{warning}</p>
+      <CopyValue value={secret} label={copyLabel} testId="new-secret" />
+      {children}
+      <div>
+        <button type="button" onClick={onDone}>
+          I have stored it
+        </button>
+      </div>
+    </section>
   );
 }
 

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { expect, test } from "@playwright/test";
+import { verifySignatureHeader } from "../../server/domain/signatures";
 import { receiver } from "../support/receiver";
 import { bearer, seed } from "../support/seed";
 import { eventOf, keep, succeededPayment, v1 } from "./support";
@@ -250,6 +251,65 @@ test("an endpoint that keeps failing is flagged degraded on the webhooks page an
   } finally {
     down.close();
   }
+});
+
+test("an endpoint added here shows its signing secret once, and its test event is signed with it", async ({ page }, testInfo) => {
+  const hook = await receiver(200);
+  try {
+    await page.goto("/dashboard/webhooks");
+    await page.getByRole("button", { name: "Add endpoint" }).click();
+    await page.getByLabel("Endpoint URL").fill(hook.url);
+    await page.getByLabel("Description (optional)").fill("e2e signing check");
+    await page.getByRole("button", { name: "Create endpoint" }).click();
+    const secret = (await page.getByTestId("new-secret").textContent())!.trim();
+    expect(secret.length).toBeGreaterThan(20);
+    await keep(page, testInfo, "endpoint-secret");
+    await page.getByRole("link", { name: "Open the endpoint" }).click();
+    await page.getByRole("button", { name: "Send test event" }).click();
+    await expect.poll(() => hook.got.length, { timeout: 15_000 }).toBe(1);
+    expect(verifySignatureHeader(hook.got[0]!.signature, hook.got[0]!.body, [secret], new Date())).toBe(true);
+    // Shown once: the endpoint's page does not show it again.
+    await expect(page.getByText(secret)).toHaveCount(0);
+  } finally {
+    hook.close();
+  }
+});
+
+test("a question asked in place looks the same on every page, whichever pages came before", async ({ page, request }) => {
+  const hook = await receiver(200);
+  const endpoint = await v1<{ id: string }>(request, "POST", "/v1/webhook_endpoints", { url: hook.url, enabled_events: ["*"] });
+  const nav = page.getByRole("navigation", { name: "Dashboard" });
+  /** Each page's own question, and how it must look there: a box under the actions, or on the action's line. */
+  const endpointQuestion = async () => {
+    await page.getByRole("button", { name: "Delete" }).click();
+    const box = page.getByRole("alertdialog");
+    await expect(box).toHaveCSS("display", "block");
+    await expect(box).toHaveCSS("border-top-style", "solid");
+    await page.getByRole("button", { name: "Cancel" }).click();
+  };
+  const keyQuestion = async () => {
+    const row = page.locator("table.data tbody tr").filter({ hasText: "Active" }).first();
+    await row.getByRole("button", { name: "Revoke" }).click();
+    const inline = row.getByRole("group");
+    await expect(inline).toHaveCSS("display", "inline-flex");
+    await expect(inline).toHaveCSS("border-top-style", "none");
+    await row.getByRole("button", { name: "Cancel" }).click();
+  };
+
+  // Opened directly, then reached from each other without a reload (Next keeps each page's styles).
+  await page.goto(`/dashboard/webhooks/${endpoint.id}`);
+  await endpointQuestion();
+  await nav.getByRole("link", { name: "API keys" }).click();
+  await expect(page).toHaveURL(/\/dashboard\/api-keys$/);
+  await keyQuestion();
+  await nav.getByRole("link", { name: "Webhooks" }).click();
+  await page.locator(`a[href="/dashboard/webhooks/${endpoint.id}"]`).first().click();
+  await expect(page).toHaveURL(new RegExp(`/dashboard/webhooks/${endpoint.id}$`));
+  await endpointQuestion();
+  await page.goto("/dashboard/api-keys");
+  await keyQuestion();
+  await v1(request, "DELETE", `/v1/webhook_endpoints/${endpoint.id}`);
+  hook.close();
 });
 
 test("create a restricted key, see it once, use it, revoke it", async ({ page, request }, testInfo) => {

@@ -5,7 +5,7 @@ import { bearer, seed } from "../support/seed";
 /** The merchant's side through /v1 (the seeded merchant whose admin the dashboard tests sign in as). */
 const key = () => seed().keys.test;
 
-export async function v1<T>(request: APIRequestContext, method: "GET" | "POST", path: string, data?: unknown): Promise<T> {
+export async function v1<T>(request: APIRequestContext, method: "GET" | "POST" | "DELETE", path: string, data?: unknown): Promise<T> {
   const res = await request.fetch(path, { method, headers: { ...bearer(key()), ...(method === "POST" ? { "Idempotency-Key": randomUUID() } : {}) }, data });
   expect(res.ok(), `${method} ${path}: ${res.status()} ${await res.text()}`).toBe(true);
   return (await res.json()) as T;

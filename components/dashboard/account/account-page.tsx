@@ -8,7 +8,6 @@ import { PASSWORD_MIN_LENGTH } from "@/server/domain/passwords";
 import { ConfirmAction, ErrorNote, Problem } from "../kit";
 import { signOutHere } from "../shell";
 import { errorMessage, useTRPC } from "../trpc";
-import "../overview/admin.css";
 
 export function AccountPage() {
   const trpc = useTRPC();

@@ -6,46 +6,30 @@ import { Badge } from "@/components/ui/status-badge";
 import { Pager, type Cursor } from "@/components/ui/pager";
 import { Failed, Loading } from "@/components/ui/states";
 import type { KeyKind, Scope } from "@/server/domain/api-keys";
-import { ConfirmAction, ConfirmPasswordField, confirmPasswordOf, CopyButton, forgetConfirmPassword, ErrorNote, ListView, Problem, RoleNote, formatWhen, useRole } from "../kit";
+import type { StaffRole } from "@/server/domain/staff";
+import { ConfirmAction, ConfirmPasswordField, confirmPasswordOf, forgetConfirmPassword, ErrorNote, ListView, Problem, RoleNote, SecretOnce, formatWhen, roleRefusal, useRole } from "../kit";
 import { errorMessage, useTRPC } from "../trpc";
-import "../overview/admin.css";
 
 export function ApiKeys() {
   const { role, allowed } = useRole("developer");
   const [created, setCreated] = useState<{ secret: string; prefix: string } | null>(null);
   return (
     <>
-      {created ? <SecretOnce secret={created.secret} onDone={() => setCreated(null)} /> : null}
+      {created ? (
+        <SecretOnce
+          title="Your new key"
+          secret={created.secret}
+          warning="Copy it now and keep it somewhere safe: it is shown only this once. If it is lost, revoke it and create another."
+          copyLabel="Copy key"
+          onDone={() => setCreated(null)}
+        />
+      ) : null}
       <section className="panel">
-        <h2 style={{ marginTop: 0 }}>Create a key</h2>
+        <h2>Create a key</h2>
         {allowed ? <CreateKey onCreated={(secret, prefix) => setCreated({ secret, prefix })} /> : <RoleNote needed="developer" role={role} />}
       </section>
       <KeyList canRevoke={allowed} role={role} />
     </>
-  );
-}
-
-function SecretOnce({ secret, onDone }: { secret: string; onDone: () => void }) {
-  return (
-    <section className="panel secret-once notice" aria-labelledby="secret-h">
-      <h2 id="secret-h" style={{ margin: 0 }}>
-        Your new key
-      </h2>
-      <p className="warning" style={{ margin: 0 }}>
-        Copy it now and keep it somewhere safe: it is shown only this once. If it is lost, revoke it and create another.
-      </p>
-      <div className="row">
-        <code className="secret" data-testid="new-secret">
-          {secret}
-        </code>
-        <CopyButton text={secret} label="Copy key" />
-      </div>
-      <div>
-        <button type="button" onClick={onDone}>
-          I have stored it
-        </button>
-      </div>
-    </section>
   );
 }
 
@@ -85,7 +69,7 @@ function CreateKey({ onCreated }: { onCreated: (secret: string, prefix: string) 
   const toggle = (s: Scope, on: boolean) => setScopes((cur) => (on ? [...cur, s] : cur.filter((x) => x !== s)));
   return (
     <form className="form-grid" onSubmit={submit} noValidate>
-      <fieldset className="radio-row">
+      <fieldset className="choices bare inline">
         <legend>Kind</legend>
         <label>
           <input type="radio" name="kind" value="secret" checked={kind === "secret"} onChange={() => setKind("secret")} /> Full secret key (every scope)
@@ -95,7 +79,7 @@ function CreateKey({ onCreated }: { onCreated: (secret: string, prefix: string) 
         </label>
       </fieldset>
       {kind === "restricted" ? (
-        <fieldset className="scopes">
+        <fieldset className="choices columns">
           <legend>Scopes</legend>
           {available.isPending ? <Loading what="scopes" /> : null}
           {available.isError ? <Failed message={errorMessage(available.error)} retry={() => void available.refetch()} /> : null}
@@ -122,7 +106,7 @@ function CreateKey({ onCreated }: { onCreated: (secret: string, prefix: string) 
   );
 }
 
-function KeyList({ canRevoke, role }: { canRevoke: boolean; role: string | null }) {
+function KeyList({ canRevoke, role }: { canRevoke: boolean; role: StaffRole | null }) {
   const trpc = useTRPC();
   const qc = useQueryClient();
   const [cursor, setCursor] = useState<Cursor>({});
@@ -156,7 +140,7 @@ function KeyList({ canRevoke, role }: { canRevoke: boolean; role: string | null 
                         {k.name ? <div className="hint">{k.name}</div> : null}
                       </td>
                       <td>{k.kind === "secret" ? "Full" : "Restricted"}</td>
-                      <td className="wrap">{k.kind === "secret" ? <span className="muted">All</span> : k.scopes.join(", ")}</td>
+                      <td className="cell-wrap">{k.kind === "secret" ? <span className="muted">All</span> : k.scopes.join(", ")}</td>
                       <td className="cell-wrap">{formatWhen(k.created_at)}</td>
                       <td className="cell-wrap">{formatWhen(k.last_used_at, "Never")}</td>
                       <td className="cell-wrap">
@@ -170,7 +154,7 @@ function KeyList({ canRevoke, role }: { canRevoke: boolean; role: string | null 
                         )}
                       </td>
                       <td>
-                        {k.revoked_at ? null : canRevoke ? (
+                        {k.revoked_at || !role ? null : canRevoke ? (
                           <ConfirmAction
                             label="Revoke"
                             question={`Revoke ${k.display_prefix}? Requests using it are refused within seconds; this cannot be undone.`}
@@ -179,7 +163,7 @@ function KeyList({ canRevoke, role }: { canRevoke: boolean; role: string | null 
                             onConfirm={() => revoke.mutate({ id: k.id })}
                           />
                         ) : (
-                          <button type="button" disabled title={`Revoking keys needs the developer role; you are ${role ?? "…"}`}>
+                          <button type="button" disabled title={roleRefusal("developer", role, "Revoking keys")}>
                             Revoke
                           </button>
                         )}

@@ -4,9 +4,9 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { Empty, Failed, Loading } from "@/components/ui/states";
 import { TEST_EVENT_TYPE } from "@/server/domain/events";
-import { BackToList } from "../kit";
+import { BackToList, RoleNote, useRole } from "../kit";
 import { errorMessage, isMissing, useTRPC } from "../trpc";
-import { DeliveriesTable, useCanDevelop, when, type Outputs } from "../webhooks/common";
+import { DeliveriesTable, when, type Outputs } from "../webhooks/common";
 import { ObjectLink } from "./object-link";
 import "../webhooks/webhooks.css";
 import "./events.css";
@@ -103,7 +103,7 @@ function Replay({
 }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const dev = useCanDevelop();
+  const { role, allowed } = useRole("developer");
   // A test ping goes only to the endpoint named: "all" would queue nothing.
   const [target, setTarget] = useState(isTest && testEndpoint ? testEndpoint : "");
   const [queued, setQueued] = useState<number | null>(null);
@@ -120,8 +120,8 @@ function Replay({
   return (
     <section className="panel" aria-labelledby="replay-title">
       <h2 id="replay-title">Replay</h2>
-      {dev.reason ? (
-        <p className="muted">{dev.reason}</p>
+      {!allowed ? (
+        <RoleNote needed="developer" role={role} doing="Replaying events" />
       ) : (
         <form
           className="toolbar"
@@ -142,7 +142,7 @@ function Replay({
               ))}
             </select>
           </label>
-          <button type="submit" className="primary" disabled={!dev.can || replay.isPending || (isTest && !target)}>
+          <button type="submit" className="primary" disabled={replay.isPending || (isTest && !target)}>
             {replay.isPending ? "Queueing…" : "Replay event"}
           </button>
         </form>

@@ -7,9 +7,9 @@ import { useState } from "react";
 import { Pager, type Cursor } from "@/components/ui/pager";
 import { Empty, Failed, Loading } from "@/components/ui/states";
 import { EVENT_TYPES, type EventType } from "@/server/domain/events";
-import { useRememberListView } from "../kit";
+import { roleRefusal, useRememberListView, useRole } from "../kit";
 import { errorMessage, useTRPC } from "../trpc";
-import { useCanDevelop, when } from "../webhooks/common";
+import { when } from "../webhooks/common";
 import { ReplayWindow } from "./replay-window";
 import { EventTypeSelect } from "./event-type-select";
 import { ObjectLink } from "./object-link";
@@ -31,7 +31,7 @@ export function EventLog() {
   const router = useRouter();
   const pathname = usePathname();
   const params = useSearchParams();
-  const dev = useCanDevelop();
+  const { role, allowed: canReplay } = useRole("developer");
   useRememberListView("events", params.toString());
   const typeParam = params.get("type") ?? "";
   const type = isType(typeParam) ? typeParam : undefined;
@@ -70,15 +70,15 @@ export function EventLog() {
     <>
       <div className="page-head">
         <h1>Events</h1>
-        {dev.can ? (
+        {canReplay ? (
           <button type="button" onClick={() => setShowReplay(!showReplay)} aria-expanded={showReplay}>
             {showReplay ? "Close replay" : "Replay a time window…"}
           </button>
-        ) : dev.reason ? (
-          <span className="muted">{dev.reason} (to replay events)</span>
+        ) : role ? (
+          <span className="muted">{roleRefusal("developer", role, "Replaying events")}</span>
         ) : null}
       </div>
-      {showReplay && dev.can ? <ReplayWindow initial={{ from, to, type: typeParam }} onClose={() => setShowReplay(false)} /> : null}
+      {showReplay && canReplay ? <ReplayWindow initial={{ from, to, type: typeParam }} onClose={() => setShowReplay(false)} /> : null}
 
       <form
         className="toolbar"

@@ -85,7 +85,7 @@ export function ReplayWindow({ initial, onClose }: { initial: { from: string; to
               ))}
           </select>
         </label>
-        <label className="checkbox-label">
+        <label className="check">
           <input type="checkbox" checked={form.onlyUndelivered} onChange={(e) => set({ onlyUndelivered: e.target.checked })} /> Only what was not delivered
         </label>
         <button type="submit" disabled={Boolean(problem) || count.isPending}>

@@ -10,7 +10,7 @@ import { PAYMENT_STATUSES } from "@/server/domain/payment-status";
 import { errorMessage, useTRPC } from "../trpc";
 import { VolumeChart } from "./volume-chart";
 import { formatWhen } from "../kit";
-import "./admin.css";
+import "./overview.css";
 
 type Volume = Record<Currency, number>;
 
@@ -44,7 +44,7 @@ export function Overview() {
     <>
       {o.degradedEndpoints.length > 0 ? (
         <section className="panel attention bad" aria-labelledby="degraded-h">
-          <h2 id="degraded-h" style={{ marginTop: 0 }}>
+          <h2 id="degraded-h">
             {o.degradedEndpoints.length === 1 ? "1 webhook endpoint is degraded" : `${o.degradedEndpoints.length} webhook endpoints are degraded`}
           </h2>
           <ul>
@@ -92,7 +92,7 @@ export function Overview() {
       </div>
 
       <section className="panel">
-        <h2 style={{ marginTop: 0 }}>Payments this week by status</h2>
+        <h2>Payments this week by status</h2>
         {weekTotal === 0 ? (
           <p className="muted">No payments this week yet.</p>
         ) : (
@@ -108,7 +108,7 @@ export function Overview() {
       </section>
 
       <section className="panel">
-        <div className="chart-head">
+        <div className="section-head">
           <h2>Succeeded volume, last 14 days</h2>
           <label className="hint">
             Currency{" "}
@@ -123,7 +123,7 @@ export function Overview() {
       </section>
 
       <section className={`panel${o.unresolved.count ? " attention" : ""}`} aria-labelledby="unresolved-h">
-        <h2 id="unresolved-h" style={{ marginTop: 0 }}>
+        <h2 id="unresolved-h">
           Unresolved payments {o.unresolved.count ? `(${o.unresolved.count})` : ""}
         </h2>
         {o.unresolved.count === 0 ? (

@@ -6,9 +6,9 @@ import { Pager, type Cursor } from "@/components/ui/pager";
 import { Badge } from "@/components/ui/status-badge";
 import { harareWallTimeToIso } from "@/server/domain/harare-time";
 import { CURRENCIES, formatAmount, parseMajorAmount, type Currency } from "@/server/domain/money";
-import { ConfirmAction, CopyButton, ErrorNote, ListView, Problem, RoleNote, formatWhen, useRole } from "../kit";
+import type { StaffRole } from "@/server/domain/staff";
+import { ConfirmAction, CopyButton, CopyValue, ErrorNote, ListView, Problem, RoleNote, formatWhen, roleRefusal, useRole } from "../kit";
 import { useTRPC } from "../trpc";
-import "../overview/admin.css";
 
 const STATUS_TONE = { active: "good", expired: "neutral", deactivated: "neutral" } as const;
 const STATUS_LABEL = { active: "Active", expired: "Expired", deactivated: "Deactivated" } as const;
@@ -18,7 +18,7 @@ export function PaymentLinks() {
   return (
     <>
       <section className="panel">
-        <h2 style={{ marginTop: 0 }}>Create a payment link</h2>
+        <h2>Create a payment link</h2>
         {allowed ? <CreateLink /> : <RoleNote needed="developer" role={role} />}
       </section>
       <LinkList canDeactivate={allowed} role={role} />
@@ -65,14 +65,9 @@ function CreateLink() {
   return (
     <>
       {made ? (
-        <div className="notice secret-once" role="status" style={{ marginBottom: "0.75rem" }}>
-          <span>
-            Link for “{made.description}” created:
-          </span>
-          <div className="row">
-            <code className="secret">{made.url}</code>
-            <CopyButton text={made.url} label="Copy URL" />
-          </div>
+        <div className="notice stack" role="status">
+          <span>Link for “{made.description}” created:</span>
+          <CopyValue value={made.url} label="Copy URL" />
         </div>
       ) : null}
       <form className="form-grid" onSubmit={submit} noValidate>
@@ -116,7 +111,7 @@ function CreateLink() {
   );
 }
 
-function LinkList({ canDeactivate, role }: { canDeactivate: boolean; role: string | null }) {
+function LinkList({ canDeactivate, role }: { canDeactivate: boolean; role: StaffRole | null }) {
   const trpc = useTRPC();
   const qc = useQueryClient();
   const [cursor, setCursor] = useState<Cursor>({});
@@ -146,7 +141,7 @@ function LinkList({ canDeactivate, role }: { canDeactivate: boolean; role: strin
                 <tbody>
                   {page.data.map((l) => (
                     <tr key={l.id}>
-                      <td className="wrap">
+                      <td className="cell-wrap">
                         {l.description}
                         <div className="hint">
                           <code>{l.id}</code>
@@ -162,7 +157,7 @@ function LinkList({ canDeactivate, role }: { canDeactivate: boolean; role: strin
                       <td>
                         <div className="actions">
                           <CopyButton text={l.url} label="Copy URL" />
-                          {!l.active ? null : canDeactivate ? (
+                          {!l.active || !role ? null : canDeactivate ? (
                             <ConfirmAction
                               label="Deactivate"
                               question="Stop this link taking payments? This cannot be undone."
@@ -171,7 +166,7 @@ function LinkList({ canDeactivate, role }: { canDeactivate: boolean; role: strin
                               onConfirm={() => deactivate.mutate({ id: l.id })}
                             />
                           ) : (
-                            <button type="button" disabled title={`Deactivating links needs the developer role; you are ${role ?? "…"}`}>
+                            <button type="button" disabled title={roleRefusal("developer", role, "Deactivating links")}>
                               Deactivate
                             </button>
                           )}
@@ -190,7 +185,7 @@ function LinkList({ canDeactivate, role }: { canDeactivate: boolean; role: strin
 
   return (
     <section aria-labelledby="links-h">
-      <div className="chart-head">
+      <div className="section-head">
         <h2 id="links-h">Links</h2>
         <label className="hint">
           <input

@@ -42,7 +42,7 @@ export function PaymentDetail({ id }: { id: string }) {
 
   const p = t.data.payment;
   return (
-    <section className="pay-detail">
+    <section>
       <BackToList list="payments">← Payments</BackToList>
       <h1 className="pay-title">
         <span>{formatAmount(p.amount, p.currency)}</span> <PaymentStatusBadge status={p.status} />

@@ -2,11 +2,11 @@
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { ErrorNote } from "@/components/dashboard/kit";
+import { ErrorNote, RefusedAction } from "@/components/dashboard/kit";
 import { useTRPC } from "@/components/dashboard/trpc";
 import { formatAmount, parseMajorAmount, toMajorInput } from "@/server/domain/money";
 import { REFUND_REASONS } from "@/server/domain/refunds";
-import type { StaffRole } from "@/server/domain/staff";
+import { roleAllows, type StaffRole } from "@/server/domain/staff";
 import type { PaymentView } from "./types";
 
 /** One key per rendering of the form: a double click, or a retry after a lost answer, is one refund. */
@@ -33,7 +33,7 @@ export function RefundForm({
 }: {
   payment: PaymentView;
   refundable: number;
-  role: StaffRole | undefined;
+  role: StaffRole;
   done: RefundDone | null;
   onDone: (refund: RefundDone) => void;
 }) {
@@ -53,7 +53,7 @@ export function RefundForm({
   );
 
   const money = (n: number) => formatAmount(n, payment.currency);
-  const canRefund = role === "developer" || role === "admin";
+  const canRefund = roleAllows(role, "developer");
   const parsed = parseMajorAmount(amount, payment.currency);
   const cents = parsed.ok ? parsed.amount : null;
   const invalid = !parsed.ok ? parsed.message : parsed.amount > refundable ? `At most ${money(refundable)} remains refundable.` : null;
@@ -73,12 +73,7 @@ export function RefundForm({
       {refundable === 0 ? (
         <p className="muted">Nothing left to refund: the whole amount is refunded or being refunded.</p>
       ) : !canRefund ? (
-        <p className="muted">
-          <button type="button" disabled aria-describedby="refund-why">
-            Refund…
-          </button>{" "}
-          <span id="refund-why">Refunds need the developer or admin role{role ? `; yours is ${role}` : ""}.</span>
-        </p>
+        <RefusedAction label="Refund…" needed="developer" role={role} doing="Refunding" />
       ) : (
         <form
           className="form-grid"

@@ -2,16 +2,16 @@
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { ErrorNote } from "@/components/dashboard/kit";
+import { ErrorNote, RefusedAction } from "@/components/dashboard/kit";
 import { useTRPC } from "@/components/dashboard/trpc";
 import { formatAmount } from "@/server/domain/money";
-import type { StaffRole } from "@/server/domain/staff";
+import { roleAllows, type StaffRole } from "@/server/domain/staff";
 import type { PaymentView } from "./types";
 
 const MIN_REASON = 5;
 
 /** Close an unresolved payment by hand (admin): the outcome and a reason, kept for audit. */
-export function ResolveForm({ payment, role }: { payment: PaymentView; role: StaffRole | undefined }) {
+export function ResolveForm({ payment, role }: { payment: PaymentView; role: StaffRole }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [outcome, setOutcome] = useState<"succeeded" | "failed" | "">("");
@@ -27,13 +27,8 @@ export function ResolveForm({ payment, role }: { payment: PaymentView; role: Sta
   return (
     <div className="panel pay-action">
       <h2>Resolve</h2>
-      {role !== "admin" ? (
-        <p className="muted">
-          <button type="button" disabled aria-describedby="resolve-why">
-            Resolve…
-          </button>{" "}
-          <span id="resolve-why">Only an admin can resolve an unresolved payment{role ? `; yours is ${role}` : ""}.</span>
-        </p>
+      {!roleAllows(role, "admin") ? (
+        <RefusedAction label="Resolve…" needed="admin" role={role} doing="Resolving a payment" />
       ) : (
         <form
           className="form-grid"
@@ -44,7 +39,7 @@ export function ResolveForm({ payment, role }: { payment: PaymentView; role: Sta
             resolve.mutate({ paymentId: payment.id, outcome, reason: reason.trim() });
           }}
         >
-          <fieldset className="pay-outcome">
+          <fieldset className="choices bare">
             <legend>What did the provider say?</legend>
             <label>
               <input type="radio" name="outcome" value="succeeded" checked={outcome === "succeeded"} onChange={() => { setOutcome("succeeded"); setConfirming(false); }} /> The

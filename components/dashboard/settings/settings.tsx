@@ -7,7 +7,6 @@ import type { FeeBearer } from "@/server/domain/fees";
 import { PAYMENT_EXPIRY_MAX_SECONDS, PAYMENT_EXPIRY_MIN_SECONDS } from "@/server/domain/merchant-settings";
 import { ErrorNote, Problem, RoleNote, useRole } from "../kit";
 import { errorMessage, useTRPC } from "../trpc";
-import "../overview/admin.css";
 
 const minutes = (s: number) => (s % 60 === 0 ? `${s / 60} min` : s < 60 ? `${s} s` : `${Math.floor(s / 60)} min ${s % 60} s`);
 
@@ -60,7 +59,7 @@ function SettingsForm({ feeBearer, expiry, canEdit }: { feeBearer: FeeBearer; ex
   const n = Number(seconds);
   return (
     <form className="form-grid" onSubmit={submit} noValidate>
-      <fieldset className="radio-row" disabled={!canEdit}>
+      <fieldset className="choices bare inline" disabled={!canEdit}>
         <legend>Who pays the fee</legend>
         <label>
           <input type="radio" name="fee_bearer" checked={bearer === "merchant"} onChange={() => setBearer("merchant")} /> The merchant (deducted from the payout)

@@ -8,9 +8,8 @@ import { Empty, Failed, Loading } from "@/components/ui/states";
 import { Badge } from "@/components/ui/status-badge";
 import { formatAmount } from "@/server/domain/money";
 import { SETTLEMENT_STATUSES, type SettlementStatus } from "@/server/domain/settlements";
-import { ConfirmAction, ErrorNote, ListView, RoleNote, formatWhen, useRole } from "../kit";
+import { ConfirmAction, ErrorNote, ListView, RefusedAction, formatWhen, useRole } from "../kit";
 import { errorMessage, isMissing, useTRPC } from "../trpc";
-import "../overview/admin.css";
 
 const STATUS = {
   pending: { tone: "wait", label: "Pending" },
@@ -164,7 +163,7 @@ export function SettlementDetail({ id }: { id: string }) {
 
       {s.awaiting_payout_confirmation ? (
         <section className="panel attention" aria-labelledby="payout-h">
-          <h2 id="payout-h" style={{ marginTop: 0 }}>
+          <h2 id="payout-h">
             Payout awaiting confirmation
           </h2>
           <p className="hint">Confirm once the bank transfer of {formatAmount(s.amount, s.currency)} has reached the merchant&apos;s account. The batch is then marked paid and a settlement.paid event is sent.</p>
@@ -178,12 +177,7 @@ export function SettlementDetail({ id }: { id: string }) {
               onConfirm={() => confirm.mutate({ id: s.id })}
             />
           ) : (
-            <>
-              <button type="button" className="primary" disabled>
-                Confirm payout
-              </button>
-              <RoleNote needed="admin" role={role} />
-            </>
+            <RefusedAction label="Confirm payout" tone="primary" needed="admin" role={role} doing="Confirming a payout" />
           )}
           <ErrorNote error={confirm.error} />
         </section>

@@ -4,7 +4,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { STAFF_ROLES, type StaffRole } from "@/server/domain/staff";
 import { Empty, Failed, Loading } from "@/components/ui/states";
-import { Confirmation, ConfirmAction, ConfirmPasswordField, confirmPasswordOf, CopyButton, ErrorNote, formatWhen, useRole } from "../kit";
+import { Confirmation, ConfirmAction, ConfirmPasswordField, confirmPasswordOf, CopyValue, ErrorNote, formatWhen, useRole } from "../kit";
 import { errorMessage, useTRPC } from "../trpc";
 
 const ROLE_HELP: Record<StaffRole, string> = {
@@ -164,9 +164,7 @@ function Handover({ email, password, reset }: { email: string; password: string;
         <strong>{email}</strong> can sign in with {reset ? "this new password (their old one no longer works)" : "this password"}. It is shown once: hand it over
         safely now, and ask them to change it on their account page.
       </p>
-      <p className="secret">
-        {password} <CopyButton text={password} />
-      </p>
+      <CopyValue value={password} label="Copy password" />
     </div>
   );
 }

@@ -5,7 +5,7 @@ import Link from "next/link";
 import { useState } from "react";
 import { Badge } from "@/components/ui/status-badge";
 import type { AppRouter } from "@/server/trpc/routers/_app";
-import { formatWhen, useRole } from "../kit";
+import { formatWhen } from "../kit";
 
 export type Outputs = inferRouterOutputs<AppRouter>;
 export type Endpoint = Outputs["webhooks"]["list"]["data"][number];
@@ -14,12 +14,8 @@ export type Delivery = Outputs["webhooks"]["deliveries"]["data"][number];
 /** A date as staff read it: Harare time, to the second. */
 export const when = (iso: string | null | undefined) => formatWhen(iso);
 
-/** Whether the signed-in role may replay and manage endpoints; `reason` says why not. */
-export function useCanDevelop(): { can: boolean; reason: string | null; loading: boolean } {
-  const { role, allowed } = useRole("developer");
-  if (!role) return { can: false, reason: null, loading: true };
-  return { can: allowed, reason: allowed ? null : `Needs the developer or admin role; yours is ${role}.`, loading: false };
-}
+/** What a signing secret shown once says about itself. */
+export const SECRET_WARNING = "Copy it now: this secret will not be shown again. If you lose it, roll the secret to get a new one.";
 
 export function DeliveryStatusBadge({ status }: { status: Delivery["status"] }) {
   const tone = { delivered: "good", failed: "bad", pending: "wait" } as const satisfies Record<Delivery["status"], "good" | "bad" | "wait">;

@@ -6,11 +6,10 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { Pager, type Cursor } from "@/components/ui/pager";
 import { Empty, Failed, Loading } from "@/components/ui/states";
-import { ConfirmPasswordField, confirmPasswordOf } from "../kit";
+import { ConfirmPasswordField, confirmPasswordOf, roleRefusal, SecretOnce, useRole } from "../kit";
 import { errorMessage, isMissing, useTRPC } from "../trpc";
-import { DeliveriesTable, EndpointStatusBadge, failureRate, HealthBadge, useCanDevelop, when, type Outputs } from "./common";
+import { DeliveriesTable, EndpointStatusBadge, failureRate, HealthBadge, SECRET_WARNING, when, type Outputs } from "./common";
 import { EndpointForm } from "./endpoint-form";
-import { SecretOnce } from "./secret-once";
 import "./webhooks.css";
 
 type Detail = Outputs["webhooks"]["get"];
@@ -42,7 +41,7 @@ function Loaded({ e }: { e: Detail }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const router = useRouter();
-  const dev = useCanDevelop();
+  const { role, allowed } = useRole("developer");
   const me = useQuery(trpc.session.me.queryOptions());
   const [editing, setEditing] = useState(false);
   const [confirm, setConfirm] = useState<"disable" | "roll" | "delete" | null>(null);
@@ -89,7 +88,7 @@ function Loaded({ e }: { e: Detail }) {
   );
   const failed = [update, roll, remove, test].find((m) => m.isError);
   const busy = update.isPending || roll.isPending || remove.isPending || test.isPending;
-  const disabledReason = dev.reason ?? undefined;
+  const refusal = role && !allowed ? roleRefusal("developer", role, "Changing endpoints") : undefined;
 
   return (
     <>
@@ -107,7 +106,7 @@ function Loaded({ e }: { e: Detail }) {
       ) : null}
 
       {secret ? (
-        <SecretOnce secret={secret.value} title="New signing secret" onDone={() => setSecret(null)}>
+        <SecretOnce title="New signing secret" secret={secret.value} warning={SECRET_WARNING} copyLabel="Copy secret" onDone={() => setSecret(null)}>
           <p>
             The previous secret keeps signing alongside this one for {secret.overlapHours} h{secret.oldUntil ? ` (until ${when(secret.oldUntil)})` : ""}: each
             delivery carries two <code>v1=</code> signatures meanwhile, so deploy the new secret before then.
@@ -176,33 +175,33 @@ function Loaded({ e }: { e: Detail }) {
       {!editing ? (
         <section className="panel" aria-labelledby="actions-title">
           <h2 id="actions-title">Actions</h2>
-          {dev.reason ? <p className="muted">{dev.reason}</p> : null}
+          {refusal ? <p className="muted role-note">{refusal}</p> : null}
           <div className="actions">
-            <button type="button" className="primary" disabled={!dev.can || busy || e.status !== "enabled"} title={e.status !== "enabled" ? "Enable the endpoint first." : disabledReason} onClick={() => test.mutate({ id: e.id })}>
+            <button type="button" className="primary" disabled={!allowed || busy || e.status !== "enabled"} title={e.status !== "enabled" ? "Enable the endpoint first." : refusal} onClick={() => test.mutate({ id: e.id })}>
               {test.isPending ? "Sending…" : "Send test event"}
             </button>
-            <button type="button" disabled={!dev.can || busy} title={disabledReason} onClick={() => setEditing(true)}>
+            <button type="button" disabled={!allowed || busy} title={refusal} onClick={() => setEditing(true)}>
               Edit
             </button>
             {e.status === "enabled" ? (
-              <button type="button" disabled={!dev.can || busy} title={disabledReason} onClick={() => setConfirm("disable")}>
+              <button type="button" disabled={!allowed || busy} title={refusal} onClick={() => setConfirm("disable")}>
                 Disable
               </button>
             ) : (
-              <button type="button" disabled={!dev.can || busy} title={disabledReason} onClick={() => update.mutate({ id: e.id, disabled: false })}>
+              <button type="button" disabled={!allowed || busy} title={refusal} onClick={() => update.mutate({ id: e.id, disabled: false })}>
                 Enable
               </button>
             )}
-            <button type="button" disabled={!dev.can || busy} title={disabledReason} onClick={() => setConfirm("roll")}>
+            <button type="button" disabled={!allowed || busy} title={refusal} onClick={() => setConfirm("roll")}>
               Roll secret
             </button>
-            <button type="button" className="danger" disabled={!dev.can || busy} title={disabledReason} onClick={() => setConfirm("delete")}>
+            <button type="button" className="danger" disabled={!allowed || busy} title={refusal} onClick={() => setConfirm("delete")}>
               Delete
             </button>
           </div>
           {confirm ? (
             <form
-              className="confirm"
+              className="endpoint-confirm"
               role="alertdialog"
               aria-labelledby="confirm-text"
               onSubmit={(ev) => {

@@ -63,7 +63,7 @@ export function EndpointForm({
           {livemode ? "Live endpoints must use https." : "Test mode also accepts http."} The address must be reachable from the internet: private and loopback addresses are refused (a server set up for local development accepts them).
         </span>
       </label>
-      <fieldset className="events-fieldset">
+      <fieldset className="choices">
         <legend>Events to send</legend>
         <label>
           <input type="checkbox" checked={all} onChange={(e) => setAll(e.target.checked)} /> All events (and any added later)

@@ -6,9 +6,9 @@ import { useState } from "react";
 import { Pager, type Cursor } from "@/components/ui/pager";
 import { Empty, Failed, Loading } from "@/components/ui/states";
 import { errorMessage, useTRPC } from "../trpc";
-import { EndpointStatusBadge, failureRate, HealthBadge, useCanDevelop, when, type Endpoint } from "./common";
+import { roleRefusal, SecretOnce, useRole } from "../kit";
+import { EndpointStatusBadge, failureRate, HealthBadge, SECRET_WARNING, when, type Endpoint } from "./common";
 import { EndpointForm } from "./endpoint-form";
-import { SecretOnce } from "./secret-once";
 import "./webhooks.css";
 
 const PAGE = 25;
@@ -20,7 +20,7 @@ export function EndpointList() {
   const [cursor, setCursor] = useState<Cursor>({});
   const [creating, setCreating] = useState(false);
   const [created, setCreated] = useState<{ id: string; secret: string } | null>(null);
-  const dev = useCanDevelop();
+  const { role, allowed } = useRole("developer");
   const me = useQuery(trpc.session.me.queryOptions());
   const list = useQuery({ ...trpc.webhooks.list.queryOptions({ limit: PAGE, ...cursor }), placeholderData: keepPreviousData });
   const create = useMutation(
@@ -38,17 +38,17 @@ export function EndpointList() {
     <>
       <div className="page-head">
         <h1>Webhook endpoints</h1>
-        {dev.can ? (
+        {allowed ? (
           <button type="button" className="primary" onClick={() => setCreating(true)} disabled={creating}>
             Add endpoint
           </button>
-        ) : dev.reason ? (
-          <span className="muted">{dev.reason} (to add endpoints)</span>
+        ) : role ? (
+          <span className="muted">{roleRefusal("developer", role, "Adding endpoints")}</span>
         ) : null}
       </div>
 
       {created ? (
-        <SecretOnce secret={created.secret} title="Endpoint created: its signing secret" onDone={() => setCreated(null)}>
+        <SecretOnce title="Endpoint created: its signing secret" secret={created.secret} warning={SECRET_WARNING} copyLabel="Copy secret" onDone={() => setCreated(null)}>
           <p>
             Verify each delivery&apos;s <code>Service-Signature</code> header with it.{" "}
             <Link href={`/dashboard/webhooks/${created.id}`}>Open the endpoint</Link> to send a test event.
