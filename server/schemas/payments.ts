@@ -116,6 +116,19 @@ export function toPaymentResource(p: Payment): PaymentResource {
 
 const paymentCursor = idParam("payment", "a payment id");
 
+/**
+ * The dashboard's payments selection (`StaffPaymentSelection`), for its list and its CSV export:
+ * the API's filters, with a search box that also reads ids and numbers.
+ */
+export const staffPaymentSelection = z.strictObject({
+  status: z.enum(PAYMENT_STATUSES).optional(),
+  currency: z.enum(CURRENCIES).optional(),
+  method: z.enum(METHODS).optional(),
+  search: z.string().trim().min(1).max(255).optional(),
+  createdGte: z.iso.datetime({ offset: true }).optional(),
+  createdLt: z.iso.datetime({ offset: true }).optional(),
+});
+
 export const listPaymentsQuery = z.strictObject({
   limit: limitParam,
   starting_after: paymentCursor.optional().describe("A payment id: return the page after it (older)."),

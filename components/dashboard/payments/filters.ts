@@ -60,17 +60,8 @@ export function selection(f: ListFilters) {
 
 /** The CSV download of everything the filters select (all pages). */
 export function exportHref(f: ListFilters): string {
-  const s = selection(f);
   const params = new URLSearchParams();
-  const pairs: [string, string | undefined][] = [
-    ["search", s.search],
-    ["status", s.status],
-    ["currency", s.currency],
-    ["method", s.method],
-    ["created_gte", s.createdGte],
-    ["created_lt", s.createdLt],
-  ];
-  for (const [k, v] of pairs) if (v) params.set(k, v);
+  for (const [k, v] of Object.entries(selection(f))) if (v) params.set(k, v);
   const q = params.toString();
   return `/dashboard/payments/export${q ? `?${q}` : ""}`;
 }

@@ -24,14 +24,30 @@ export type PaymentFilters = {
 
 const FILTERS = ["status", "method", "currency", "search", "customerMsisdn", "paymentId", "createdGte", "createdLt"] as const;
 
+/** What the dashboard's payments page selects, as its list and its CSV export both send it. */
+export type StaffPaymentSelection = {
+  status?: PaymentStatus;
+  currency?: Currency;
+  method?: PaymentMethod;
+  /** The search box: a payment id, a customer's number, or part of a reference. */
+  search?: string;
+  /** ISO times. */
+  createdGte?: string;
+  createdLt?: string;
+};
+
 /**
- * The dashboard's search box as filters: a payment id, a customer's number, or part of a
- * reference (`readPaymentSearch`). The API's `search` is the reference alone.
+ * The dashboard's selection as filters. Its search box reads a payment id, a number or part of a
+ * reference (`readPaymentSearch`), where the API's `search` is the reference alone.
  */
-export function staffSearchFilters(text: string | undefined): Pick<PaymentFilters, "search" | "customerMsisdn" | "paymentId"> {
-  if (text === undefined) return {};
-  const read = readPaymentSearch(text);
-  return "msisdn" in read ? { customerMsisdn: read.msisdn } : "paymentId" in read ? { paymentId: read.paymentId } : { search: read.reference };
+export function staffPaymentFilters({ search, createdGte, createdLt, ...exact }: StaffPaymentSelection): PaymentFilters {
+  const read = search === undefined ? undefined : readPaymentSearch(search);
+  return {
+    ...exact,
+    ...(read === undefined ? {} : "msisdn" in read ? { customerMsisdn: read.msisdn } : "paymentId" in read ? { paymentId: read.paymentId } : { search: read.reference }),
+    createdGte: createdGte ? new Date(createdGte) : undefined,
+    createdLt: createdLt ? new Date(createdLt) : undefined,
+  };
 }
 type Filter = (typeof FILTERS)[number];
 

@@ -1,11 +1,10 @@
 import { z } from "zod";
-import { CURRENCIES, MAX_AMOUNT, METHODS } from "@/server/domain/money";
-import { PAYMENT_STATUSES } from "@/server/domain/payment-status";
+import { MAX_AMOUNT } from "@/server/domain/money";
 import { REFUND_REASONS } from "@/server/domain/refunds";
-import { toPaymentResource } from "@/server/schemas/payments";
+import { staffPaymentSelection, toPaymentResource } from "@/server/schemas/payments";
 import { toRefundResource } from "@/server/schemas/refunds";
 import { getPayment } from "@/server/services/payments/get-payment";
-import { listPayments, staffSearchFilters } from "@/server/services/payments/list-payments";
+import { listPayments, staffPaymentFilters } from "@/server/services/payments/list-payments";
 import { paymentTimeline } from "@/server/services/payments/payment-timeline";
 import { resolveUnresolvedPayment } from "@/server/services/payments/resolve-unresolved-payment";
 import { createRefund } from "@/server/services/refunds/create-refund";
@@ -17,31 +16,14 @@ export const paymentsRouter = router({
   /** The payments table: filters as GET /v1/payments has them, keyset pages. */
   list: viewerProcedure
     .input(
-      z.object({
+      staffPaymentSelection.extend({
         limit: z.number().int().min(1).max(100).default(25),
         startingAfter: cursor,
         endingBefore: cursor,
-        status: z.enum(PAYMENT_STATUSES).optional(),
-        currency: z.enum(CURRENCIES).optional(),
-        method: z.enum(METHODS).optional(),
-        search: z.string().trim().min(1).max(255).optional(),
-        createdGte: z.iso.datetime({ offset: true }).optional(),
-        createdLt: z.iso.datetime({ offset: true }).optional(),
       }),
     )
-    .query(async ({ ctx, input }) => {
-      const page = await listPayments(
-        ctx.service,
-        {
-          status: input.status,
-          currency: input.currency,
-          method: input.method,
-          ...staffSearchFilters(input.search),
-          createdGte: input.createdGte ? new Date(input.createdGte) : undefined,
-          createdLt: input.createdLt ? new Date(input.createdLt) : undefined,
-        },
-        { limit: input.limit, startingAfter: input.startingAfter, endingBefore: input.endingBefore },
-      );
+    .query(async ({ ctx, input: { limit, startingAfter, endingBefore, ...selection } }) => {
+      const page = await listPayments(ctx.service, staffPaymentFilters(selection), { limit, startingAfter, endingBefore });
       return { data: page.data.map(toPaymentResource), hasMore: page.hasMore };
     }),
 

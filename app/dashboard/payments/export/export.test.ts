@@ -3,6 +3,7 @@ import { beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { getDb } from "@/db/client";
 import { staffUsers } from "@/db/schema";
 import { newId } from "@/server/domain/ids";
+import { exportHref, type ListFilters } from "@/components/dashboard/payments/filters";
 import { seedPayment, seedSucceededPayment, seedTestMerchant, type TestMerchant } from "@/server/testing/fixtures";
 
 // The session the route sees: next-auth reads it from the request's cookie inside Next; here the
@@ -78,6 +79,19 @@ describe("GET /dashboard/payments/export", () => {
     expect(liveCsv.headers.get("content-disposition")).toContain("payments-live-");
     expect(idsOf(await liveCsv.text())).toEqual([live.id]);
     expect(idsOf(await (await get(`?search=${encodeURIComponent(theirs.reference)}`)).text())).toEqual([]);
+  });
+
+  it("exports what the payments page's export link selects: its days, in Harare time, and its search by id", async () => {
+    const paid = await seedSucceededPayment(a);
+    session.current = signedIn(await staffOf(a));
+    const harareDay = (at: Date) => new Intl.DateTimeFormat("en-CA", { timeZone: "Africa/Harare" }).format(at);
+    const today = harareDay(paid.createdAt);
+    const yesterday = harareDay(new Date(paid.createdAt.getTime() - 86_400_000));
+    const exported = async (f: ListFilters) => idsOf(await (await get(exportHref(f).replace("/dashboard/payments/export", ""))).text());
+
+    expect(await exported({ from: today, to: today, q: paid.id })).toEqual([paid.id]);
+    expect(await exported({ to: yesterday, q: paid.id })).toEqual([]);
+    expect(await exported({ from: today, q: paid.reference })).toEqual([paid.id]);
   });
 
   it("refuses filters it does not know", async () => {

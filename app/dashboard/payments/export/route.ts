@@ -1,21 +1,9 @@
 import type { NextRequest } from "next/server";
-import { z } from "zod";
 import { currentStaff, staffServiceContext } from "@/server/auth/current-staff";
-import { CURRENCIES, METHODS } from "@/server/domain/money";
-import { PAYMENT_STATUSES } from "@/server/domain/payment-status";
 import { log } from "@/server/log";
 import { exportFileName, exportPayments } from "@/server/services/payments/export-payments";
-import { staffSearchFilters } from "@/server/services/payments/list-payments";
-
-/** The payments page's filters, as its export link carries them. */
-const exportQuery = z.strictObject({
-  status: z.enum(PAYMENT_STATUSES).optional(),
-  currency: z.enum(CURRENCIES).optional(),
-  method: z.enum(METHODS).optional(),
-  search: z.string().trim().min(1).max(255).optional(),
-  created_gte: z.iso.datetime({ offset: true }).optional(),
-  created_lt: z.iso.datetime({ offset: true }).optional(),
-});
+import { staffPaymentSelection } from "@/server/schemas/payments";
+import { staffPaymentFilters } from "@/server/services/payments/list-payments";
 
 // GET /dashboard/payments/export – the filtered payments as a CSV download, streamed a page at a time
 export async function GET(req: NextRequest): Promise<Response> {
@@ -24,19 +12,12 @@ export async function GET(req: NextRequest): Promise<Response> {
   const { base, session: me, livemode } = await currentStaff();
   if (!me) return new Response("Sign in again to export payments.\n", { status: 401, headers: { "content-type": "text/plain; charset=utf-8" } });
 
-  const parsed = exportQuery.safeParse(Object.fromEntries(req.nextUrl.searchParams));
+  // The payments page's selection, as its export link carries it (exportHref).
+  const parsed = staffPaymentSelection.safeParse(Object.fromEntries(req.nextUrl.searchParams));
   if (!parsed.success) return new Response("Those filters are not valid; export again from the payments page.\n", { status: 400, headers: { "content-type": "text/plain; charset=utf-8" } });
-  const q = parsed.data;
 
   const ctx = staffServiceContext(base, me, livemode);
-  const chunks = exportPayments(ctx, {
-    status: q.status,
-    currency: q.currency,
-    method: q.method,
-    ...staffSearchFilters(q.search),
-    createdGte: q.created_gte ? new Date(q.created_gte) : undefined,
-    createdLt: q.created_lt ? new Date(q.created_lt) : undefined,
-  });
+  const chunks = exportPayments(ctx, staffPaymentFilters(parsed.data));
   const encoder = new TextEncoder();
   // `pull` runs only when the client has read what was sent: a slow download reads the database slowly.
   const body = new ReadableStream<Uint8Array>(
