@@ -237,7 +237,6 @@ export function Confirmation({
     return (
       <form
         className="confirm"
-        role="group"
         aria-label={label}
         onSubmit={(e) => {
           e.preventDefault();
@@ -273,12 +272,12 @@ export function Confirmation({
  * someone a login or shows a live secret (the server checks it; a stolen session alone cannot).
  * Read by the form as `confirmPassword`.
  */
-export function ConfirmPasswordField() {
+export function ConfirmPasswordField({ autoFocus }: { autoFocus?: boolean }) {
   const hint = useId();
   return (
     <label>
       Your password
-      <input name="confirmPassword" type="password" autoComplete="current-password" required maxLength={1024} aria-describedby={hint} />
+      <input name="confirmPassword" type="password" autoComplete="current-password" required maxLength={1024} aria-describedby={hint} autoFocus={autoFocus} />
       <span id={hint} className="muted">
         Asked again for anything that gives someone a login or shows a live secret.
       </span>

@@ -60,7 +60,7 @@ test("a team member's role changes only once the change is confirmed, and the pa
 
   // Making someone admin asks for the admin's own password; a lesser role does not.
   await role.selectOption("admin");
-  const confirm = page.getByRole("group", { name: `Change the role of ${email}` });
+  const confirm = page.getByRole("form", { name: `Change the role of ${email}` });
   await expect(confirm).toContainText(`Make ${email} an admin`);
   await expect(confirm.getByLabel("Your password")).toBeVisible();
   await confirm.getByRole("button", { name: "Cancel" }).click();
@@ -282,7 +282,7 @@ test("a question asked in place looks the same on every page, whichever pages ca
   /** Each page's own question, and how it must look there: a box under the actions, or on the action's line. */
   const endpointQuestion = async () => {
     await page.getByRole("button", { name: "Delete" }).click();
-    const box = page.getByRole("alertdialog");
+    const box = page.getByRole("form", { name: /^Delete this endpoint\?/ });
     await expect(box).toHaveCSS("display", "block");
     await expect(box).toHaveCSS("border-top-style", "solid");
     await page.getByRole("button", { name: "Cancel" }).click();

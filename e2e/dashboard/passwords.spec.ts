@@ -82,7 +82,7 @@ test("a member changes their password: this browser stays signed in, their other
   await page.reload();
   const row = page.locator("tr").filter({ hasText: email });
   await row.getByRole("button", { name: "Reset password" }).click();
-  const asked = row.getByRole("group", { name: "Reset password" });
+  const asked = row.getByRole("form", { name: "Reset password" });
   await expect(asked).toContainText(`Give ${email} a new password?`);
   // It asks for the admin's own password: a session left open is not enough.
   await asked.getByLabel("Your password").fill("not the admin's password");

@@ -62,7 +62,9 @@ export function TeamPage() {
                 <th>E-mail</th>
                 <th>Role</th>
                 <th>Added</th>
-                <th aria-label="Actions" />
+                <th>
+                  <span className="visually-hidden">Actions</span>
+                </th>
               </tr>
             </thead>
             <tbody>

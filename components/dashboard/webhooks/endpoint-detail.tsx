@@ -202,7 +202,6 @@ function Loaded({ e }: { e: Detail }) {
           {confirm ? (
             <form
               className="endpoint-confirm"
-              role="alertdialog"
               aria-labelledby="confirm-text"
               onSubmit={(ev) => {
                 ev.preventDefault();
@@ -218,9 +217,9 @@ function Loaded({ e }: { e: Detail }) {
                     ? "Roll the signing secret? You get a new secret, shown once; the current one keeps signing alongside it for 24 h."
                     : "Delete this endpoint? Nothing more is sent to it and it cannot be restored; its past deliveries stay on their events' pages."}
               </p>
-              {confirm === "roll" && askPassword ? <ConfirmPasswordField /> : null}
+              {confirm === "roll" && askPassword ? <ConfirmPasswordField autoFocus /> : null}
               <div className="actions">
-                <button type="submit" className={confirm === "delete" || confirm === "disable" ? "danger" : "primary"} disabled={busy}>
+                <button type="submit" className={confirm === "delete" || confirm === "disable" ? "danger" : "primary"} disabled={busy} autoFocus={!(confirm === "roll" && askPassword)}>
                   {confirm === "disable" ? "Disable endpoint" : confirm === "roll" ? "Roll secret" : "Delete endpoint"}
                 </button>
                 <button type="button" onClick={() => setConfirm(null)}>
