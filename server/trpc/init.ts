@@ -81,6 +81,16 @@ export const developerProcedure = atLeast("developer");
 /** Staff, settings, payouts, resolving unresolved payments. */
 export const adminProcedure = atLeast("admin");
 
+/** An object's id as a page sends it; the services answer NOT_FOUND for any that is not the merchant's. */
+export const objectId = z.string().max(64);
+
+/** A keyset page of a list, as every list of the dashboard asks for one. */
+export const pageInput = {
+  limit: z.number().int().min(1).max(100).default(25),
+  startingAfter: objectId.optional(),
+  endingBefore: objectId.optional(),
+};
+
 /** The caller's own password, as a mutation that needs it takes it (confirmPassword). */
 export const confirmPasswordInput = z.string().max(PASSWORD_MAX_LENGTH).optional();
 

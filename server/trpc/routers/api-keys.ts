@@ -3,9 +3,7 @@ import { KEY_KINDS, SCOPES } from "@/server/domain/api-keys";
 import { createApiKey } from "@/server/services/api-keys/create-api-key";
 import { listApiKeys, type ApiKeySummary } from "@/server/services/api-keys/list-api-keys";
 import { revokeApiKey } from "@/server/services/api-keys/revoke-api-key";
-import { confirmCallerPassword, confirmPasswordInput, developerProcedure, router, viewerProcedure } from "../init";
-
-const cursor = z.string().max(64).optional();
+import { confirmCallerPassword, confirmPasswordInput, developerProcedure, objectId, pageInput, router, viewerProcedure } from "../init";
 
 /** What the key list shows; the hash is never selected, let alone sent. */
 function toApiKeyView(k: ApiKeySummary) {
@@ -28,7 +26,7 @@ export const apiKeysRouter = router({
   scopes: viewerProcedure.query(() => [...SCOPES]),
 
   list: viewerProcedure
-    .input(z.object({ limit: z.number().int().min(1).max(100).default(25), startingAfter: cursor, endingBefore: cursor }))
+    .input(z.object(pageInput))
     .query(async ({ ctx, input }) => {
       const page = await listApiKeys(ctx.service, input);
       return { data: page.data.map(toApiKeyView), hasMore: page.hasMore };
@@ -57,7 +55,7 @@ export const apiKeysRouter = router({
       return { key: toApiKeyView(summary), secret };
     }),
 
-  revoke: developerProcedure.input(z.object({ id: z.string().max(64) })).mutation(async ({ ctx, input }) => {
+  revoke: developerProcedure.input(z.object({ id: objectId })).mutation(async ({ ctx, input }) => {
     const { hash: _hash, ...summary } = await revokeApiKey(ctx.service, input.id);
     return toApiKeyView(summary);
   }),

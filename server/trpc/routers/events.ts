@@ -7,10 +7,8 @@ import { listEvents } from "@/server/services/events/list-events";
 import { replayEventWindow } from "@/server/services/events/replay-event-window";
 import { replayEvent } from "@/server/services/events/replay-event";
 import { listDeliveries } from "@/server/services/webhooks/list-deliveries";
-import { developerProcedure, router, viewerProcedure } from "../init";
+import { developerProcedure, objectId, pageInput, router, viewerProcedure } from "../init";
 
-const id = z.string().max(64);
-const cursor = id.optional();
 const time = z.iso.datetime({ offset: true });
 const types = z.array(z.enum(EVENT_TYPES)).min(1).max(EVENT_TYPES.length).optional();
 
@@ -22,9 +20,7 @@ export const eventsRouter = router({
   list: viewerProcedure
     .input(
       z.object({
-        limit: z.number().int().min(1).max(100).default(25),
-        startingAfter: cursor,
-        endingBefore: cursor,
+        ...pageInput,
         types,
         createdGte: time.optional(),
         createdLt: time.optional(),
@@ -40,14 +36,14 @@ export const eventsRouter = router({
     }),
 
   /** One event with its payload and its deliveries (newest first), each with its attempts. */
-  get: viewerProcedure.input(z.object({ id })).query(async ({ ctx, input }) => {
+  get: viewerProcedure.input(z.object({ id: objectId })).query(async ({ ctx, input }) => {
     const event = await getEvent(ctx.service, input.id);
     const deliveries = await listDeliveries(ctx.service, { eventId: event.id }, { limit: DELIVERIES_SHOWN });
     return { event: toEventResource(event), deliveries: deliveries.data.map(toDeliveryResource), moreDeliveries: deliveries.hasMore };
   }),
 
   /** Queue the event again to every enabled endpoint subscribed to it, or to the one named. */
-  replay: developerProcedure.input(z.object({ id, endpointId: id.optional() })).mutation(async ({ ctx, input }) => ({
+  replay: developerProcedure.input(z.object({ id: objectId, endpointId: objectId.optional() })).mutation(async ({ ctx, input }) => ({
     deliveries: (await replayEvent(ctx.service, input.id, input.endpointId)).map(toDeliveryResource),
   })),
 
@@ -59,7 +55,7 @@ export const eventsRouter = router({
           createdGte: time,
           createdLt: time.optional(),
           types,
-          endpointId: id.optional(),
+          endpointId: objectId.optional(),
           onlyUndelivered: z.boolean().default(false),
           dryRun: z.boolean(),
         })

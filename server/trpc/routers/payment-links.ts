@@ -5,9 +5,7 @@ import { toPaymentLinkResource } from "@/server/schemas/payment-links";
 import { createPaymentLink } from "@/server/services/payment-links/create-payment-link";
 import { deactivatePaymentLink } from "@/server/services/payment-links/deactivate-payment-link";
 import { listPaymentLinks } from "@/server/services/payment-links/list-payment-links";
-import { developerProcedure, router, viewerProcedure } from "../init";
-
-const cursor = z.string().max(64).optional();
+import { developerProcedure, objectId, pageInput, router, viewerProcedure } from "../init";
 
 /** Deactivated wins over expired: it is the merchant's own decision and it is permanent. */
 function linkView(l: PaymentLink, now: Date) {
@@ -17,7 +15,7 @@ function linkView(l: PaymentLink, now: Date) {
 
 export const paymentLinksRouter = router({
   list: viewerProcedure
-    .input(z.object({ limit: z.number().int().min(1).max(100).default(25), startingAfter: cursor, endingBefore: cursor, active: z.boolean().optional() }))
+    .input(z.object({ ...pageInput, active: z.boolean().optional() }))
     .query(async ({ ctx, input }) => {
       const page = await listPaymentLinks(ctx.service, { active: input.active }, input);
       const now = ctx.service.clock.now();
@@ -46,7 +44,7 @@ export const paymentLinksRouter = router({
       return linkView(link, ctx.service.clock.now());
     }),
 
-  deactivate: developerProcedure.input(z.object({ id: z.string().max(64) })).mutation(async ({ ctx, input }) => {
+  deactivate: developerProcedure.input(z.object({ id: objectId })).mutation(async ({ ctx, input }) => {
     return linkView(await deactivatePaymentLink(ctx.service, input.id), ctx.service.clock.now());
   }),
 });

@@ -8,18 +8,14 @@ import { listPayments, staffPaymentFilters } from "@/server/services/payments/li
 import { paymentTimeline } from "@/server/services/payments/payment-timeline";
 import { resolveUnresolvedPayment } from "@/server/services/payments/resolve-unresolved-payment";
 import { createRefund } from "@/server/services/refunds/create-refund";
-import { adminProcedure, developerProcedure, router, viewerProcedure } from "../init";
-
-const cursor = z.string().max(64).optional();
+import { adminProcedure, developerProcedure, objectId, pageInput, router, viewerProcedure } from "../init";
 
 export const paymentsRouter = router({
   /** The payments table: filters as GET /v1/payments has them, keyset pages. */
   list: viewerProcedure
     .input(
       staffPaymentSelection.extend({
-        limit: z.number().int().min(1).max(100).default(25),
-        startingAfter: cursor,
-        endingBefore: cursor,
+        ...pageInput,
       }),
     )
     .query(async ({ ctx, input: { limit, startingAfter, endingBefore, ...selection } }) => {
@@ -27,10 +23,10 @@ export const paymentsRouter = router({
       return { data: page.data.map(toPaymentResource), hasMore: page.hasMore };
     }),
 
-  get: viewerProcedure.input(z.object({ id: z.string().max(64) })).query(async ({ ctx, input }) => toPaymentResource(await getPayment(ctx.service, input.id))),
+  get: viewerProcedure.input(z.object({ id: objectId })).query(async ({ ctx, input }) => toPaymentResource(await getPayment(ctx.service, input.id))),
 
   /** The detail page: the payment, what remains refundable, and everything that happened to it in time order. */
-  timeline: viewerProcedure.input(z.object({ id: z.string().max(64) })).query(({ ctx, input }) => paymentTimeline(ctx.service, input.id)),
+  timeline: viewerProcedure.input(z.object({ id: objectId })).query(({ ctx, input }) => paymentTimeline(ctx.service, input.id)),
 
   /**
    * Refund all or part of a succeeded payment. The form makes one key per render, so a double
@@ -39,7 +35,7 @@ export const paymentsRouter = router({
   refund: developerProcedure
     .input(
       z.object({
-        paymentId: z.string().max(64),
+        paymentId: objectId,
         amount: z.number().int().gt(0).max(MAX_AMOUNT).optional(),
         reason: z.enum(REFUND_REASONS).optional(),
         idempotencyKey: z.string().min(16).max(200),
@@ -53,6 +49,6 @@ export const paymentsRouter = router({
 
   /** Close an unresolved payment by hand, with the reason kept for audit. */
   resolve: adminProcedure
-    .input(z.object({ paymentId: z.string().max(64), outcome: z.enum(["succeeded", "failed"]), reason: z.string().max(500) }))
+    .input(z.object({ paymentId: objectId, outcome: z.enum(["succeeded", "failed"]), reason: z.string().max(500) }))
     .mutation(async ({ ctx, input }) => toPaymentResource(await resolveUnresolvedPayment(ctx.service, input))),
 });

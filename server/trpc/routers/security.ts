@@ -1,9 +1,7 @@
 import { z } from "zod";
 import type { SecurityEvent } from "@/db/schema";
 import { listSecurityEvents } from "@/server/services/security-log/list-security-events";
-import { adminProcedure, router } from "../init";
-
-const cursor = z.string().max(64).optional();
+import { adminProcedure, pageInput, router } from "../init";
 
 const toView = (e: SecurityEvent) => ({
   id: e.id,
@@ -19,7 +17,7 @@ const toView = (e: SecurityEvent) => ({
 export const securityRouter = router({
   /** The security log, newest first, keyset pages; admins only (it names every member's sign-ins). */
   list: adminProcedure
-    .input(z.object({ limit: z.number().int().min(1).max(100).default(25), startingAfter: cursor, endingBefore: cursor }))
+    .input(z.object(pageInput))
     .query(async ({ ctx, input }) => {
       const page = await listSecurityEvents(ctx.service, input);
       return { data: page.data.map(toView), hasMore: page.hasMore };

@@ -6,10 +6,7 @@ import { toSettlementLineResource, toSettlementResource } from "@/server/schemas
 import { getSettlement } from "@/server/services/settlements/get-settlement";
 import { listSettlementLines, listSettlements } from "@/server/services/settlements/list-settlements";
 import { confirmSettlementPayout } from "@/server/services/settlements/pay-settlement";
-import { adminProcedure, router, viewerProcedure } from "../init";
-
-const cursor = z.string().max(64).optional();
-const pageInput = { limit: z.number().int().min(1).max(100).default(25), startingAfter: cursor, endingBefore: cursor };
+import { adminProcedure, objectId, pageInput, router, viewerProcedure } from "../init";
 
 /** Live batches wait for an operator to confirm the bank transfer; test batches pay themselves. */
 const view = (s: Settlement) => ({ ...toSettlementResource(s), awaiting_payout_confirmation: s.livemode && s.status === "pending" });
@@ -20,16 +17,16 @@ export const settlementsRouter = router({
     return { data: page.data.map(view), hasMore: page.hasMore };
   }),
 
-  get: viewerProcedure.input(z.object({ id: z.string().max(64) })).query(async ({ ctx, input }) => view(await getSettlement(ctx.service, input.id))),
+  get: viewerProcedure.input(z.object({ id: objectId })).query(async ({ ctx, input }) => view(await getSettlement(ctx.service, input.id))),
 
   /** Line items keyed by their payment or refund id. */
-  lines: viewerProcedure.input(z.object({ id: z.string().max(64), ...pageInput })).query(async ({ ctx, input }) => {
+  lines: viewerProcedure.input(z.object({ id: objectId, ...pageInput })).query(async ({ ctx, input }) => {
     const page = await listSettlementLines(ctx.service, input.id, input);
     return { data: page.data.map(toSettlementLineResource), hasMore: page.hasMore };
   }),
 
   /** An admin records that a live batch reached the bank; confirming twice is harmless. */
-  confirmPayout: adminProcedure.input(z.object({ id: z.string().max(64) })).mutation(async ({ ctx, input }) => {
+  confirmPayout: adminProcedure.input(z.object({ id: objectId })).mutation(async ({ ctx, input }) => {
     if (!ctx.service.livemode) {
       await getSettlement(ctx.service, input.id);
       throw new TRPCError({ code: "BAD_REQUEST", message: "Test batches are paid out automatically; only live batches are confirmed by hand." });

@@ -8,9 +8,7 @@ import { listStaff } from "@/server/services/staff/list-staff";
 import { removeStaffMember } from "@/server/services/staff/remove-staff-member";
 import { resetStaffPassword } from "@/server/services/staff/reset-staff-password";
 import { revokeStaffSessions } from "@/server/services/staff/revoke-staff-sessions";
-import { adminProcedure, confirmCallerPassword, confirmPasswordInput, router, viewerProcedure } from "../init";
-
-const staffId = z.string().max(64);
+import { adminProcedure, confirmCallerPassword, confirmPasswordInput, objectId, router, viewerProcedure } from "../init";
 
 export const staffRouter = router({
   /** Who can sign in for this merchant (everyone may see the team; only admins change it). */
@@ -27,7 +25,7 @@ export const staffRouter = router({
     }),
   /** Making someone admin hands them the team: the admin's own password first. */
   changeRole: adminProcedure
-    .input(z.object({ id: staffId, role: z.enum(STAFF_ROLES), confirmPassword: confirmPasswordInput }))
+    .input(z.object({ id: objectId, role: z.enum(STAFF_ROLES), confirmPassword: confirmPasswordInput }))
     .mutation(async ({ ctx, input }) => {
       if (input.role === "admin") await confirmCallerPassword(ctx, input.confirmPassword);
       const s = await changeStaffRole(ctx.service, { staffId: input.id, role: input.role });
@@ -43,12 +41,12 @@ export const staffRouter = router({
     return { signedOut: true };
   }),
   /** A new one-time password for someone else on the team, who is signed out everywhere; the admin's own password first. */
-  resetPassword: adminProcedure.input(z.object({ id: staffId, confirmPassword: confirmPasswordInput })).mutation(async ({ ctx, input }) => {
+  resetPassword: adminProcedure.input(z.object({ id: objectId, confirmPassword: confirmPasswordInput })).mutation(async ({ ctx, input }) => {
     await confirmCallerPassword(ctx, input.confirmPassword);
     const { staff, password } = await resetStaffPassword(ctx.service, { staffId: input.id, by: ctx.staff.id });
     return { id: staff.id, email: staff.email, password };
   }),
-  remove: adminProcedure.input(z.object({ id: staffId })).mutation(async ({ ctx, input }) => {
+  remove: adminProcedure.input(z.object({ id: objectId })).mutation(async ({ ctx, input }) => {
     await removeStaffMember(ctx.service, input.id);
     return { id: input.id, removed: true };
   }),

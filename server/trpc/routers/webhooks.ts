@@ -12,10 +12,8 @@ import { rollEndpointSecret } from "@/server/services/webhooks/roll-endpoint-sec
 import { sendTestEvent } from "@/server/services/webhooks/send-test-event";
 import { updateEndpoint } from "@/server/services/webhooks/update-endpoint";
 import { ROLLED_SECRET_OVERLAP_MS } from "@/server/domain/webhooks";
-import { confirmCallerPassword, confirmPasswordInput, developerProcedure, router, viewerProcedure } from "../init";
+import { confirmCallerPassword, confirmPasswordInput, developerProcedure, objectId, pageInput, router, viewerProcedure } from "../init";
 
-const id = z.string().max(64);
-const cursor = id.optional();
 const url = z.string().trim().min(1, "Enter the URL.").max(2048);
 const enabledEvents = z
   .array(z.enum([ALL_EVENTS, ...SUBSCRIBABLE_EVENT_TYPES]))
@@ -34,7 +32,7 @@ const withStats = (s: EndpointAttemptStats | undefined) => ({
 export const webhooksRouter = router({
   /** Endpoints newest first, each with its health and its attempts and failures over the last 24 h. */
   list: viewerProcedure
-    .input(z.object({ limit: z.number().int().min(1).max(100).default(25), startingAfter: cursor, endingBefore: cursor }))
+    .input(z.object(pageInput))
     .query(async ({ ctx, input }) => {
       const page = await listEndpoints(ctx.service, input);
       const stats = await endpointAttemptStats(ctx.service, page.data.map((e) => e.id));
@@ -46,7 +44,7 @@ export const webhooksRouter = router({
       };
     }),
 
-  get: viewerProcedure.input(z.object({ id })).query(async ({ ctx, input }) => {
+  get: viewerProcedure.input(z.object({ id: objectId })).query(async ({ ctx, input }) => {
     const endpoint = await getEndpoint(ctx.service, input.id);
     const stats = await endpointAttemptStats(ctx.service, [endpoint.id]);
     return { ...toEndpointResource(endpoint, { now: ctx.service.clock.now() }), ...withStats(stats.get(endpoint.id)) };
@@ -54,7 +52,7 @@ export const webhooksRouter = router({
 
   /** An endpoint's deliveries (its recent attempts), newest first, keyset pages. */
   deliveries: viewerProcedure
-    .input(z.object({ endpointId: id, limit: z.number().int().min(1).max(100).default(20), startingAfter: cursor, endingBefore: cursor }))
+    .input(z.object({ endpointId: objectId, ...pageInput, limit: pageInput.limit.removeDefault().default(20) }))
     .query(async ({ ctx, input }) => {
       // Missing, foreign and other-environment endpoints answer NOT_FOUND rather than an empty list.
       await getEndpoint(ctx.service, input.endpointId);
@@ -76,7 +74,7 @@ export const webhooksRouter = router({
     }),
 
   update: developerProcedure
-    .input(z.object({ id, url: url.optional(), enabledEvents: enabledEvents.optional(), description: description.nullable().optional(), disabled: z.boolean().optional() }))
+    .input(z.object({ id: objectId, url: url.optional(), enabledEvents: enabledEvents.optional(), description: description.nullable().optional(), disabled: z.boolean().optional() }))
     .mutation(async ({ ctx, input }) => {
       const endpoint = await updateEndpoint(ctx.service, input.id, {
         url: input.url,
@@ -88,7 +86,7 @@ export const webhooksRouter = router({
     }),
 
   /** A new secret, shown once; the old one keeps signing alongside it for `overlapHours`. A live one needs the caller's password. */
-  rollSecret: developerProcedure.input(z.object({ id, confirmPassword: confirmPasswordInput })).mutation(async ({ ctx, input }) => {
+  rollSecret: developerProcedure.input(z.object({ id: objectId, confirmPassword: confirmPasswordInput })).mutation(async ({ ctx, input }) => {
     if (ctx.service.livemode) await confirmCallerPassword(ctx, input.confirmPassword);
     return {
       ...toEndpointResource(await rollEndpointSecret(ctx.service, input.id), { withSecret: true, now: ctx.service.clock.now() }),
@@ -96,10 +94,10 @@ export const webhooksRouter = router({
     };
   }),
 
-  delete: developerProcedure.input(z.object({ id })).mutation(async ({ ctx, input }) => deleteEndpoint(ctx.service, input.id)),
+  delete: developerProcedure.input(z.object({ id: objectId })).mutation(async ({ ctx, input }) => deleteEndpoint(ctx.service, input.id)),
 
   /** A webhook_endpoint.test event to this endpoint alone. */
-  sendTest: developerProcedure.input(z.object({ id })).mutation(async ({ ctx, input }) => {
+  sendTest: developerProcedure.input(z.object({ id: objectId })).mutation(async ({ ctx, input }) => {
     const { event, delivery } = await sendTestEvent(ctx.service, input.id);
     return { eventId: event.id, deliveryId: delivery.id };
   }),
