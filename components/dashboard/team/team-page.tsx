@@ -161,7 +161,7 @@ export function TeamPage() {
 /** A password Mari made, shown once beside what made it. */
 function Handover({ email, password, reset }: { email: string; password: string; reset: boolean }) {
   return (
-    <div className="panel" role="status">
+    <div className="panel stack" role="status">
       <p>
         <strong>{email}</strong> can sign in with {reset ? "this new password (their old one no longer works)" : "this password"}. It is shown once: hand it over
         safely now, and ask them to change it on their account page.
