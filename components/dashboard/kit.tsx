@@ -34,10 +34,14 @@ export function roleRefusal(needed: StaffRole, role: StaffRole, doing?: string):
   return `${doing ? `${doing} needs` : "Needs"} ${reach}; you are signed in as ${role}.`;
 }
 
-/** Why a control is off for this role, next to the control, not only in a tooltip. */
-export function RoleNote({ needed, role, doing }: { needed: StaffRole; role: StaffRole | null; doing?: string }) {
+/**
+ * Why a control is off for this role, next to the control, not only in a tooltip (`inline`: in a
+ * line of its own, such as a page's heading). Nothing while the role is loading.
+ */
+export function RoleNote({ needed, role, doing, inline }: { needed: StaffRole; role: StaffRole | null; doing?: string; inline?: boolean }) {
   if (!role) return null;
-  return <p className="muted role-note">{roleRefusal(needed, role, doing)}</p>;
+  const sentence = roleRefusal(needed, role, doing);
+  return inline ? <span className="muted">{sentence}</span> : <p className="muted role-note">{sentence}</p>;
 }
 
 /**

@@ -117,8 +117,9 @@ export function toPaymentResource(p: Payment): PaymentResource {
 const paymentCursor = idParam("payment", "a payment id");
 
 /**
- * The dashboard's payments selection (`StaffPaymentSelection`), for its list and its CSV export:
- * the API's filters, with a search box that also reads ids and numbers.
+ * What the dashboard's payments page selects, as its list and its CSV export both send it: the
+ * API's filters (times as ISO strings), with a search box that also reads ids and numbers
+ * (`staffPaymentFilters` turns it into list filters).
  */
 export const staffPaymentSelection = z.strictObject({
   status: z.enum(PAYMENT_STATUSES).optional(),
@@ -128,6 +129,7 @@ export const staffPaymentSelection = z.strictObject({
   createdGte: z.iso.datetime({ offset: true }).optional(),
   createdLt: z.iso.datetime({ offset: true }).optional(),
 });
+export type StaffPaymentSelection = z.infer<typeof staffPaymentSelection>;
 
 export const listPaymentsQuery = z.strictObject({
   limit: limitParam,

@@ -7,7 +7,7 @@ import { useState } from "react";
 import { Pager, type Cursor } from "@/components/ui/pager";
 import { Empty, Failed, Loading } from "@/components/ui/states";
 import { EVENT_TYPES, type EventType } from "@/server/domain/events";
-import { roleRefusal, useRememberListView, useRole } from "../kit";
+import { RoleNote, useRememberListView, useRole } from "../kit";
 import { errorMessage, useTRPC } from "../trpc";
 import { when } from "../webhooks/common";
 import { ReplayWindow } from "./replay-window";
@@ -74,9 +74,9 @@ export function EventLog() {
           <button type="button" onClick={() => setShowReplay(!showReplay)} aria-expanded={showReplay}>
             {showReplay ? "Close replay" : "Replay a time window…"}
           </button>
-        ) : role ? (
-          <span className="muted">{roleRefusal("developer", role, "Replaying events")}</span>
-        ) : null}
+        ) : (
+          <RoleNote needed="developer" role={role} doing="Replaying events" inline />
+        )}
       </div>
       {showReplay && canReplay ? <ReplayWindow initial={{ from, to, type: typeParam }} onClose={() => setShowReplay(false)} /> : null}
 

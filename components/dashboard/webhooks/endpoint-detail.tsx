@@ -6,7 +6,7 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { Pager, type Cursor } from "@/components/ui/pager";
 import { Empty, Failed, Loading } from "@/components/ui/states";
-import { ConfirmPasswordField, confirmPasswordOf, roleRefusal, SecretOnce, useRole } from "../kit";
+import { ConfirmPasswordField, confirmPasswordOf, RoleNote, roleRefusal, SecretOnce, useRole } from "../kit";
 import { errorMessage, isMissing, useTRPC } from "../trpc";
 import { DeliveriesTable, EndpointStatusBadge, failureRate, HealthBadge, SECRET_WARNING, when, type Outputs } from "./common";
 import { EndpointForm } from "./endpoint-form";
@@ -175,7 +175,7 @@ function Loaded({ e }: { e: Detail }) {
       {!editing ? (
         <section className="panel" aria-labelledby="actions-title">
           <h2 id="actions-title">Actions</h2>
-          {refusal ? <p className="muted role-note">{refusal}</p> : null}
+          {allowed ? null : <RoleNote needed="developer" role={role} doing="Changing endpoints" />}
           <div className="actions">
             <button type="button" className="primary" disabled={!allowed || busy || e.status !== "enabled"} title={e.status !== "enabled" ? "Enable the endpoint first." : refusal} onClick={() => test.mutate({ id: e.id })}>
               {test.isPending ? "Sending…" : "Send test event"}

@@ -6,7 +6,7 @@ import { useState } from "react";
 import { Pager, type Cursor } from "@/components/ui/pager";
 import { Empty, Failed, Loading } from "@/components/ui/states";
 import { errorMessage, useTRPC } from "../trpc";
-import { roleRefusal, SecretOnce, useRole } from "../kit";
+import { RoleNote, SecretOnce, useRole } from "../kit";
 import { EndpointStatusBadge, failureRate, HealthBadge, SECRET_WARNING, when, type Endpoint } from "./common";
 import { EndpointForm } from "./endpoint-form";
 import "./webhooks.css";
@@ -42,9 +42,9 @@ export function EndpointList() {
           <button type="button" className="primary" onClick={() => setCreating(true)} disabled={creating}>
             Add endpoint
           </button>
-        ) : role ? (
-          <span className="muted">{roleRefusal("developer", role, "Adding endpoints")}</span>
-        ) : null}
+        ) : (
+          <RoleNote needed="developer" role={role} doing="Adding endpoints" inline />
+        )}
       </div>
 
       {created ? (

@@ -7,6 +7,7 @@ import { readPaymentSearch } from "@/server/domain/payment-search";
 import type { Currency, PaymentMethod } from "@/server/domain/money";
 import type { PaymentStatus } from "@/server/domain/payment-status";
 import type { ServiceContext } from "@/server/context";
+import type { StaffPaymentSelection } from "@/server/schemas/payments";
 import { cursorOwned, directionOf, finishPage, keysetOrder, keysetValues, withOwnedCursor, type Direction, type OwnedTable, type Page, type PageRequest } from "../pagination";
 
 export type PaymentFilters = {
@@ -23,18 +24,6 @@ export type PaymentFilters = {
 };
 
 const FILTERS = ["status", "method", "currency", "search", "customerMsisdn", "paymentId", "createdGte", "createdLt"] as const;
-
-/** What the dashboard's payments page selects, as its list and its CSV export both send it. */
-export type StaffPaymentSelection = {
-  status?: PaymentStatus;
-  currency?: Currency;
-  method?: PaymentMethod;
-  /** The search box: a payment id, a customer's number, or part of a reference. */
-  search?: string;
-  /** ISO times. */
-  createdGte?: string;
-  createdLt?: string;
-};
 
 /**
  * The dashboard's selection as filters. Its search box reads a payment id, a number or part of a
