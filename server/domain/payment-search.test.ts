@@ -1,6 +1,7 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { newId } from "./ids";
-import { readPaymentSearch } from "./payment-search";
+import { distinctivePart, readPaymentSearch, sharedStart } from "./payment-search";
 
 describe("the payments search", () => {
   it("reads a customer's number in the forms people write it", () => {
@@ -18,5 +19,49 @@ describe("the payments search", () => {
     for (const typed of ["INV-0771234567", "order-1042", "2024-11", "4567", "077123", "0242 123456", "re_01m8d2vsgjf8azb0w33ed81wsk", "pay_short"]) {
       expect(readPaymentSearch(typed), typed).toEqual({ reference: typed });
     }
+  });
+});
+
+describe("a reference search on references that share a start", () => {
+  it("finds the start all references share, ignoring case", () => {
+    expect(sharedStart(["INV-00999951", "inv-00999999", "INV-01000000"])).toBe("inv-0");
+    expect(sharedStart(["ORD-2026-11-000123", "ORD-2026-11-000124"])).toBe("ord-2026-11-00012");
+    expect(sharedStart(["A-1", "B-1"])).toBe("");
+    expect(sharedStart(["only-one"])).toBe("");
+    expect(sharedStart([])).toBe("");
+  });
+
+  it.each([
+    ["INV-0042137", "inv-0", "042137"],
+    ["inv-0042137", "inv-0", "042137"],
+    ["nv-0042137", "inv-0", "042137"], // part of the shared start
+    ["0042137", "inv-0", "042137"],
+    ["ORD-2026-11-000123", "ord-2026-11-00", "0123"],
+    ["50%-off-2026", "50%-off-", "2026"], // wildcards are dropped or kept as typed; the caller escapes
+  ])("searches %j among references starting %j by %j", (search, shared, rest) => {
+    expect(distinctivePart(search, shared)).toBe(rest);
+  });
+
+  it.each([
+    ["INV-0042137", ""], // nothing shared
+    ["X-INV-0042137", "inv-0"], // does not begin with any of it
+    ["INV-00", "inv-0"], // what is left has no three letters or digits to find candidates by
+    ["INV-0-1-2", "inv-0"],
+    ["INV", "inv-0"], // all of it shared: every reference matches, the list order finds them
+    ["İNV-0042137", "i̇nv-0"], // lower-casing changes the length
+  ])("searches %j among references starting %j by the whole search", (search, shared) => {
+    expect(distinctivePart(search, shared)).toBeUndefined();
+  });
+
+  it("keeps an end of the search, so every reference containing the search contains it", () => {
+    fc.assert(
+      fc.property(fc.string(), fc.nat(), fc.string(), (shared, from, tail) => {
+        const search = shared.slice(from % (shared.length + 1)) + tail;
+        const rest = distinctivePart(search, shared.toLowerCase());
+        if (rest === undefined) return;
+        expect(search.endsWith(rest)).toBe(true);
+        expect(rest.length).toBeLessThan(search.length);
+      }),
+    );
   });
 });

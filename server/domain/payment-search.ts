@@ -19,3 +19,42 @@ export function readPaymentSearch(text: string): PaymentSearch {
   }
   return { reference: q };
 }
+
+/**
+ * The longest start that all these references share, in lower case (a reference search ignores
+ * case): `inv-0` for INV-00999951 … INV-01000000. Empty for fewer than two.
+ */
+export function sharedStart(references: readonly string[]): string {
+  if (references.length < 2) return "";
+  let start = references[0]!.toLowerCase();
+  for (const reference of references) {
+    const lower = reference.toLowerCase();
+    let n = 0;
+    while (n < start.length && n < lower.length && start[n] === lower[n]) n++;
+    start = start.slice(0, n);
+    if (start === "") break;
+  }
+  return start;
+}
+
+/**
+ * The part of a reference search that tells references apart, to find candidates by, when the
+ * search begins with characters the merchant's references share: `042137` for `INV-0042137` when
+ * every reference starts `INV-0`. The trigram index keeps, for each trigram, every reference that
+ * has it, so a search made of a shared prefix's trigrams (`inv`, ` 00`) reads them all, a million
+ * for a merchant with a million payments, to keep ten. Candidates found by the rest are then held
+ * to the whole search, so the answer is the same.
+ *
+ * Undefined when there is nothing to drop, or when the rest has no run of three letters or digits
+ * (the only parts of a search pg_trgm finds candidates by).
+ */
+export function distinctivePart(search: string, shared: string): string | undefined {
+  const lower = search.toLowerCase();
+  // Lower-casing that changes a string's length would misplace the cut: keep the whole search.
+  if (shared === "" || lower.length !== search.length) return undefined;
+  let drop = lower.length - 1;
+  while (drop > 0 && !shared.includes(lower.slice(0, drop))) drop--;
+  if (drop === 0) return undefined;
+  const rest = search.slice(drop);
+  return /[\p{L}\p{N}]{3}/u.test(rest) ? rest : undefined;
+}

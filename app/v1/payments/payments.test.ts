@@ -5,6 +5,7 @@ import { payments } from "@/db/schema";
 import { quoteFee } from "@/server/domain/fees";
 import { newId } from "@/server/domain/ids";
 import { normaliseMsisdn } from "@/server/domain/msisdn";
+import { distinctivePart, sharedStart } from "@/server/domain/payment-search";
 import type { PaymentStatus } from "@/server/domain/payment-status";
 import { sandbox } from "@/server/providers/registry";
 import { sandboxReference } from "@/server/providers/sandbox/client";
@@ -624,4 +625,38 @@ describe("GET /v1/payments: filters", () => {
     const res = await api("GET", `/v1/payments?${qs}`, { key: m.keys.test });
     expectError(res, 400, "invalid_request", "parameter_invalid", param);
   });
+});
+
+describe("GET /v1/payments: search among references that share a start", () => {
+  // Sixty references that all start `Ord%_2026\` (wildcards and an escape character included):
+  // a search that begins with part of that start is narrowed to the rest (distinctivePart), and
+  // must still answer exactly the references containing the whole search.
+  const references = Array.from({ length: 60 }, (_, i) => `Ord%_2026\\-${1000 + i * 37}${i % 7 === 0 ? "-x" : ""}`);
+  const searches = ["ORD%_2026\\-1370", "ord%_2026\\-137", "d%_2026\\-2", "%_2026\\-1259-x", "_2026\\-1", "2026\\-1370", "6\\-1370", "Ord%_2026\\", "1370", "ord%_2025", "ord%_2026\\-9999"];
+  let m: TestMerchant;
+  let all: { id: string; reference: string }[]; // newest first
+
+  beforeAll(async () => {
+    m = await seedTestMerchant();
+    const base = Date.UTC(2026, 1, 1);
+    const rows = references.map((reference, i) => paymentRow(m.merchant.id, false, new Date(base + i * 1_000), { reference }));
+    await insertRows(rows);
+    all = rows.map((r) => ({ id: r.id!, reference: r.reference })).reverse();
+  });
+
+  it("narrows most of these searches", () => {
+    const shared = sharedStart(references.slice(-50));
+    expect(shared).toBe("ord%_2026\\-");
+    expect(searches.filter((s) => distinctivePart(s, shared) !== undefined)).toEqual(["ORD%_2026\\-1370", "ord%_2026\\-137", "%_2026\\-1259-x", "2026\\-1370", "6\\-1370", "ord%_2026\\-9999"]);
+  });
+
+  it.each(searches)(
+    "search=%j finds the references containing it, any case",
+    async (search) => {
+      const want = all.filter((p) => p.reference.toLowerCase().includes(search.toLowerCase())).map((p) => p.id);
+      const res = await api<ListBody>("GET", `/v1/payments?limit=100&search=${encodeURIComponent(search)}`, { key: m.keys.test });
+      expect(res.status, res.text).toBe(200);
+      expect(res.body.data.map((p) => p.id)).toEqual(want);
+    },
+  );
 });

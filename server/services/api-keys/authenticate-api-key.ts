@@ -4,6 +4,7 @@ import { hashKey, parseKey } from "@/server/domain/api-keys";
 import { ServiceError } from "@/server/domain/errors";
 import type { BaseContext } from "@/server/context";
 import { env } from "@/server/env";
+import { TtlCache } from "@/server/ttl-cache";
 
 export type Authenticated = { key: ApiKey; merchant: Merchant };
 
@@ -16,13 +17,11 @@ const CACHE_MAX = 10_000;
  * Revocation clears the entry in this process at once; other instances see it within the TTL.
  * Unknown and revoked keys are never cached.
  */
-const cache = new Map<string, { value: Authenticated; until: number }>();
+const cache = new TtlCache<string, Authenticated>(CACHE_MAX);
 
 function remember(hash: string, value: Authenticated, now: number): void {
   const ttl = env().API_KEY_CACHE_TTL_MS;
-  if (ttl <= 0) return;
-  if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value!);
-  cache.set(hash, { value, until: now + ttl });
+  if (ttl > 0) cache.set(hash, value, now + ttl);
 }
 
 /** Forget a key at once: its revocation must not wait for the TTL in this process. */
@@ -43,11 +42,8 @@ export async function authenticateApiKey(ctx: BaseContext, presented: string | n
 
   const hash = hashKey(presented);
   const now = ctx.clock.now().getTime();
-  const cached = cache.get(hash);
-  let row: Authenticated | undefined;
-  if (cached && cached.until > now) {
-    row = cached.value;
-  } else {
+  let row = cache.get(hash, now);
+  if (!row) {
     // Looked up by hash: the secret is never compared, so there is no timing signal to exploit.
     [row] = await ctx.db
       .select({ key: apiKeys, merchant: merchants })
