@@ -23,6 +23,8 @@
  *   BENCH_PAGE_RUNS cold loads per hosted page (default 5)
  *   BENCH_PORT      port for next start (default 3200)
  *   BENCH_SOAK_SECONDS  length of the sustained mixed load (default 600; 0 leaves it out)
+ *   BENCH_TIMERS    expiries in the timers phase (default 10000; at least 1: the phase is always run)
+ *   BENCH_WEBHOOK_EVENTS  events in each webhook phase (default 5000; at least 1)
  *   CHROMIUM_PATH   the browser for the page budget (default /usr/bin/chromium when present, else Playwright's own)
  */
 import { randomBytes } from "node:crypto";
@@ -54,13 +56,13 @@ const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const DEEP = Math.floor(ROWS / 2);
 const WRITE_CONNECTIONS = 50;
 const READ_CONNECTIONS = 10;
-const TIMER_COUNT = Number(process.env.BENCH_TIMERS ?? 10_000);
+const TIMER_COUNT = wholeNumber("BENCH_TIMERS", 10_000, 1);
 /** 10,000 over 60 s: the rate at which the expiries fall due inside their windows. */
 const TIMER_RATE = 10_000 / 60;
 /** A window with expiries due, then one without, each followed by this long for the late ones. */
 const TIMER_SLOT_MS = 4_000;
 const TIMER_SETTLE_MS = 2_000;
-const WEBHOOK_EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 5_000);
+const WEBHOOK_EVENTS = wholeNumber("BENCH_WEBHOOK_EVENTS", 5_000, 1);
 const WEBHOOK_RATE = 200;
 /** Between rounds, so that requests cut off at the end of one cannot load the next. */
 const ROUND_GAP_MS = 1_500;
@@ -195,6 +197,13 @@ async function expectStatus(url: string, init: RequestInit, status: number, what
   const text = await res.text();
   if (res.status !== status) throw new Error(`${what}: expected ${status}, got ${res.status}: ${text.slice(0, 500)}`);
   return JSON.parse(text) as Record<string, unknown>;
+}
+
+/** A count from the environment, refused before anything starts when it is not a whole number ≥ min. */
+function wholeNumber(name: string, fallback: number, min: number): number {
+  const value = Number(process.env[name] ?? fallback);
+  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be a whole number of at least ${min}, not ${JSON.stringify(process.env[name])}`);
+  return value;
 }
 
 async function main(): Promise<void> {
