@@ -14,7 +14,8 @@
  *
  * Phases: a closed-loop run gives a first figure; the maximum is the highest of a few paced steps
  * below it that the server keeps pace with (see keptPace); creates alone until the server holds as
- * many idempotency records as it keeps (a server that has been up a while); the mix paced at 5 % of
+ * many idempotency records as it keeps, and requests for new payment paths until Next's cache of
+ * paths is full (a server that has been up a while); the mix paced at 5 % of
  * the maximum is the unloaded baseline; then the soak, paced open loop at 70 %, measured per window (a minute in the
  * full run). The closed loop alone overstates the maximum: the work each create leaves behind (the
  * sandbox's callback a second later, the webhook delivery after it) can wait until its 20 s are
@@ -27,6 +28,7 @@ import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import type { Sql } from "postgres";
+import { newId } from "@/server/domain/ids";
 import { signatureHeader } from "@/server/domain/signatures";
 import { sandboxReference } from "@/server/providers/sandbox/client";
 import { REMEMBERED_MAX } from "@/server/services/idempotency/remembered";
@@ -101,6 +103,19 @@ export type SoakOptions = {
    */
   rate?: number;
 };
+
+/**
+ * Next 16's cache of where a request's path is among the app's files (setupFsCheck in
+ * next/dist/server/lib/router-utils/filesystem.js): at most 8 MiB, counted as 128 bytes and the
+ * path's length per entry.
+ */
+const NEXT_PATH_CACHE_BYTES = 8 * 1024 * 1024;
+const NEXT_PATH_ENTRY_BYTES = 128;
+
+/** The path of a payment nobody has asked for: a real id's length, random. */
+function unknownPaymentPath(): string {
+  return `/v1/payments/${newId("payment")}`;
+}
 
 type Created = { id: string; charged: number; currency: string; status: "SUCCESS" | "INSUFFICIENT_FUNDS"; at: number };
 
@@ -511,6 +526,30 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       mix.tally = new Tally();
       await pacedRun(fillRate, Math.ceil(toFill / fillRate), undefined, () => mix.create());
       for (const e of mix.tally.examples) say(`soak: fill, failed: ${e}`);
+      await drain(drainSeconds);
+    }
+
+    // Next looks for every request's path among the app's files first, and keeps what it found
+    // (here: nothing) per path, up to NEXT_PATH_CACHE_BYTES of its own accounting. Each poll is of a
+    // payment's own path, so the soak's polls fill that cache for as long as it runs at most rates
+    // (about 49,000 payment paths: 10 minutes of polls at 400 req/s), and a soak would read the
+    // filling as growth (bench/HISTORY.md, "The soak's growing memory"). So, that many paths of
+    // payments that do not exist, without a key: 401s, answered before any query.
+    const pathsToFill = Math.ceil(NEXT_PATH_CACHE_BYTES / (NEXT_PATH_ENTRY_BYTES + unknownPaymentPath().length));
+    {
+      const fillRate = Math.max(20, top.rate);
+      await waitForQuiet(say, 0.25, quietWait);
+      say(`soak: fill, ${pathsToFill.toLocaleString("en")} requests for payment paths not seen before at ${fillRate} req/s, so that Next's cache of paths is full`);
+      const filled = await paced({
+        url: server.url,
+        rate: fillRate,
+        seconds: Math.ceil(pathsToFill / fillRate),
+        agent: client,
+        maxSockets: PACED_SOCKETS,
+        next: () => ({ method: "GET", path: unknownPaymentPath(), headers: {} }),
+      });
+      const other = Object.entries(filled.statuses).filter(([status]) => status !== "401");
+      if (other.length > 0 || filled.transportErrors > 0) say(`soak: fill, answers other than 401: ${JSON.stringify(Object.fromEntries(other))}, transport errors ${filled.transportErrors}`);
       await drain(drainSeconds);
     }
 
