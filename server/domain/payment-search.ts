@@ -52,7 +52,7 @@ export function distinctivePart(search: string, shared: string): string | undefi
   const lower = search.toLowerCase();
   // Lower-casing that changes a string's length would misplace the cut: keep the whole search.
   if (shared === "" || lower.length !== search.length) return undefined;
-  let drop = lower.length - 1;
+  let drop = Math.min(lower.length - 1, shared.length);
   while (drop > 0 && !shared.includes(lower.slice(0, drop))) drop--;
   if (drop === 0) return undefined;
   const rest = search.slice(drop);
