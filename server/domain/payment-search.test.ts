@@ -22,6 +22,9 @@ describe("the payments search", () => {
   });
 });
 
+/** No half of a character outside the BMP without its other half. */
+const wellFormed = (s: string) => !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(s);
+
 describe("a reference search on references that share a start", () => {
   it("finds the start all references share, ignoring case", () => {
     expect(sharedStart(["INV-00999951", "inv-00999999", "INV-01000000"])).toBe("inv-0");
@@ -51,6 +54,20 @@ describe("a reference search on references that share a start", () => {
     ["İNV-0042137", "i̇nv-0"], // lower-casing changes the length
   ])("searches %j among references starting %j by the whole search", (search, shared) => {
     expect(distinctivePart(search, shared)).toBeUndefined();
+  });
+
+  it("never cuts a character outside the BMP in two", () => {
+    // 🎉 and 🎊 share their first UTF-16 unit, so references starting with either share half a character.
+    const shared = sharedStart(["🎉abc-1", "🎊abc-2"]);
+    expect(shared).toBe("\ud83c");
+    expect(distinctivePart("🎉abc-123", shared)).toBeUndefined();
+    fc.assert(
+      fc.property(fc.string({ unit: "binary" }), fc.nat(), fc.string({ unit: "binary" }), (shared, from, tail) => {
+        const search = shared.slice(from % (shared.length + 1)) + tail;
+        const rest = distinctivePart(search, shared.toLowerCase());
+        if (rest !== undefined && wellFormed(search)) expect(wellFormed(rest)).toBe(true);
+      }),
+    );
   });
 
   it("keeps an end of the search, so every reference containing the search contains it", () => {

@@ -53,8 +53,14 @@ export function distinctivePart(search: string, shared: string): string | undefi
   // Lower-casing that changes a string's length would misplace the cut: keep the whole search.
   if (shared === "" || lower.length !== search.length) return undefined;
   let drop = Math.min(lower.length - 1, shared.length);
-  while (drop > 0 && !shared.includes(lower.slice(0, drop))) drop--;
+  // Never between the two halves of a character outside the BMP (an emoji): the rest would start
+  // with half a character, which the driver sends as U+FFFD and which then matches nothing.
+  while (drop > 0 && (isLowSurrogate(search.charCodeAt(drop)) || !shared.includes(lower.slice(0, drop)))) drop--;
   if (drop === 0) return undefined;
   const rest = search.slice(drop);
   return /[\p{L}\p{N}]{3}/u.test(rest) ? rest : undefined;
+}
+
+function isLowSurrogate(code: number): boolean {
+  return code >= 0xdc00 && code <= 0xdfff;
 }
