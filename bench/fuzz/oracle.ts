@@ -47,27 +47,33 @@ export function headerValue(headers: Record<string, string | string[]>, name: st
   return (Array.isArray(v) ? v.join(", ") : v).replace(/^[ \t]+|[ \t]+$/g, "");
 }
 
-/** Iterative: a 64 KB body can nest thousands of levels deep. */
-function hasNul(root: unknown): boolean {
+/**
+ * What the server refuses while reading a parsed body, before it looks at anything else: a NUL
+ * (PostgreSQL text cannot hold it) and a `__proto__` key (an object built from the body would
+ * drop it). Iterative: a 64 KB body can nest thousands of levels deep.
+ */
+function unstorable(root: unknown): string | null {
   const stack: unknown[] = [root];
   while (stack.length > 0) {
     const value = stack.pop();
     if (typeof value === "string") {
-      if (value.includes("\u0000")) return true;
+      if (value.includes("\u0000")) return "NUL in body";
     } else if (Array.isArray(value)) stack.push(...value);
     else if (value && typeof value === "object") {
       for (const [k, v] of Object.entries(value)) {
-        if (k.includes("\u0000")) return true;
+        if (k.includes("\u0000")) return "NUL in body";
+        if (k === "__proto__") return "__proto__ key in body";
         stack.push(v);
       }
     }
   }
-  return false;
+  return null;
 }
 
 /**
  * What is wrong with the body, and at which stage the server finds it: reading it (size, UTF-8,
- * content type, JSON, NUL), before the Idempotency-Key's checks; or validating it, after them.
+ * content type, JSON, NUL, `__proto__`), before the Idempotency-Key's checks; or validating it,
+ * after them.
  */
 function bodyProblem(op: Operation, req: FuzzRequest): { stage: "read" | "validate"; reason: string } | null {
   const read = (reason: string) => ({ stage: "read" as const, reason });
@@ -88,7 +94,8 @@ function bodyProblem(op: Operation, req: FuzzRequest): { stage: "read" | "valida
     } catch {
       return read("body not JSON");
     }
-    if (hasNul(value)) return read("NUL in body");
+    const refused = unstorable(value);
+    if (refused) return read(refused);
   }
   if (op.body) {
     const parsed = op.body.safeParse(value === undefined ? {} : value);
