@@ -6,7 +6,7 @@ import { systemClock } from "@/server/clock";
 import type { ServiceContext } from "@/server/context";
 import { env } from "@/server/env";
 import { setEnv } from "@/server/testing/env";
-import { inRolledBackTransaction } from "@/server/testing/rolled-back";
+import { inRolledBackTransaction, scratchCopy } from "@/server/testing/rolled-back";
 import { listCheckoutSessions } from "./checkout-sessions/list-checkout-sessions";
 import { listEvents } from "./events/list-events";
 import { listPayments } from "./payments/list-payments";
@@ -29,9 +29,7 @@ async function pageReads(table: "payments" | "checkout_sessions" | "events", col
   try {
     return await inRolledBackTransaction(handle.db, async (tx) => {
       const run = async (q: string) => tx.execute(sql.raw(q));
-      await run(`create schema plan_probe`);
-      await run(`create table plan_probe.${table} (like public.${table} including defaults including constraints including indexes)`);
-      await run(`set local search_path = plan_probe, public`);
+      await scratchCopy(tx, "plan_probe", table);
       await run(`set local plan_cache_mode = force_custom_plan`);
       const insert = (merchant: string, from: number, to: number) =>
         run(`insert into ${table} (${columns}) select ${values.replaceAll("$merchant", `'${merchant}'`)} from generate_series(${from}, ${to}) as i`);

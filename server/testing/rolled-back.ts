@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 
 /**
@@ -16,4 +17,15 @@ export async function inRolledBackTransaction<T>(db: Db, work: (tx: Db) => Promi
       if (!result) throw e;
     });
   return result!.value;
+}
+
+/**
+ * Inside such a transaction: an empty copy of a table, with its defaults, constraints and indexes,
+ * in a schema of its own that unqualified names now find first, so the services' own statements
+ * run against it (and its statistics start from nothing).
+ */
+export async function scratchCopy(tx: Db, schema: string, table: string): Promise<void> {
+  await tx.execute(sql.raw(`create schema ${schema}`));
+  await tx.execute(sql.raw(`create table ${schema}.${table} (like public.${table} including defaults including constraints including indexes)`));
+  await tx.execute(sql.raw(`set local search_path = ${schema}, public`));
 }

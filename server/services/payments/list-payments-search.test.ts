@@ -8,7 +8,7 @@ import * as schema from "@/db/schema";
 import { systemClock } from "@/server/clock";
 import type { ServiceContext } from "@/server/context";
 import { env } from "@/server/env";
-import { inRolledBackTransaction } from "@/server/testing/rolled-back";
+import { inRolledBackTransaction, scratchCopy } from "@/server/testing/rolled-back";
 import { listPayments } from "./list-payments";
 
 const ROWS = 50_000;
@@ -41,9 +41,7 @@ describe.runIf(env().DATABASE_URL)("a reference search on a merchant whose refer
     try {
       await inRolledBackTransaction(db, async (tx) => {
         const run = (q: string) => tx.execute(sql.raw(q));
-        await run(`create schema search_probe`);
-        await run(`create table search_probe.payments (like public.payments including defaults including constraints including indexes)`);
-        await run(`set local search_path = search_probe, public`);
+        await scratchCopy(tx, "search_probe", "payments");
         // INV-00000001 … INV-00050000: every reference has the trigrams of `INV-000`.
         await run(`insert into payments (id, merchant_id, livemode, amount, currency, method, reference, customer_msisdn, network, fee, fee_bearer, charged_amount, status, provider, expires_at, created_at, updated_at)
           select 'pay_' || lpad(i::text, 26, '0'), '${MERCHANT}', false, 100, 'USD', 'wallet', 'INV-' || lpad(i::text, 8, '0'), '263771234567', 'econet', 0, 'merchant', 100, 'succeeded', 'sandbox', now(), now(), now()

@@ -50,7 +50,8 @@ type Filter = (typeof FILTERS)[number];
  */
 export async function listPayments(ctx: ServiceContext, filters: PaymentFilters, page: PageRequest): Promise<Page<Payment>> {
   const narrowed = filters.search === undefined ? undefined : distinctivePart(filters.search, await sharedReferenceStart(ctx));
-  const present: Shape[] = [...FILTERS.filter((f) => filters[f] !== undefined), ...(narrowed === undefined ? [] : [NARROWED] as const)];
+  const present: Shape[] = FILTERS.filter((f) => filters[f] !== undefined);
+  if (narrowed !== undefined) present.push(NARROWED);
   const direction = directionOf(page);
   const { cursor, fetch } = keysetValues(page);
   const rows = await withOwnedCursor(ctx, page, OWN, () => listQuery(ctx.db, present, direction).execute({
