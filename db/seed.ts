@@ -41,7 +41,7 @@ async function main(): Promise<void> {
   } else {
     const out = [
       `${created ? "Created" : "Found"} merchant ${result.slug} (${result.merchant_id})`,
-      `  staff      ${result.staff.email}${result.staff.password ? ` / ${result.staff.password}` : " (password unchanged; --new-password for a new one)"}`,
+      `  staff      business ${result.slug}, ${result.staff.email}${result.staff.password ? ` / ${result.staff.password}` : " (password unchanged; --new-password for a new one)"}`,
       `  test key   ${result.keys.test}`,
       `  live key   ${result.keys.live}`,
       ...(result.keys.restricted ? [`  restricted ${result.keys.restricted}`] : []),

@@ -1,5 +1,6 @@
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
 import { env } from "@/server/env";
+import type { LoginKey } from "@/server/domain/staff";
 import { log } from "@/server/log";
 
 type Limiters = {
@@ -91,27 +92,26 @@ export async function returnPinPrompt(msisdn: string): Promise<void> {
   await Promise.all([all.promptsPerMinute.reward(msisdn, 1), all.promptsPerHour.reward(msisdn, 1)]);
 }
 
-const emailKey = (email: string) => email.trim().toLowerCase();
-
 /**
- * One password guess for an e-mail address, at sign-in or when a signed-in member confirms it.
- * From a browser not known to the member it is counted against the e-mail address (guessing one
- * account) and the client's address when known (trying many from one place, with ten times the
- * budget): refused when either is spent. From a browser known to the member (`known`: the device
- * cookie of an earlier sign-in as this address, or the member's own session) it spends that
- * browser's own budget instead, so a flood of guesses from elsewhere cannot lock the member out of
- * the browsers they use; each such browser still gets only the same few guesses.
+ * One password guess for a login (`loginKey`: a business and an e-mail address), at sign-in or
+ * when a signed-in member confirms their password. From a browser not known to the member it is
+ * counted against the login (guessing one account) and the client's address when known (trying
+ * many from one place, with ten times the budget): refused when either is spent. From a browser
+ * known to the member (`known`: the device cookie of an earlier sign-in to this login, or the
+ * member's own session) it spends that browser's own budget instead, so a flood of guesses from
+ * elsewhere cannot lock the member out of the browsers they use; each such browser still gets only
+ * the same few guesses.
  */
-export async function consumeSignInAttempt(email: string, clientAddress: string | null, known: string | null = null): Promise<Verdict> {
-  const first = known ? await consume((l) => l.signInKnown, known) : await consume((l) => l.signIn, emailKey(email));
+export async function consumeSignInAttempt(login: LoginKey, clientAddress: string | null, known: string | null = null): Promise<Verdict> {
+  const first = known ? await consume((l) => l.signInKnown, known) : await consume((l) => l.signIn, login);
   if (!first.ok || !clientAddress) return first;
   return consume((l) => l.signInByAddress, clientAddress);
 }
 
-/** After a right password: earlier failures on this e-mail address, and on the known browser it came from, no longer count. */
-export async function forgetSignInFailures(email: string, known: string | null = null): Promise<void> {
+/** After a right password: earlier failures on this login, and on the known browser it came from, no longer count. */
+export async function forgetSignInFailures(login: LoginKey, known: string | null = null): Promise<void> {
   const all = await limiters();
-  await Promise.all([all.signIn.delete(emailKey(email)), known ? all.signInKnown.delete(known) : null]);
+  await Promise.all([all.signIn.delete(login), known ? all.signInKnown.delete(known) : null]);
 }
 
 /** Tests: rebuild limiters after changing the configured budget. */

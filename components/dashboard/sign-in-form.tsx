@@ -4,9 +4,9 @@ import { signIn } from "next-auth/react";
 import { useState } from "react";
 import { useHydrated } from "@/components/ui/use-hydrated";
 
-type Props = { callbackUrl: string; messages: Record<string, string> };
+type Props = { callbackUrl: string; messages: Record<string, string>; business: string };
 
-export function SignInForm({ callbackUrl, messages }: Props) {
+export function SignInForm({ callbackUrl, messages, business }: Props) {
   const [error, setError] = useState<string | null>(null);
   const [pending, setPending] = useState(false);
   // Until this script runs, the button stays off: a browser submitting the form by itself would
@@ -21,7 +21,13 @@ export function SignInForm({ callbackUrl, messages }: Props) {
         const form = new FormData(e.currentTarget);
         setPending(true);
         setError(null);
-        const result = await signIn("credentials", { email: form.get("email"), password: form.get("password"), redirect: false, callbackUrl });
+        const result = await signIn("credentials", {
+          business: form.get("business"),
+          email: form.get("email"),
+          password: form.get("password"),
+          redirect: false,
+          callbackUrl,
+        });
         if (result?.ok && !result.error) {
           window.location.assign(callbackUrl);
           return;
@@ -30,8 +36,25 @@ export function SignInForm({ callbackUrl, messages }: Props) {
         setError(messages[result?.error ?? "CredentialsSignin"] ?? messages.CredentialsSignin ?? "Sign-in failed.");
       }}
     >
+      <label htmlFor="business">Business</label>
+      <input
+        id="business"
+        name="business"
+        type="text"
+        defaultValue={business}
+        autoComplete="organization"
+        autoCapitalize="none"
+        spellCheck={false}
+        maxLength={100}
+        aria-describedby="business-help"
+        required
+        autoFocus={business === ""}
+      />
+      <p id="business-help" className="hint sign-in-hint">
+        Your business&apos;s short name on Mari, as your admin gave it with your password.
+      </p>
       <label htmlFor="email">E-mail</label>
-      <input id="email" name="email" type="email" autoComplete="username" required />
+      <input id="email" name="email" type="email" autoComplete="username" required autoFocus={business !== ""} />
       <label htmlFor="password">Password</label>
       <input id="password" name="password" type="password" autoComplete="current-password" required />
       {error ? (

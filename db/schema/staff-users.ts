@@ -24,8 +24,9 @@ export const staffUsers = pgTable(
      */
     sessionsRevokedAt: tstz("sessions_revoked_at"),
   },
-  // Sign-in looks staff up by e-mail alone, case-insensitively.
-  (t) => [uniqueIndex("staff_users_email_key").on(sql`lower(${t.email})`)],
+  // A login is a business and an e-mail address (any case): sign-in names both. The same address
+  // may have a login, with a password of its own, in each of several businesses.
+  (t) => [uniqueIndex("staff_users_merchant_email_key").on(t.merchantId, sql`lower(${t.email})`)],
 );
 
 export type StaffUser = typeof staffUsers.$inferSelect;

@@ -1,7 +1,7 @@
 import { expect, test } from "@playwright/test";
 import { expectAccessible } from "../support/accessible";
 import { receiver } from "../support/receiver";
-import { addTeamMember, eventOf, succeededPayment, v1 } from "./support";
+import { addTeamMember, eventOf, fillSignIn, succeededPayment, v1 } from "./support";
 
 /** Every page of the dashboard, with something on it, checked by axe-core in a desktop Chromium. */
 test("every page of the dashboard passes axe's checks", async ({ page, request }) => {
@@ -62,8 +62,7 @@ test("the sign-in page passes axe's checks, also when it refuses a password", as
   await page.goto("/dashboard/sign-in");
   await expect(page.getByRole("heading", { name: "Sign in to Mari" })).toBeVisible();
   await expectAccessible(page, "sign-in");
-  await page.getByLabel("E-mail").fill(`nobody-${Date.now()}@example.test`);
-  await page.getByLabel("Password").fill("not a password of anyone's");
+  await fillSignIn(page, `nobody-${Date.now()}@example.test`, "not a password of anyone's");
   await page.getByRole("button", { name: "Sign in" }).click();
   await expect(page.locator(".error[role=alert]")).toBeVisible();
   await expectAccessible(page, "sign-in, refused");

@@ -1,5 +1,6 @@
 import { expect, test } from "@playwright/test";
 import { seed } from "../support/seed";
+import { fillSignIn } from "./support";
 
 /** Sign-in, sign-out and the proxy, from a browser with no session. */
 test.use({ storageState: { cookies: [], origins: [] } });
@@ -7,10 +8,9 @@ test.use({ storageState: { cookies: [], origins: [] } });
 test("signed out, /dashboard sends you to sign in and back; a wrong password is refused in plain words", async ({ page }) => {
   await page.goto("/dashboard/payments?status=succeeded");
   await expect(page).toHaveURL(/\/dashboard\/sign-in\?callbackUrl=/);
-  await page.getByLabel("E-mail").fill(seed().staff.email);
-  await page.getByLabel("Password").fill("not the password");
+  await fillSignIn(page, seed().staff.email, "not the password");
   await page.getByRole("button", { name: "Sign in" }).click();
-  await expect(page.locator(".error[role=alert]")).toHaveText("That e-mail address and password do not match.");
+  await expect(page.locator(".error[role=alert]")).toHaveText("That business, e-mail address and password do not match.");
   // No dead end for someone who has lost it.
   await expect(page.getByText("Forgot your password? An admin of your team can give you a new one")).toBeVisible();
 
@@ -22,14 +22,16 @@ test("signed out, /dashboard sends you to sign in and back; a wrong password is 
 
 test("sign out ends the session: the dashboard asks to sign in again", async ({ page }) => {
   await page.goto("/dashboard/sign-in");
-  await page.getByLabel("E-mail").fill(seed().staff.email);
-  await page.getByLabel("Password").fill(seed().staff.password!);
+  await fillSignIn(page, seed().staff.email, seed().staff.password!);
   await page.getByRole("button", { name: "Sign in" }).click();
   await page.waitForURL("**/dashboard");
   const site = new URL(page.url()).origin;
   await page.getByRole("button", { name: "Sign out" }).click();
   // This site's sign-in page (the server sets no NEXTAUTH_URL), not one on another origin.
   await page.waitForURL(`${site}/dashboard/sign-in`);
+  // The business this browser signed in to is filled in; the address and password are not.
+  await expect(page.getByLabel("Business")).toHaveValue(seed().slug);
+  await expect(page.getByLabel("E-mail")).toHaveValue("");
   await page.goto("/dashboard");
   await expect(page).toHaveURL(/\/dashboard\/sign-in/);
 });
@@ -40,8 +42,7 @@ test("repeated wrong passwords are stopped for a while", async ({ page }) => {
   const answers: string[] = [];
   // The e2e server allows three attempts per address (SIGN_IN_ATTEMPTS_PER_15_MIN in start-server.mjs).
   for (let i = 0; i < 4; i++) {
-    await page.getByLabel("E-mail").fill(email);
-    await page.getByLabel("Password").fill(`guess ${i}`);
+    await fillSignIn(page, email, `guess ${i}`);
     // Each answer is read after its own request: the previous one's message is still on the page.
     const answered = page.waitForResponse((r) => r.url().includes("/api/auth/callback/credentials"));
     await page.getByRole("button", { name: "Sign in" }).click();

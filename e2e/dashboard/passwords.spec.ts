@@ -1,14 +1,13 @@
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import { seed } from "../support/seed";
-import { addTeamMember, keep } from "./support";
+import { addTeamMember, fillSignIn, keep } from "./support";
 
 /** A browser of its own, signed in as `email` (no session shared with the admin's). */
 async function signedIn(browser: Browser, email: string, password: string): Promise<Page> {
   const context = await browser.newContext({ storageState: { cookies: [], origins: [] } });
   const page = await context.newPage();
   await page.goto("/dashboard/sign-in");
-  await page.getByLabel("E-mail").fill(email);
-  await page.getByLabel("Password").fill(password);
+  await fillSignIn(page, email, password);
   await page.getByRole("button", { name: "Sign in" }).click();
   await page.waitForURL("**/dashboard");
   return page;
@@ -17,10 +16,9 @@ async function signedIn(browser: Browser, email: string, password: string): Prom
 async function signInFails(browser: Browser, email: string, password: string): Promise<void> {
   const page = await browser.newPage({ storageState: { cookies: [], origins: [] } });
   await page.goto("/dashboard/sign-in");
-  await page.getByLabel("E-mail").fill(email);
-  await page.getByLabel("Password").fill(password);
+  await fillSignIn(page, email, password);
   await page.getByRole("button", { name: "Sign in" }).click();
-  await expect(page.locator(".error[role=alert]")).toHaveText("That e-mail address and password do not match.");
+  await expect(page.locator(".error[role=alert]")).toHaveText("That business, e-mail address and password do not match.");
   await page.close();
 }
 
@@ -44,7 +42,7 @@ test("a member changes their password: this browser stays signed in, their other
   const phone = await signedIn(browser, email, first);
   await laptop.getByRole("link", { name: `${email} (developer)` }).click();
   await expect(laptop.getByRole("heading", { name: "Your account" })).toBeVisible();
-  await expect(laptop.getByText(`You sign in as ${email}, a developer of`)).toBeVisible();
+  await expect(laptop.getByText(`You sign in to ${seed().slug} as ${email}, a developer of`)).toBeVisible();
 
   const chosen = "a kettle, two mangoes and a bicycle";
   await laptop.getByLabel("Current password").fill("not what they were given");
@@ -91,7 +89,7 @@ test("a member changes their password: this browser stays signed in, their other
   await row.getByRole("button", { name: "Reset password" }).click();
   await asked.getByLabel("Your password").fill(seed().staff.password!);
   await asked.getByLabel("Your password").press("Enter");
-  await expect(page.getByRole("status").filter({ hasText: `${email} can sign in with this new password` })).toBeVisible();
+  await expect(page.getByRole("status").filter({ hasText: `${email} can sign in to the business ${seed().slug} with this new password` })).toBeVisible();
   const reset = await handedOver(page);
   expect(reset).toMatch(/^[A-Za-z0-9_-]{16}$/);
   expect(reset).not.toBe(first);
@@ -113,4 +111,21 @@ test("a member changes their password: this browser stays signed in, their other
   await expect(other).toHaveURL(/\/dashboard\/sign-in/);
   // The password still works: signing in again starts afresh.
   await signedIn(browser, email, reset);
+});
+
+test("a new member signs in from the link the admin hands over, which fills in the business", async ({ page, browser }) => {
+  const email = `link-${Date.now().toString(36)}@example.test`;
+  const password = await addTeamMember(page, email);
+  const link = await page.locator(".secret").nth(1).evaluate((el) => el.firstChild?.textContent?.trim() ?? "");
+  expect(link).toBe(new URL(`/dashboard/sign-in?business=${seed().slug}`, page.url()).toString());
+
+  const context = await browser.newContext({ storageState: { cookies: [], origins: [] } });
+  const member = await context.newPage();
+  await member.goto(link);
+  await expect(member.getByLabel("Business")).toHaveValue(seed().slug);
+  await member.getByLabel("E-mail").fill(email);
+  await member.getByLabel("Password").fill(password);
+  await member.getByRole("button", { name: "Sign in" }).click();
+  await member.waitForURL("**/dashboard");
+  await context.close();
 });

@@ -1,13 +1,12 @@
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import { seed } from "../support/seed";
-import { addTeamMember, keep } from "./support";
+import { addTeamMember, fillSignIn, keep } from "./support";
 
 /** A sign-in in a browser of its own; the page once it answered. */
 async function signIn(browser: Browser, email: string, password: string) {
   const page = await browser.newPage({ storageState: { cookies: [], origins: [] } });
   await page.goto("/dashboard/sign-in");
-  await page.getByLabel("E-mail").fill(email);
-  await page.getByLabel("Password").fill(password);
+  await fillSignIn(page, email, password);
   await page.getByRole("button", { name: "Sign in" }).click();
   return page;
 }
@@ -20,7 +19,7 @@ test("the security log: who added whom, a wrong password at sign-in, the member'
   await expect(page.getByLabel("Your password")).toHaveValue("");
 
   const wrong = await signIn(browser, email, "a guess that is wrong");
-  await expect(wrong.locator(".error[role=alert]")).toHaveText("That e-mail address and password do not match.");
+  await expect(wrong.locator(".error[role=alert]")).toHaveText("That business, e-mail address and password do not match.");
   await wrong.close();
   const member = await signIn(browser, email, handed);
   await member.waitForURL("**/dashboard");
@@ -78,8 +77,7 @@ test("a browser the member signed in on before still signs in while guesses from
 
   const tryIn = async (p: Page, pw: string) => {
     await p.goto("/dashboard/sign-in");
-    await p.getByLabel("E-mail").fill(email);
-    await p.getByLabel("Password").fill(pw);
+    await fillSignIn(p, email, pw);
     const answered = p.waitForResponse((r) => r.url().includes("/api/auth/callback/credentials"));
     await p.getByRole("button", { name: "Sign in" }).click();
     await answered;

@@ -48,6 +48,16 @@ export async function addTeamMember(page: Page, email: string, role: "admin" | "
   await page.locator("form select[name=role]").selectOption(role);
   await page.getByLabel("Your password").fill(seed().staff.password!);
   await page.getByRole("button", { name: "Add", exact: true }).click();
-  await expect(page.getByRole("status").filter({ hasText: `${email} can sign in with this password` })).toBeVisible();
+  await expect(page.getByRole("status").filter({ hasText: `${email} can sign in to the business ${seed().slug} with this password` })).toBeVisible();
   return page.locator(".secret").first().evaluate((el) => el.firstChild?.textContent?.trim() ?? "");
+}
+
+/**
+ * Fills the sign-in form for a login of the seeded merchant (its business, then the address and
+ * password), as someone who types it; the page must be the sign-in page.
+ */
+export async function fillSignIn(page: Page, email: string, password: string, business = seed().slug): Promise<void> {
+  await page.getByLabel("Business").fill(business);
+  await page.getByLabel("E-mail").fill(email);
+  await page.getByLabel("Password").fill(password);
 }

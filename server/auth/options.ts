@@ -2,7 +2,7 @@ import type { NextAuthOptions } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
 import { getDb } from "@/db/client";
 import { systemClock } from "@/server/clock";
-import { revocationStamp } from "@/server/domain/staff";
+import { loginKey, revocationStamp } from "@/server/domain/staff";
 import { isServiceError } from "@/server/domain/errors";
 import { env } from "@/server/env";
 import { trustedClientAddress } from "@/server/http/client-address";
@@ -14,7 +14,7 @@ import { authSecret, secureCookies } from "./secret";
 
 /** Errors the sign-in page knows how to word (next-auth passes the thrown message through). */
 export const SIGN_IN_ERRORS = {
-  CredentialsSignin: "That e-mail address and password do not match.",
+  CredentialsSignin: "That business, e-mail address and password do not match.",
   rate_limited: "Too many sign-in attempts. Wait a few minutes and try again.",
   busy: "Mari is busy checking other sign-ins. Try again in a few seconds.",
   not_configured: "Sign-in is not configured: set NEXTAUTH_SECRET on the server.",
@@ -22,7 +22,7 @@ export const SIGN_IN_ERRORS = {
 
 
 /**
- * Staff sign in with e-mail and password (credentials), into a JWT session cookie that carries
+ * Staff sign in with their business, e-mail and password (credentials), into a JWT session cookie that carries
  * the staff id, when it signed in and the staff member's last revocation of sessions; every
  * request loads the staff member again (currentStaff), and a cookie older than
  * SESSION_MAX_AGE_HOURS, or from before a password change or a sign-out everywhere, no longer
@@ -38,24 +38,30 @@ export function authOptions(): NextAuthOptions {
     providers: [
       CredentialsProvider({
         name: "Email",
-        credentials: { email: { label: "E-mail", type: "email" }, password: { label: "Password", type: "password" } },
+        credentials: {
+          business: { label: "Business", type: "text" },
+          email: { label: "E-mail", type: "email" },
+          password: { label: "Password", type: "password" },
+        },
         async authorize(credentials, req) {
           if (!secret) throw new Error("not_configured");
+          const business = String(credentials?.business ?? "");
           const email = String(credentials?.email ?? "");
+          const login = loginKey(business, email);
           const address = trustedClientAddress(req?.headers?.["x-forwarded-for"]);
           const cookieHeader = req?.headers?.cookie;
-          const known = knownDeviceOf(typeof cookieHeader === "string" ? cookieHeader : null, email, systemClock.now());
-          const limit = await consumeSignInAttempt(email, address, known);
+          const known = knownDeviceOf(typeof cookieHeader === "string" ? cookieHeader : null, login, systemClock.now());
+          const limit = await consumeSignInAttempt(login, address, known);
           if (!limit.ok) {
             log.warn("sign-in rate limited", { retryAfterSeconds: limit.retryAfterSeconds });
             throw new Error("rate_limited");
           }
-          const staff = await authenticateStaff({ db: await getDb(), clock: systemClock, clientAddress: address }, { email, password: String(credentials?.password ?? "") }).catch((e: unknown) => {
+          const staff = await authenticateStaff({ db: await getDb(), clock: systemClock, clientAddress: address }, { business, email, password: String(credentials?.password ?? "") }).catch((e: unknown) => {
             // Every password check slot is taken (a flood of attempts): say so rather than "do not match".
             throw isServiceError(e) && e.code === "rate_limited" ? new Error("busy") : e;
           });
           if (!staff) return null;
-          await forgetSignInFailures(email, known);
+          await forgetSignInFailures(login, known);
           return { id: staff.id, email: staff.email, revocation: revocationStamp(staff.sessionsRevokedAt) };
         },
       }),

@@ -37,3 +37,15 @@ export function sessionStillValid(marks: SessionMarks, sessionsRevokedAt: Date |
   const age = now.getTime() - signedInAt;
   return age >= -60_000 && age <= maxAgeMs && revocation === revocationStamp(sessionsRevokedAt);
 }
+
+/**
+ * A login is a business (its slug) and an e-mail address, both in any case: the same address may
+ * sign in to several businesses, each with its own password. Sign-in budgets and known browsers
+ * are kept per login, so a password one business holds for an address buys nothing at another.
+ */
+export function loginKey(business: string, email: string): LoginKey {
+  return `${business.trim().toLowerCase()}\n${email.trim().toLowerCase()}` as LoginKey;
+}
+
+/** A loginKey: typed apart from a bare e-mail address, which no longer names a login alone. */
+export type LoginKey = string & { readonly __login: unique symbol };

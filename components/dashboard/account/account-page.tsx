@@ -22,10 +22,11 @@ export function AccountPage() {
       ) : (
         <>
           <p>
-            You sign in as <strong>{me.data.email}</strong>, {me.data.role === "admin" ? "an" : "a"} {me.data.role} of {me.data.merchant.name}.
+            You sign in to <strong>{me.data.merchant.slug}</strong> as <strong>{me.data.email}</strong>, {me.data.role === "admin" ? "an" : "a"} {me.data.role} of{" "}
+            {me.data.merchant.name}.
           </p>
           <h2>Change your password</h2>
-          <PasswordForm email={me.data.email} />
+          <PasswordForm business={me.data.merchant.slug} email={me.data.email} />
           <h2>Sign out everywhere</h2>
           <SignOutEverywhere />
         </>
@@ -38,7 +39,7 @@ export function AccountPage() {
  * The current password, the new one twice. The change signs out every session that used the old
  * one, this one included, so the form signs this browser in again with the new password.
  */
-function PasswordForm({ email }: { email: string }) {
+function PasswordForm({ business, email }: { business: string; email: string }) {
   const trpc = useTRPC();
   const [mismatch, setMismatch] = useState(false);
   const [done, setDone] = useState(false);
@@ -58,11 +59,11 @@ function PasswordForm({ email }: { email: string }) {
       {
         onSuccess: async () => {
           setSigningIn(true);
-          const again = await signIn("credentials", { email, password, redirect: false });
+          const again = await signIn("credentials", { business, email, password, redirect: false });
           if (!again?.ok || again.error) {
             // The password is changed all the same: sign in by hand with it.
             // eslint-disable-next-line @next/next/no-location-assign-relative-destination
-            window.location.assign("/dashboard/sign-in?callbackUrl=/dashboard/account");
+            window.location.assign(`/dashboard/sign-in?${new URLSearchParams({ business, callbackUrl: "/dashboard/account" })}`);
             return;
           }
           setSigningIn(false);

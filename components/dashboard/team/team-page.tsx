@@ -20,9 +20,9 @@ export function TeamPage() {
   const { allowed: isAdmin } = useRole("admin");
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.staff.pathKey() });
   // A one-time password to hand over: a new member's, or one an admin reset.
-  const [handover, setHandover] = useState<{ email: string; password: string; reset: boolean } | null>(null);
-  const add = useMutation(trpc.staff.add.mutationOptions({ onSuccess: (r) => (setHandover({ email: r.email, password: r.password, reset: false }), refresh()) }));
-  const reset = useMutation(trpc.staff.resetPassword.mutationOptions({ onSuccess: (r) => setHandover({ email: r.email, password: r.password, reset: true }) }));
+  const [handover, setHandover] = useState<HandoverProps | null>(null);
+  const add = useMutation(trpc.staff.add.mutationOptions({ onSuccess: (r) => (setHandover({ ...r, reset: false }), refresh()) }));
+  const reset = useMutation(trpc.staff.resetPassword.mutationOptions({ onSuccess: (r) => setHandover({ ...r, reset: true }) }));
   const [roleChanged, setRoleChanged] = useState<string | null>(null);
   const changeRole = useMutation(
     trpc.staff.changeRole.mutationOptions({
@@ -158,15 +158,23 @@ export function TeamPage() {
   );
 }
 
-/** A password Mari made, shown once beside what made it. */
-function Handover({ email, password, reset }: { email: string; password: string; reset: boolean }) {
+type HandoverProps = { business: string; email: string; password: string; reset: boolean };
+
+/**
+ * A password Mari made, shown once beside what made it, with the sign-in link that fills in the
+ * business (shown only after a click in this browser, so the page's address is at hand).
+ */
+function Handover({ business, email, password, reset }: HandoverProps) {
+  const link = new URL(`/dashboard/sign-in?${new URLSearchParams({ business })}`, window.location.href).toString();
   return (
     <div className="panel stack" role="status">
       <p>
-        <strong>{email}</strong> can sign in with {reset ? "this new password (their old one no longer works)" : "this password"}. It is shown once: hand it over
-        safely now, and ask them to change it on their account page.
+        <strong>{email}</strong> can sign in to the business <strong>{business}</strong> with{" "}
+        {reset ? "this new password (their old one no longer works)" : "this password"}. It is shown once: hand it over safely now, with the sign-in link, and ask
+        them to change it on their account page.
       </p>
       <CopyValue value={password} label="Copy password" />
+      <CopyValue value={link} label="Copy sign-in link" />
     </div>
   );
 }

@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { getDb } from "@/db/client";
 import { securityEvents, staffUsers } from "@/db/schema";
 import { newId } from "@/server/domain/ids";
+import { loginKey } from "@/server/domain/staff";
 import { consumeSignInAttempt, resetRateLimitersForTests } from "@/server/rate-limit";
 import { systemClock } from "@/server/clock";
 import { createApiKey } from "@/server/services/api-keys/create-api-key";
@@ -73,9 +74,12 @@ describe("security log: what the team's changes record", () => {
     const id = await insertTestStaff(m, "viewer");
     const { email } = await staffRow(id);
     const base = { db: await getDb(), clock: systemClock, clientAddress: "196.4.80.1" };
-    expect(await authenticateStaff(base, { email, password: "not the passphrase" })).toBeNull();
-    expect((await authenticateStaff(base, { email: email.toUpperCase(), password: STAFF_TEST_PASSWORD }))?.id).toBe(id);
-    expect(await authenticateStaff(base, { email: `nobody-${id}@shop.example`, password: STAFF_TEST_PASSWORD })).toBeNull();
+    const business = m.merchant.slug;
+    expect(await authenticateStaff(base, { business, email, password: "not the passphrase" })).toBeNull();
+    expect((await authenticateStaff(base, { business, email: email.toUpperCase(), password: STAFF_TEST_PASSWORD }))?.id).toBe(id);
+    expect(await authenticateStaff(base, { business, email: `nobody-${id}@shop.example`, password: STAFF_TEST_PASSWORD })).toBeNull();
+    // The member's address at a business they do not belong to: no one's login, so no one's log.
+    expect(await authenticateStaff(base, { business: `elsewhere-${id}`.toLowerCase(), email, password: "not the passphrase" })).toBeNull();
     expect((await log()).map((e) => [e.action, e.actorType, e.actorId, e.actorLabel, e.targetId, e.clientAddress])).toEqual([
       ["staff.sign_in_failed", "anonymous", null, "Someone not signed in", id, "196.4.80.1"],
       ["staff.signed_in", "staff", id, email, id, "196.4.80.1"],
@@ -253,11 +257,11 @@ describe("dashboard: the caller's password, asked again", () => {
       for (let i = 0; i < 3; i++) expect(await refusal(admin.staff.add({ email: `g${i}-${Date.now()}@shop.example`, role: "viewer", confirmPassword: `guess ${i}` }))).toBe("BAD_REQUEST");
       expect(await refusal(admin.staff.add({ email: `right-${Date.now()}@shop.example`, role: "viewer", confirmPassword: STAFF_TEST_PASSWORD }))).toBe("TOO_MANY_REQUESTS");
 
-      // Guesses at the sign-in page spend the address's budget, not the member's sessions'.
+      // Guesses at the sign-in page spend the login's budget, not the member's sessions'.
       const other = await dashboardAs(m, "admin");
       const { email } = await me(other);
-      for (let i = 0; i < 4; i++) await consumeSignInAttempt(email, null);
-      expect((await consumeSignInAttempt(email, null)).ok).toBe(false);
+      for (let i = 0; i < 4; i++) await consumeSignInAttempt(loginKey(m.merchant.slug, email), null);
+      expect((await consumeSignInAttempt(loginKey(m.merchant.slug, email), null)).ok).toBe(false);
       await other.staff.add({ email: `locked-${Date.now()}@shop.example`, role: "viewer", confirmPassword: STAFF_TEST_PASSWORD });
     } finally {
       restore();

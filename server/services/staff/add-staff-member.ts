@@ -11,7 +11,8 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /**
  * A new staff member with a generated password, returned once for the admin to hand over (only
- * its hash is kept). E-mail addresses are unique across Mari, in any case.
+ * its hash is kept). A login is this business and the address: the same address may have a login,
+ * with its own password, at other businesses, which this neither sees nor tells.
  */
 export async function addStaffMember(ctx: ServiceContext, input: { email: string; role: StaffRole }) {
   const email = input.email.trim();
@@ -30,7 +31,7 @@ export async function addStaffMember(ctx: ServiceContext, input: { email: string
     });
     return { staff, password };
   } catch (e) {
-    if (violatedUniqueConstraint(e) === "staff_users_email_key") throw invalidParam("email", "That e-mail address already signs in to Mari.");
+    if (violatedUniqueConstraint(e) === "staff_users_merchant_email_key") throw invalidParam("email", "That e-mail address is already on your team.");
     throw e;
   }
 }

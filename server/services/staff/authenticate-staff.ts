@@ -1,5 +1,5 @@
-import { eq, sql } from "drizzle-orm";
-import { staffUsers, type StaffUser } from "@/db/schema";
+import { and, eq, sql } from "drizzle-orm";
+import { merchants, staffUsers, type StaffUser } from "@/db/schema";
 import { hashPassword, verifyPassword } from "@/server/domain/passwords";
 import type { BaseContext } from "@/server/context";
 import { recordSecurityEvent } from "@/server/services/security-log/record-security-event";
@@ -8,14 +8,24 @@ import { recordSecurityEvent } from "@/server/services/security-log/record-secur
 let decoy: Promise<string> | undefined;
 
 /**
- * A staff member by e-mail (any case) and password, or null; never says which of the two was
- * wrong. A sign-in, and a wrong password for a staff member's address, go in their merchant's
- * security log (attempts at addresses no one has go nowhere: they belong to no merchant).
+ * A staff member by business (its slug), e-mail address (both in any case) and password, or null;
+ * never says which of the three was wrong, and an unknown business or address costs as long as a
+ * wrong password. A sign-in, and a wrong password for a staff member's login, go in their
+ * merchant's security log (attempts at logins no one has go nowhere: they belong to no merchant).
  */
-export async function authenticateStaff(base: BaseContext & { clientAddress?: string | null }, input: { email: string; password: string }): Promise<StaffUser | null> {
+export async function authenticateStaff(
+  base: BaseContext & { clientAddress?: string | null },
+  input: { business: string; email: string; password: string },
+): Promise<StaffUser | null> {
+  const business = input.business.trim().toLowerCase();
   const email = input.email.trim().toLowerCase();
-  if (email.length === 0 || email.length > 320 || input.password.length === 0 || input.password.length > 1024) return null;
-  const [staff] = await base.db.select().from(staffUsers).where(eq(sql`lower(${staffUsers.email})`, email));
+  if (business.length === 0 || business.length > 100 || email.length === 0 || email.length > 320 || input.password.length === 0 || input.password.length > 1024) return null;
+  const [row] = await base.db
+    .select({ staff: staffUsers })
+    .from(staffUsers)
+    .innerJoin(merchants, eq(merchants.id, staffUsers.merchantId))
+    .where(and(eq(merchants.slug, business), eq(sql`lower(${staffUsers.email})`, email)));
+  const staff = row?.staff;
   if (!staff) {
     decoy ??= hashPassword("decoy password that matches nothing");
     await verifyPassword(input.password, await decoy);

@@ -1,7 +1,8 @@
 import { eq } from "drizzle-orm";
-import { staffUsers, type StaffUser } from "@/db/schema";
+import { merchants, staffUsers, type StaffUser } from "@/db/schema";
 import { invalidParam, resourceMissing, ServiceError } from "@/server/domain/errors";
 import { verifyPassword } from "@/server/domain/passwords";
+import { loginKey } from "@/server/domain/staff";
 import type { BaseContext } from "@/server/context";
 import { consumeSignInAttempt, forgetSignInFailures } from "@/server/rate-limit";
 
@@ -14,19 +15,25 @@ import { consumeSignInAttempt, forgetSignInFailures } from "@/server/rate-limit"
  */
 export async function confirmStaffPassword(base: BaseContext, input: { staffId: string; password: string | undefined; param: string }): Promise<StaffUser> {
   if (!input.password) throw invalidParam(input.param, "Enter your password to confirm.");
-  const [staff] = await base.db.select().from(staffUsers).where(eq(staffUsers.id, input.staffId));
-  if (!staff) throw resourceMissing("staff member", input.staffId);
+  const [row] = await base.db
+    .select({ staff: staffUsers, business: merchants.slug })
+    .from(staffUsers)
+    .innerJoin(merchants, eq(merchants.id, staffUsers.merchantId))
+    .where(eq(staffUsers.id, input.staffId));
+  if (!row) throw resourceMissing("staff member", input.staffId);
+  const { staff } = row;
+  const login = loginKey(row.business, staff.email);
 
   // The member's own session is a browser known to them: a flood of guesses at the sign-in page
   // does not lock them out of confirming, and a session gets no more guesses than a sign-in.
   const known = `staff:${staff.id}`;
-  const allowed = await consumeSignInAttempt(staff.email, null, known);
+  const allowed = await consumeSignInAttempt(login, null, known);
   if (!allowed.ok) {
     const minutes = Math.ceil(allowed.retryAfterSeconds / 60);
     const wait = minutes === 1 ? "a minute" : `${minutes} minutes`;
     throw new ServiceError("rate_limited", `Too many password attempts. Wait ${wait} and try again.`, input.param, { retryAfterSeconds: allowed.retryAfterSeconds });
   }
   if (!(await verifyPassword(input.password, staff.passwordHash))) throw invalidParam(input.param, "That is not your current password.");
-  await forgetSignInFailures(staff.email, known);
+  await forgetSignInFailures(login, known);
   return staff;
 }

@@ -2,6 +2,7 @@ import { and, eq } from "drizzle-orm";
 import { staffUsers } from "@/db/schema";
 import { invalidParam, resourceMissing } from "@/server/domain/errors";
 import { generatePassword } from "@/server/domain/passwords";
+import { loginKey } from "@/server/domain/staff";
 import type { ServiceContext } from "@/server/context";
 import { forgetSignInFailures } from "@/server/rate-limit";
 import { recordSecurityEvent } from "@/server/services/security-log/record-security-event";
@@ -28,6 +29,6 @@ export async function resetStaffPassword(ctx: ServiceContext, input: { staffId: 
     return reset;
   });
   // Someone who lost their password has often just spent their sign-in attempts guessing it.
-  await forgetSignInFailures(row.email);
+  await forgetSignInFailures(loginKey(ctx.merchant.slug, row.email));
   return { staff: row, password };
 }

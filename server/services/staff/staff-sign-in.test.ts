@@ -4,6 +4,7 @@ import { staffUsers } from "@/db/schema";
 import { systemClock } from "@/server/clock";
 import { newId } from "@/server/domain/ids";
 import { hashPassword } from "@/server/domain/passwords";
+import { loginKey } from "@/server/domain/staff";
 import { consumeSignInAttempt, forgetSignInFailures, resetRateLimitersForTests } from "@/server/rate-limit";
 import { setEnv } from "@/server/testing/env";
 import { seedTestMerchant, type TestMerchant } from "@/server/testing/fixtures";
@@ -24,12 +25,16 @@ beforeAll(async () => {
 const base = async () => ({ db: await getDb(), clock: systemClock });
 
 describe("staff sign-in", () => {
-  it("takes the right password with the address in any case, and nothing else", async () => {
-    expect((await authenticateStaff(await base(), { email: email.toUpperCase(), password: "correct horse battery" }))?.id).toBe(staffId);
-    expect(await authenticateStaff(await base(), { email, password: "correct horse batteryx" })).toBeNull();
-    expect(await authenticateStaff(await base(), { email: "nobody@shop.example", password: "correct horse battery" })).toBeNull();
-    expect(await authenticateStaff(await base(), { email: "", password: "x" })).toBeNull();
-    expect(await authenticateStaff(await base(), { email, password: "" })).toBeNull();
+  it("takes the right password with the business and address in any case, and nothing else", async () => {
+    const business = m.merchant.slug;
+    expect((await authenticateStaff(await base(), { business: ` ${business.toUpperCase()}`, email: email.toUpperCase(), password: "correct horse battery" }))?.id).toBe(staffId);
+    expect(await authenticateStaff(await base(), { business, email, password: "correct horse batteryx" })).toBeNull();
+    expect(await authenticateStaff(await base(), { business, email: "nobody@shop.example", password: "correct horse battery" })).toBeNull();
+    expect(await authenticateStaff(await base(), { business: "demo-of-no-one", email, password: "correct horse battery" })).toBeNull();
+    expect(await authenticateStaff(await base(), { business: "", email, password: "correct horse battery" })).toBeNull();
+    expect(await authenticateStaff(await base(), { business: "x".repeat(101), email, password: "correct horse battery" })).toBeNull();
+    expect(await authenticateStaff(await base(), { business, email: "", password: "x" })).toBeNull();
+    expect(await authenticateStaff(await base(), { business, email, password: "" })).toBeNull();
   });
 
   it("loads the staff member with their merchant on every request, without the password hash", async () => {
@@ -48,21 +53,23 @@ describe("sign-in attempts", () => {
     resetRateLimitersForTests();
   });
 
-  it("stop after the budget per e-mail address (any case), and per client address across addresses", async () => {
+  it("stop after the budget per login (business and address, any case), and per client address across logins", async () => {
     restore = setEnv({ SIGN_IN_ATTEMPTS_PER_15_MIN: "3", REDIS_URL: undefined });
     resetRateLimitersForTests();
-    for (let i = 0; i < 3; i++) expect((await consumeSignInAttempt("A@shop.example", null)).ok).toBe(true);
-    const refused = await consumeSignInAttempt("a@SHOP.example", null);
+    for (let i = 0; i < 3; i++) expect((await consumeSignInAttempt(loginKey("Shop", "A@shop.example"), null)).ok).toBe(true);
+    const refused = await consumeSignInAttempt(loginKey(" shop ", "a@SHOP.example"), null);
     expect(refused).toMatchObject({ ok: false });
     expect(refused.ok ? 0 : refused.retryAfterSeconds).toBeGreaterThan(60);
+    // The same address at another business is another login, with its own budget.
+    expect((await consumeSignInAttempt(loginKey("market", "a@shop.example"), null)).ok).toBe(true);
 
-    // A success clears the address's failures.
-    await forgetSignInFailures("a@shop.example");
-    expect((await consumeSignInAttempt("a@shop.example", null)).ok).toBe(true);
+    // A success clears the login's failures.
+    await forgetSignInFailures(loginKey("shop", "a@shop.example"));
+    expect((await consumeSignInAttempt(loginKey("shop", "a@shop.example"), null)).ok).toBe(true);
 
-    // One client address gets ten times the budget, across addresses.
-    for (let i = 0; i < 30; i++) expect((await consumeSignInAttempt(`user${i}@shop.example`, "203.0.113.9")).ok).toBe(true);
-    expect((await consumeSignInAttempt("user99@shop.example", "203.0.113.9")).ok).toBe(false);
-    expect((await consumeSignInAttempt("user99@shop.example", "203.0.113.10")).ok).toBe(true);
+    // One client address gets ten times the budget, across logins.
+    for (let i = 0; i < 30; i++) expect((await consumeSignInAttempt(loginKey("shop", `user${i}@shop.example`), "203.0.113.9")).ok).toBe(true);
+    expect((await consumeSignInAttempt(loginKey("shop", "user99@shop.example"), "203.0.113.9")).ok).toBe(false);
+    expect((await consumeSignInAttempt(loginKey("shop", "user99@shop.example"), "203.0.113.10")).ok).toBe(true);
   });
 });

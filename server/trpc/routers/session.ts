@@ -5,7 +5,8 @@ export const sessionRouter = router({
   me: viewerProcedure.query(({ ctx }) => ({
     email: ctx.staff.email,
     role: ctx.staff.role,
-    merchant: { id: ctx.service.merchant.id, name: ctx.service.merchant.name },
+    // `slug` is the business that staff name when they sign in.
+    merchant: { id: ctx.service.merchant.id, name: ctx.service.merchant.name, slug: ctx.service.merchant.slug },
     livemode: ctx.livemode,
   })),
 });

@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { getDb } from "@/db/client";
 import { staffUsers } from "@/db/schema";
 import { hashPassword } from "@/server/domain/passwords";
+import { loginKey } from "@/server/domain/staff";
 import { consumeSignInAttempt, resetRateLimitersForTests } from "@/server/rate-limit";
 import { authenticateStaff } from "@/server/services/staff/authenticate-staff";
 import { systemContext } from "@/server/system-context";
@@ -23,30 +24,24 @@ describe("dashboard: team", () => {
     const email = `ana-${Date.now()}@shop.example`;
     const added = await admin.staff.add({ email, role: "viewer", confirmPassword: STAFF_TEST_PASSWORD });
     expect(added.password.length).toBeGreaterThanOrEqual(16);
-    expect((await authenticateStaff(await systemContext(), { email, password: added.password }))?.id).toBe(added.id);
+    expect(added.business).toBe(m.merchant.slug);
+    expect((await authenticateStaff(await systemContext(), { business: m.merchant.slug, email, password: added.password }))?.id).toBe(added.id);
     expect((await admin.staff.list()).map((s) => s.email)).toContain(email);
 
     expect(await admin.staff.changeRole({ id: added.id, role: "developer" })).toMatchObject({ role: "developer" });
     await admin.staff.remove({ id: added.id });
     expect((await admin.staff.list()).map((s) => s.email)).not.toContain(email);
-    expect(await authenticateStaff(await systemContext(), { email, password: added.password })).toBeNull();
+    expect(await authenticateStaff(await systemContext(), { business: m.merchant.slug, email, password: added.password })).toBeNull();
   });
 
-  it("refuses a taken address, a bad address, removing yourself and leaving no admin", async () => {
+  it("refuses an address already on the team, a bad address, removing yourself and leaving no admin", async () => {
     const admin = await dashboardAs(m, "admin");
     const me = (await admin.staff.list()).find((s) => s.you)!;
     const email = `dup-${Date.now()}@shop.example`;
     await admin.staff.add({ email, role: "viewer", confirmPassword: STAFF_TEST_PASSWORD });
-    expect(await refusal(admin.staff.add({ email: email.toUpperCase(), role: "viewer", confirmPassword: STAFF_TEST_PASSWORD }))).toBe("BAD_REQUEST");
+    const again = await admin.staff.add({ email: email.toUpperCase(), role: "viewer", confirmPassword: STAFF_TEST_PASSWORD }).catch((e: unknown) => e);
+    expect(again).toMatchObject({ code: "BAD_REQUEST", message: "That e-mail address is already on your team." });
     expect(await refusal(admin.staff.add({ email: "not an address", role: "viewer", confirmPassword: STAFF_TEST_PASSWORD }))).toBe("BAD_REQUEST");
-    // One login per address across Mari: another business's admin is told only that it signs in
-    // to Mari (not where), and nothing is written to either team.
-    const otherAdmin = await dashboardAs(other, "admin");
-    const otherTeam = await otherAdmin.staff.list();
-    const elsewhere = await otherAdmin.staff.add({ email, role: "admin", confirmPassword: STAFF_TEST_PASSWORD }).catch((e: unknown) => e);
-    expect(elsewhere).toMatchObject({ code: "BAD_REQUEST", message: "That e-mail address already signs in to Mari." });
-    expect(await otherAdmin.staff.list()).toEqual(otherTeam);
-    expect((await admin.staff.list()).filter((s) => s.email.toLowerCase() === email)).toHaveLength(1);
     expect(await refusal(admin.staff.remove({ id: me.id }))).toBe("BAD_REQUEST");
     expect(await refusal(admin.staff.changeRole({ id: me.id, role: "viewer" }))).toBe("BAD_REQUEST");
   });
@@ -86,7 +81,8 @@ async function withPassword(role: "admin" | "developer" | "viewer", password = "
 }
 
 const row = async (id: string) => (await (await getDb()).select().from(staffUsers).where(eq(staffUsers.id, id)))[0]!;
-const signsIn = async (email: string, password: string) => (await authenticateStaff(await systemContext(), { email, password })) !== null;
+const signsIn = async (email: string, password: string) => (await authenticateStaff(await systemContext(), { business: m.merchant.slug, email, password })) !== null;
+const login = (email: string) => loginKey(m.merchant.slug, email);
 
 describe("dashboard: passwords", () => {
   let restore: (() => void) | undefined;
@@ -147,11 +143,11 @@ describe("dashboard: passwords", () => {
     const admin = await dashboardAs(m, "admin");
     const member = await withPassword("developer");
     // They spent their attempts guessing before asking for help.
-    for (let i = 0; i < 3; i++) await consumeSignInAttempt(member.me.email, null);
-    expect((await consumeSignInAttempt(member.me.email, null)).ok).toBe(false);
+    for (let i = 0; i < 3; i++) await consumeSignInAttempt(login(member.me.email), null);
+    expect((await consumeSignInAttempt(login(member.me.email), null)).ok).toBe(false);
     const reset = await admin.staff.resetPassword({ id: member.me.id, confirmPassword: STAFF_TEST_PASSWORD });
-    expect((await consumeSignInAttempt(member.me.email, null)).ok).toBe(true);
-    expect(reset).toMatchObject({ id: member.me.id, email: member.me.email });
+    expect((await consumeSignInAttempt(login(member.me.email), null)).ok).toBe(true);
+    expect(reset).toMatchObject({ id: member.me.id, email: member.me.email, business: m.merchant.slug });
     expect(reset.password).toMatch(/^[A-Za-z0-9_-]{16}$/);
     expect(await signsIn(member.me.email, reset.password)).toBe(true);
     expect(await signsIn(member.me.email, member.password)).toBe(false);
@@ -175,5 +171,54 @@ describe("dashboard: passwords", () => {
     for (const role of ["developer", "viewer"] as const) expect(await refusal((await dashboardAs(m, role)).staff.resetPassword({ id: me.id }))).toBe("FORBIDDEN");
     expect(await row(theirs.id)).toEqual(before);
     expect((await row(me.id)).sessionsRevokedAt).toBeNull();
+  });
+});
+
+describe("dashboard: one address at two businesses", () => {
+  let restore: (() => void) | undefined;
+  afterEach(() => {
+    restore?.();
+    restore = undefined;
+    resetRateLimitersForTests();
+  });
+  const signIn = async (business: string, email: string, password: string) =>
+    (await authenticateStaff(await systemContext(), { business, email, password }))?.id ?? null;
+
+  it("each business gives the address a login of its own, and neither admin learns of the other", async () => {
+    const email = `shared-${Date.now()}@bookkeeper.example`;
+    const ours = await (await dashboardAs(m, "admin")).staff.add({ email, role: "viewer", confirmPassword: STAFF_TEST_PASSWORD });
+    // The second admin's answer is the same as for an address no one has: a new login, a password.
+    const theirAdmin = await dashboardAs(other, "admin");
+    const theirs = await theirAdmin.staff.add({ email: email.toUpperCase(), role: "developer", confirmPassword: STAFF_TEST_PASSWORD });
+    const fresh = await theirAdmin.staff.add({ email: `nobody-else-${Date.now()}@bookkeeper.example`, role: "developer", confirmPassword: STAFF_TEST_PASSWORD });
+    expect(Object.keys(theirs).sort()).toEqual(Object.keys(fresh).sort());
+    expect(theirs).toMatchObject({ role: "developer", business: other.merchant.slug });
+    expect(theirs.id).not.toBe(ours.id);
+    expect(theirs.password).not.toBe(ours.password);
+
+    // Each login signs in to its own business only, with its own password.
+    expect(await signIn(m.merchant.slug, email, ours.password)).toBe(ours.id);
+    expect(await signIn(other.merchant.slug.toUpperCase(), ` ${email} `, theirs.password)).toBe(theirs.id);
+    expect(await signIn(m.merchant.slug, email, theirs.password)).toBeNull();
+    expect(await signIn(other.merchant.slug, email, ours.password)).toBeNull();
+    expect(await signIn(`no-such-business-${Date.now()}`, email, ours.password)).toBeNull();
+    expect(await signIn("", email, ours.password)).toBeNull();
+
+    // Each team lists its own login; a reset or a removal at one leaves the other as it was.
+    const ourTeam = await (await dashboardAs(m, "admin")).staff.list();
+    expect(ourTeam.filter((s) => s.email.toLowerCase() === email)).toEqual([expect.objectContaining({ id: ours.id, role: "viewer" })]);
+    await (await dashboardAs(m, "admin")).staff.resetPassword({ id: ours.id, confirmPassword: STAFF_TEST_PASSWORD });
+    await (await dashboardAs(m, "admin")).staff.remove({ id: ours.id });
+    expect(await signIn(other.merchant.slug, email, theirs.password)).toBe(theirs.id);
+    expect((await row(theirs.id)).sessionsRevokedAt).toBeNull();
+  });
+
+  it("guesses at one business's login spend nothing of the other's", async () => {
+    restore = setEnv({ SIGN_IN_ATTEMPTS_PER_15_MIN: "3", REDIS_URL: undefined });
+    resetRateLimitersForTests();
+    const email = `guessed-${Date.now()}@bookkeeper.example`;
+    for (let i = 0; i < 3; i++) expect((await consumeSignInAttempt(loginKey(m.merchant.slug, email), null)).ok).toBe(true);
+    expect((await consumeSignInAttempt(loginKey(m.merchant.slug, email.toUpperCase()), null)).ok).toBe(false);
+    expect((await consumeSignInAttempt(loginKey(other.merchant.slug, email), null)).ok).toBe(true);
   });
 });

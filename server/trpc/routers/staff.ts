@@ -21,7 +21,7 @@ export const staffRouter = router({
     .mutation(async ({ ctx, input }) => {
       await confirmCallerPassword(ctx, input.confirmPassword);
       const { staff, password } = await addStaffMember(ctx.service, { email: input.email, role: input.role });
-      return { id: staff.id, email: staff.email, role: staff.role, password };
+      return { id: staff.id, email: staff.email, role: staff.role, password, business: ctx.service.merchant.slug };
     }),
   /** Making someone admin hands them the team: the admin's own password first. */
   changeRole: adminProcedure
@@ -44,7 +44,7 @@ export const staffRouter = router({
   resetPassword: adminProcedure.input(z.object({ id: objectId, confirmPassword: confirmPasswordInput })).mutation(async ({ ctx, input }) => {
     await confirmCallerPassword(ctx, input.confirmPassword);
     const { staff, password } = await resetStaffPassword(ctx.service, { staffId: input.id, by: ctx.staff.id });
-    return { id: staff.id, email: staff.email, password };
+    return { id: staff.id, email: staff.email, password, business: ctx.service.merchant.slug };
   }),
   remove: adminProcedure.input(z.object({ id: objectId })).mutation(async ({ ctx, input }) => {
     await removeStaffMember(ctx.service, input.id);
