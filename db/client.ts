@@ -1,5 +1,6 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import path from "node:path";
-import { sql, type SQL } from "drizzle-orm";
+import { sql, type Logger, type SQL } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { env } from "@/server/env";
 import * as schema from "./schema";
@@ -18,6 +19,20 @@ type Handle = {
   /** LISTEN on a channel; resolves to the way to stop. */
   listen: (channel: string, onNotify: () => void) => Promise<() => Promise<void>>;
 };
+
+/**
+ * The statements drizzle sends, told as they are sent to a watcher in the same async context
+ * (watchStatements). Tests use it to show that two requests asked the database the same things;
+ * nothing watches in production, where the storage is never entered (so it adds nothing to the
+ * propagation of async contexts) and each statement costs one getStore().
+ */
+const statementWatch = new AsyncLocalStorage<(statement: string) => void>();
+const statementLogger: Logger = { logQuery: (statement) => statementWatch.getStore()?.(statement) };
+
+/** Runs `work`, telling `onStatement` the SQL text of every statement it sends through drizzle. */
+export function watchStatements<T>(onStatement: (statement: string) => void, work: () => Promise<T>): Promise<T> {
+  return statementWatch.run(onStatement, work);
+}
 
 // One handle per process, kept on globalThis so Next's dev reloads do not open a second PGlite
 // on the same directory (it is single-process and would corrupt).
@@ -38,7 +53,7 @@ export async function openPostgres(url: string): Promise<Handle> {
   // Queries marked with planPerValue: a small pool of their own whose sessions plan every run of a
   // prepared statement for its values, so that they keep the prepared statement's one round trip.
   const perValue = postgres(url, { ...options, max: perValuePoolSize(max), connection: { plan_cache_mode: "force_custom_plan" } });
-  const db = drizzle(preparing(client, perValue), { schema }) as unknown as Db;
+  const db = drizzle(preparing(client, perValue), { schema, logger: statementLogger }) as unknown as Db;
   // drizzle installs its own type parsers on the client it is given: the second pool gets the same.
   Object.assign(perValue.options.parsers, client.options.parsers);
   Object.assign(perValue.options.serializers, client.options.serializers);
@@ -129,7 +144,7 @@ export async function openPglite(dataDir: string | undefined, loadDataDir?: Blob
   ]);
   const client = await PGlite.create({ dataDir, loadDataDir, extensions: { pg_trgm } });
   return {
-    db: drizzle(client, { schema }) as unknown as Db,
+    db: drizzle(client, { schema, logger: statementLogger }) as unknown as Db,
     driver: "pglite",
     close: () => client.close(),
     listen: (channel, onNotify) => client.listen(channel, () => onNotify()),

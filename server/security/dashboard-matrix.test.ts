@@ -1,6 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { getDb } from "@/db/client";
+import { getDb, watchStatements } from "@/db/client";
 import { apiKeys, staffUsers } from "@/db/schema";
 import { newId } from "@/server/domain/ids";
 import { roleAllows, STAFF_ROLES, type StaffRole } from "@/server/domain/staff";
@@ -186,6 +186,30 @@ describe.each(Object.entries(ID_PROCEDURES))("%s", (name, p) => {
     for (const s of seen.slice(1)) expect({ ...s.error, case: s.case }).toEqual({ ...seen[0]!.error, case: s.case });
     expect(await fingerprint([w.us.merchant.id, w.them.merchant.id])).toEqual(before);
     expect(await (await getDb()).select().from(apiKeys).where(eq(apiKeys.id, theirs.apiKey))).toEqual(keysBefore);
+  });
+
+  it("asks the database the same statements, in the same order, for those objects as for a random id", async () => {
+    const statementsOf = async (ctx: TrpcContext, id: string, what: string) => {
+      const sent: string[] = [];
+      const res = await watchStatements((s) => sent.push(s), () => dashboardWire(ctx, procedurePath(name), typeOf(name), p.input(id, ctx.livemode ? usLive : ours)));
+      expect({ case: what, status: res.status }).toEqual({ case: what, status: 404 });
+      return sent;
+    };
+    const cases = [
+      { name: "another merchant's", live: false, id: theirs[p.kind] },
+      ...(p.perEnvironment === false
+        ? []
+        : [
+            { name: "live object, test mode", live: false, id: usLive[p.kind] },
+            { name: "test object, live mode", live: true, id: ours[p.kind] },
+          ]),
+    ];
+    for (const c of cases) {
+      const ctx = await staffContext(w.us, "admin", c.live);
+      const never = await statementsOf(ctx, newId(ID_OF[p.kind]), "random id");
+      expect(never.length, "the lookup goes to the database").toBeGreaterThan(0);
+      expect({ case: c.name, statements: await statementsOf(ctx, c.id, c.name) }).toEqual({ case: c.name, statements: never });
+    }
   });
 });
 

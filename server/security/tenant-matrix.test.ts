@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { watchStatements } from "@/db/client";
 import { ID_PREFIXES, idTime, newId, type IdKind } from "@/server/domain/ids";
 import { OPERATIONS } from "@/server/openapi";
 import { createEndpoint } from "@/server/services/webhooks/create-endpoint";
@@ -93,6 +94,24 @@ describe.each(ID_ROUTES.map((r) => [label(r), r] as const))("%s", (_name, route)
     const [reference, ...rest] = seen.filter((s) => ID_CASES.find((c) => c.name === s.name)!.wellFormed);
     for (const s of rest) expect({ case: s.name, ...s.body }).toEqual({ case: s.name, ...reference!.body });
     expect(await fingerprint([w.us.merchant.id, w.them.merchant.id])).toEqual(before);
+  });
+
+  it("asks the database the same statements, in the same order, for those ids as for one that never existed", async () => {
+    const statementsOf = async (key: string, id: string, name: string) => {
+      const sent: string[] = [];
+      const res = await watchStatements((s) => sent.push(s), () => callRoute(route, sampleCall(route, w.ours, key, id)));
+      expect({ case: name, status: res.status }).toEqual({ case: name, status: 404 });
+      return sent;
+    };
+    for (const c of ID_CASES.filter((c) => c.wellFormed && c.name !== "a random well-formed id")) {
+      // Against an id that never existed, asked with the same key (a key may be refused before any
+      // lookup: the test helpers take no live key). What a key sends once (its lookup) is sent first.
+      const key = c.key(w);
+      await callRoute(route, sampleCall(route, w.ours, key, newId(KIND[route.id])));
+      const never = await statementsOf(key, newId(KIND[route.id]), "a random well-formed id");
+      expect({ case: c.name, statements: await statementsOf(key, c.id(w, route.id), c.name) }).toEqual({ case: c.name, statements: never });
+      if (c.key(w) === w.us.keys.test) expect(never.length, "with the test key the lookup goes to the database").toBeGreaterThan(0);
+    }
   });
 
   it("serves our own object in its own environment (the control)", async () => {
