@@ -372,6 +372,9 @@ test.describe("before the page's script runs", () => {
 });
 
 test("at 1280 px no table of the dashboard needs sideways scrolling", async ({ page, request }) => {
+  // Ten pages, each loaded until the network is quiet: 17 s on a quiet machine, 29–31 s in CI
+  // beside the other worker.
+  test.setTimeout(90_000);
   const down = await receiver(503);
   try {
     // The widest rows there are: a degraded endpoint with a long address, its failed deliveries,
