@@ -3,6 +3,7 @@
 import { signIn } from "next-auth/react";
 import { useState } from "react";
 import { useHydrated } from "@/components/ui/use-hydrated";
+import { BUSINESS_INPUT_MAX } from "@/server/domain/staff";
 
 type Props = { callbackUrl: string; messages: Record<string, string>; business: string };
 
@@ -45,7 +46,7 @@ export function SignInForm({ callbackUrl, messages, business }: Props) {
         autoComplete="organization"
         autoCapitalize="none"
         spellCheck={false}
-        maxLength={100}
+        maxLength={BUSINESS_INPUT_MAX}
         aria-describedby="business-help"
         required
         autoFocus={business === ""}

@@ -1,5 +1,5 @@
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
-import { loginKey, type LoginKey } from "@/server/domain/staff";
+import { loginKey, loginPart, type LoginKey } from "@/server/domain/staff";
 import { authSecret, secureCookies } from "./secret";
 
 /**
@@ -85,6 +85,6 @@ export async function withKnownDevice(req: Request, now: Date, respond: (req: Re
   const secure = secureCookies();
   const headers = new Headers(res.headers);
   headers.append("set-cookie", cookieLine(knownDeviceCookieName(secure), knownDeviceToken(loginKey(business, email), now, secret), "/api/auth", KNOWN_DEVICE_MAX_AGE_SECONDS, secure));
-  headers.append("set-cookie", cookieLine(LAST_BUSINESS_COOKIE, encodeURIComponent(business.trim().toLowerCase()), "/dashboard/sign-in", LAST_BUSINESS_MAX_AGE_SECONDS, secure));
+  headers.append("set-cookie", cookieLine(LAST_BUSINESS_COOKIE, encodeURIComponent(loginPart(business)), "/dashboard/sign-in", LAST_BUSINESS_MAX_AGE_SECONDS, secure));
   return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
 }

@@ -44,8 +44,16 @@ export function sessionStillValid(marks: SessionMarks, sessionsRevokedAt: Date |
  * are kept per login, so a password one business holds for an address buys nothing at another.
  */
 export function loginKey(business: string, email: string): LoginKey {
-  return `${business.trim().toLowerCase()}\n${email.trim().toLowerCase()}` as LoginKey;
+  return `${loginPart(business)}\n${loginPart(email)}` as LoginKey;
 }
+
+/** A business or an e-mail address as a login compares it: trimmed, in lower case. */
+export function loginPart(typed: string): string {
+  return typed.trim().toLowerCase();
+}
+
+/** The longest business name sign-in reads (slugs are at most 40 characters). */
+export const BUSINESS_INPUT_MAX = 100;
 
 /** A loginKey: typed apart from a bare e-mail address, which no longer names a login alone. */
 export type LoginKey = string & { readonly __login: unique symbol };

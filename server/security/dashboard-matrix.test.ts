@@ -160,18 +160,25 @@ function comparable(body: any, sentId: string) {
   return { ...error, message: String(error.message).split(sentId).join("<id>") };
 }
 
+/** The objects a procedure must not find for our admin: another merchant's, and (where it has them) the other environment's, with the mode each is asked in. */
+function foreignCases(p: (typeof ID_PROCEDURES)[string]): { name: string; live: boolean; id: string }[] {
+  return [
+    { name: "another merchant's", live: false, id: theirs[p.kind] },
+    ...(p.perEnvironment === false
+      ? []
+      : [
+          { name: "live object, test mode", live: false, id: usLive[p.kind] },
+          { name: "test object, live mode", live: true, id: ours[p.kind] },
+        ]),
+  ];
+}
+
 describe.each(Object.entries(ID_PROCEDURES))("%s", (name, p) => {
   it("answers NOT_FOUND alike to another merchant's object, the other environment's and a random id, and changes nothing", async () => {
     const admin = await staffContext(w.us, "admin", false);
     const adminLive = await staffContext(w.us, "admin", true);
     const cases: { name: string; ctx: TrpcContext; id: string }[] = [
-      { name: "another merchant's", ctx: admin, id: theirs[p.kind] },
-      ...(p.perEnvironment === false
-        ? []
-        : [
-            { name: "live object, test mode", ctx: admin, id: usLive[p.kind] },
-            { name: "test object, live mode", ctx: adminLive, id: ours[p.kind] },
-          ]),
+      ...foreignCases(p).map((c) => ({ name: c.name, ctx: c.live ? adminLive : admin, id: c.id })),
       { name: "random id", ctx: admin, id: newId(ID_OF[p.kind]) },
     ];
     const before = await fingerprint([w.us.merchant.id, w.them.merchant.id]);
@@ -195,16 +202,7 @@ describe.each(Object.entries(ID_PROCEDURES))("%s", (name, p) => {
       expect({ case: what, status: res.status }).toEqual({ case: what, status: 404 });
       return sent;
     };
-    const cases = [
-      { name: "another merchant's", live: false, id: theirs[p.kind] },
-      ...(p.perEnvironment === false
-        ? []
-        : [
-            { name: "live object, test mode", live: false, id: usLive[p.kind] },
-            { name: "test object, live mode", live: true, id: ours[p.kind] },
-          ]),
-    ];
-    for (const c of cases) {
+    for (const c of foreignCases(p)) {
       const ctx = await staffContext(w.us, "admin", c.live);
       const never = await statementsOf(ctx, newId(ID_OF[p.kind]), "random id");
       expect(never.length, "the lookup goes to the database").toBeGreaterThan(0);

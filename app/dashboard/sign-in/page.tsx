@@ -3,6 +3,7 @@ import { SignInForm } from "@/components/dashboard/sign-in-form";
 import { LAST_BUSINESS_COOKIE } from "@/server/auth/known-device";
 import { SIGN_IN_ERRORS } from "@/server/auth/options";
 import { authSecret } from "@/server/auth/secret";
+import { BUSINESS_INPUT_MAX } from "@/server/domain/staff";
 import "@/components/dashboard/dashboard.css";
 
 export const metadata = { title: "Sign in · Mari dashboard", robots: { index: false } };
@@ -16,7 +17,7 @@ export default async function SignInPage({ searchParams }: Props) {
   const configured = authSecret() !== null;
   // The business: from a sign-in link an admin handed over, else the one this browser last signed in to.
   const remembered = (await cookies()).get(LAST_BUSINESS_COOKIE)?.value;
-  const business = (typeof query.business === "string" ? query.business : (remembered ?? "")).slice(0, 100);
+  const business = (typeof query.business === "string" ? query.business : (remembered ?? "")).slice(0, BUSINESS_INPUT_MAX);
   return (
     <main className="sign-in">
       <h1>Sign in to Mari</h1>

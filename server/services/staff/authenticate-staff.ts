@@ -1,6 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import { merchants, staffUsers, type StaffUser } from "@/db/schema";
 import { hashPassword, verifyPassword } from "@/server/domain/passwords";
+import { BUSINESS_INPUT_MAX, loginPart } from "@/server/domain/staff";
 import type { BaseContext } from "@/server/context";
 import { recordSecurityEvent } from "@/server/services/security-log/record-security-event";
 
@@ -17,9 +18,9 @@ export async function authenticateStaff(
   base: BaseContext & { clientAddress?: string | null },
   input: { business: string; email: string; password: string },
 ): Promise<StaffUser | null> {
-  const business = input.business.trim().toLowerCase();
-  const email = input.email.trim().toLowerCase();
-  if (business.length === 0 || business.length > 100 || email.length === 0 || email.length > 320 || input.password.length === 0 || input.password.length > 1024) return null;
+  const business = loginPart(input.business);
+  const email = loginPart(input.email);
+  if (business.length === 0 || business.length > BUSINESS_INPUT_MAX || email.length === 0 || email.length > 320 || input.password.length === 0 || input.password.length > 1024) return null;
   const [row] = await base.db
     .select({ staff: staffUsers })
     .from(staffUsers)

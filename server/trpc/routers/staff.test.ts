@@ -17,6 +17,13 @@ beforeEach(async () => {
   m = await seedTestMerchant();
   other = await seedTestMerchant();
 });
+// A test that narrows the sign-in budget (setEnv) puts it back after itself.
+let restore: (() => void) | undefined;
+afterEach(() => {
+  restore?.();
+  restore = undefined;
+  resetRateLimitersForTests();
+});
 
 describe("dashboard: team", () => {
   it("an admin adds a member whose one-time password signs in, changes their role and removes them", async () => {
@@ -85,12 +92,6 @@ const signsIn = async (email: string, password: string) => (await authenticateSt
 const login = (email: string) => loginKey(m.merchant.slug, email);
 
 describe("dashboard: passwords", () => {
-  let restore: (() => void) | undefined;
-  afterEach(() => {
-    restore?.();
-    restore = undefined;
-    resetRateLimitersForTests();
-  });
 
   it("anyone changes their own with their current one; the old one stops working and the change is stamped", async () => {
     const { caller, me, password } = await withPassword("viewer");
@@ -175,12 +176,6 @@ describe("dashboard: passwords", () => {
 });
 
 describe("dashboard: one address at two businesses", () => {
-  let restore: (() => void) | undefined;
-  afterEach(() => {
-    restore?.();
-    restore = undefined;
-    resetRateLimitersForTests();
-  });
   const signIn = async (business: string, email: string, password: string) =>
     (await authenticateStaff(await systemContext(), { business, email, password }))?.id ?? null;
 
