@@ -48,21 +48,36 @@ export function headerValue(headers: Record<string, string | string[]>, name: st
 }
 
 /**
- * What the server refuses while reading a parsed body, before it looks at anything else: a NUL
- * (PostgreSQL text cannot hold it) and a `__proto__` key (an object built from the body would
- * drop it). Iterative: a 64 KB body can nest thousands of levels deep.
+ * What the server refuses while reading a parsed body: a NUL (PostgreSQL text cannot hold it),
+ * half a UTF-16 surrogate pair (jsonb refuses it, text would store U+FFFD) and a `__proto__` key
+ * (an object built from the body would drop it). Iterative: a 64 KB body can nest thousands of
+ * levels deep.
  */
 function unstorable(root: unknown): string | null {
+  // Every high half followed by a low one, every low half preceded by a high one: counted, not matched.
+  const wellFormed = (text: string) => {
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c >= 0xd800 && c <= 0xdbff) {
+        const next = text.charCodeAt(i + 1);
+        if (!(next >= 0xdc00 && next <= 0xdfff)) return false;
+        i++;
+      } else if (c >= 0xdc00 && c <= 0xdfff) return false;
+    }
+    return true;
+  };
   const stack: unknown[] = [root];
   while (stack.length > 0) {
     const value = stack.pop();
     if (typeof value === "string") {
       if (value.includes("\u0000")) return "NUL in body";
+      if (!wellFormed(value)) return "lone surrogate in body";
     } else if (Array.isArray(value)) stack.push(...value);
     else if (value && typeof value === "object") {
       for (const [k, v] of Object.entries(value)) {
         if (k.includes("\u0000")) return "NUL in body";
         if (k === "__proto__") return "__proto__ key in body";
+        if (!wellFormed(k)) return "lone surrogate in body";
         stack.push(v);
       }
     }
@@ -72,8 +87,8 @@ function unstorable(root: unknown): string | null {
 
 /**
  * What is wrong with the body, and at which stage the server finds it: reading it (size, UTF-8,
- * content type, JSON, NUL, `__proto__`), before the Idempotency-Key's checks; or validating it,
- * after them.
+ * content type, JSON, NUL, lone surrogates, `__proto__`) or validating it. Both come after the
+ * Idempotency-Key's own checks.
  */
 function bodyProblem(op: Operation, req: FuzzRequest): { stage: "read" | "validate"; reason: string } | null {
   const read = (reason: string) => ({ stage: "read" as const, reason });
@@ -125,8 +140,8 @@ function queryProblem(op: Operation, query: string): string | null {
 
 /**
  * The reasons the request must be refused, checked in the server's own order (auth, scope,
- * query, reading the body, the Idempotency-Key, validating the body, then the objects named in
- * the path). The first decides the answer, except a path naming nothing, which the service
+ * query, the Idempotency-Key, reading and validating the body, then the objects named in the
+ * path). The first decides the answer, except a path naming nothing, which the service
  * answers and the fuzzer only requires to be a 4xx.
  */
 export function expectationFor(op: Operation | undefined, req: FuzzRequest, keys: Keys, realIds: Set<string>): Expectation {
@@ -145,14 +160,13 @@ export function expectationFor(op: Operation | undefined, req: FuzzRequest, keys
   else if (key === keys.restricted && op.scope !== "payments:read") fail("scope missing", "scope_missing");
   const q = queryProblem(op, req.query);
   if (q) fail(q, "parameter_invalid");
-  const b = op.method === "POST" ? bodyProblem(op, req) : null;
-  if (b?.stage === "read") fail(b.reason, "parameter_invalid");
   const idem = op.idempotency !== "none" ? headerValue(req.headers, "idempotency-key") : null;
   if (op.idempotency !== "none") {
     if (idem !== null && idem !== "" && !IDEMPOTENCY_KEY.test(idem)) fail("malformed Idempotency-Key", "parameter_invalid");
     else if (idem === null && op.idempotency === "required") fail("no Idempotency-Key", "idempotency_key_required");
   }
-  if (b?.stage === "validate") {
+  const b = op.method === "POST" ? bodyProblem(op, req) : null;
+  if (b) {
     const decides = reasons.length === 0;
     fail(b.reason, "parameter_invalid");
     // Under a key the run already used with another request: idempotency_key_reused instead.

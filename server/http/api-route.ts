@@ -17,7 +17,7 @@ import type { Completion, ResponseRecord } from "@/server/services/idempotency/c
 import { readJsonBody } from "./body";
 import { trustedClientAddress } from "./client-address";
 import { errorBody, internalError, raw, statusOf } from "./errors";
-import { IDEMPOTENCY_KEY_SHAPE, requestFingerprint, validateIdempotencyKey } from "./idempotency";
+import { requestFingerprint, validateIdempotencyKey } from "./idempotency";
 import { consumeRateLimit } from "@/server/rate-limit";
 import { parseOrThrow, queryObject } from "./validation";
 
@@ -102,41 +102,47 @@ export function apiRoute<B extends z.ZodType | undefined, Q extends z.ZodType | 
       }
 
       const query = (op.query ? parseOrThrow(op.query, queryObject(url), "query") : refuseQuery(url)) as Out<Q>;
-      // A GET or DELETE takes no body: one that comes with a body is read so that it can be refused
-      // (below) rather than silently ignored. Next drops a GET's body before it gets here, but its
-      // headers still say it had one.
-      const parsedBody = op.method === "POST" || request.body !== null ? await readJsonBody(request) : undefined;
-      if (parsedBody === undefined && declaresBody(request.headers)) refuseBody(null);
-      // A retry of a request this process completed gets its stored answer without the database,
-      // and before its body is validated: the same request passed validation when first sent (one
-      // that fails it is never recorded), and its answer stays the stored one even where the
-      // checks would now read differently (an expiry time since passed). A key used with another
-      // request is told below: when the body fails validation, or by the claim.
       const scope = { merchantId: merchant.id, livemode: key.livemode };
-      const presentedIdempotencyKey = op.idempotency === "none" ? null : request.headers.get("idempotency-key");
-      const fingerprint =
-        presentedIdempotencyKey !== null && IDEMPOTENCY_KEY_SHAPE.test(presentedIdempotencyKey) ? requestFingerprint(op.method, url.pathname, parsedBody?.value) : null;
-      const remembered =
-        presentedIdempotencyKey !== null && fingerprint !== null ? recallCompleted(scope, presentedIdempotencyKey, fingerprint, base.clock.now()) : undefined;
-      if (remembered !== undefined && remembered !== "other_request") return replayResponse(remembered, requestId);
       // The key's own rules come before the body's (spec: a create without a key is
-      // idempotency_key_required, whatever its body).
+      // idempotency_key_required, whatever its body, even one that is not JSON at all).
+      const presentedIdempotencyKey = op.idempotency === "none" ? null : request.headers.get("idempotency-key");
       const idempotencyKey = validateIdempotencyKey(presentedIdempotencyKey);
       if (op.idempotency === "required" && idempotencyKey === null) {
         throw new ServiceError("idempotency_key_required", `${op.method} ${op.path} requires an Idempotency-Key header.`, "Idempotency-Key");
       }
+      // A key already used with another request is told so, even when this body is also wrong:
+      // the earlier one passed validation (nothing is recorded for one that did not), so a body
+      // that fails it is another request. `fingerprint` is this body's, when it could be read.
+      const refuseReusedKey = async (e: unknown, fingerprint: string | null, remembered?: "other_request") => {
+        if (idempotencyKey === null || !isServiceError(e) || e.code !== "parameter_invalid") return;
+        const earlier = remembered ?? (await keyRequestHash(base, scope, idempotencyKey));
+        if (earlier !== undefined && earlier !== fingerprint) throw idempotencyKeyReused();
+      };
+      // A GET or DELETE takes no body: one that comes with a body is read so that it can be refused
+      // (below) rather than silently ignored. Next drops a GET's body before it gets here, but its
+      // headers still say it had one.
+      let parsedBody: Awaited<ReturnType<typeof readJsonBody>> | undefined;
+      try {
+        parsedBody = op.method === "POST" || request.body !== null ? await readJsonBody(request) : undefined;
+      } catch (e) {
+        await refuseReusedKey(e, null);
+        throw e;
+      }
+      if (parsedBody === undefined && declaresBody(request.headers)) refuseBody(null);
+      // A retry of a request this process completed gets its stored answer without the database,
+      // and before its body is validated: the same request passed validation when first sent (one
+      // that fails it is never recorded), and its answer stays the stored one even where the
+      // checks would now read differently (an expiry time since passed).
+      const fingerprint = idempotencyKey !== null ? requestFingerprint(op.method, url.pathname, parsedBody?.value) : null;
+      const remembered = idempotencyKey !== null && fingerprint !== null ? recallCompleted(scope, idempotencyKey, fingerprint, base.clock.now()) : undefined;
+      if (remembered !== undefined && remembered !== "other_request") return replayResponse(remembered, requestId);
       // No body at all reads as `{}`: an operation whose fields are all optional needs none, and
       // one with required fields names the first missing one.
       let body: Out<B>;
       try {
         body = (op.body ? parseOrThrow(op.body, parsedBody?.value === undefined ? {} : parsedBody.value, "body") : refuseBody(parsedBody?.value)) as Out<B>;
       } catch (e) {
-        // A key already used with another request is told so, even when this body is also wrong
-        // (the earlier one passed validation, so this one is another request).
-        if (idempotencyKey !== null && isServiceError(e) && e.code === "parameter_invalid") {
-          const earlier = remembered === "other_request" ? "other" : await keyRequestHash(base, scope, idempotencyKey);
-          if (earlier !== undefined && earlier !== fingerprint) throw idempotencyKeyReused();
-        }
+        await refuseReusedKey(e, fingerprint, remembered);
         throw e;
       }
       const params = await resolveParams(routeContext);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { api } from "@/server/testing/api";
 import { paymentBody, seedTestMerchant } from "@/server/testing/fixtures";
-import { findUnstorable } from "./body";
+import { findUnstorable } from "@/server/domain/unstorable";
 
 describe("NUL characters", () => {
   it("are found anywhere in a parsed body, however deep", () => {
@@ -34,6 +34,33 @@ describe("NUL characters", () => {
     const inPath = await api("GET", "/v1/payments/pay_%00", { key: m.keys.test });
     expect(inPath.status).toBe(404);
     expect(inPath.body.error.code).toBe("resource_missing");
+  });
+});
+
+describe("half a surrogate pair", () => {
+  it("is found in strings and keys, while whole pairs (emoji) pass", () => {
+    expect(findUnstorable({ a: "ok \ud83d\ude00" })).toBeNull();
+    expect(findUnstorable({ a: ["x", "\ud800"] })).toEqual({ path: "a.1", problem: "surrogate" });
+    expect(findUnstorable({ a: "x\udc00" })).toEqual({ path: "a", problem: "surrogate" });
+    expect(findUnstorable({ a: "\ude00\ud83d" })).toEqual({ path: "a", problem: "surrogate" });
+    expect(findUnstorable({ m: { ["k\udbff"]: "v" } })).toEqual({ path: "m.k\udbff", problem: "surrogate" });
+  });
+
+  it("answers 400 parameter_invalid naming the field, writes nothing, and leaves the key free: jsonb would refuse it, text would turn it into U+FFFD", async () => {
+    const m = await seedTestMerchant();
+    const sent = (body: unknown) => JSON.stringify(body).replace(/X{4}/g, "\\ud800");
+    for (const [raw, param] of [
+      [sent(paymentBody({ metadata: { order: "XXXX" } })), "metadata.order"],
+      [sent(paymentBody({ reference: "refXXXX" })), "reference"],
+      [sent(paymentBody({ metadata: { XXXX: "1" } })), "metadata.\ud800"],
+    ] as const) {
+      const res = await api("POST", "/v1/payments", { key: m.keys.test, rawBody: raw, headers: { "content-type": "application/json" }, idempotencyKey: "surrogate-1" });
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatchObject({ type: "invalid_request", code: "parameter_invalid", param });
+      expect(res.body.error.message).toMatch(/surrogate pair/);
+    }
+    expect((await api("GET", "/v1/payments", { key: m.keys.test })).body.data).toEqual([]);
+    expect((await api("POST", "/v1/payments", { key: m.keys.test, body: paymentBody(), idempotencyKey: "surrogate-1" })).status).toBe(201);
   });
 });
 

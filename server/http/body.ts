@@ -1,4 +1,5 @@
 import { invalidParam } from "@/server/domain/errors";
+import { findUnstorable, UNSTORABLE_MESSAGE } from "@/server/domain/unstorable";
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
@@ -24,36 +25,8 @@ export async function readJsonBody(request: Request): Promise<{ value: unknown; 
     throw invalidParam("body", "The request body is not valid JSON.");
   }
   const unstorable = findUnstorable(value);
-  if (unstorable?.problem === "nul") throw invalidParam(unstorable.path || "body", "Text may not contain the NUL character (\\u0000).");
-  if (unstorable?.problem === "proto") throw invalidParam(unstorable.path, "'__proto__' may not be used as a key.");
+  if (unstorable) throw invalidParam(unstorable.path || "body", UNSTORABLE_MESSAGE[unstorable.problem]);
   return { value, raw };
-}
-
-/**
- * What a parsed body holds that could not be kept as sent, found here rather than deep in a write,
- * iteratively (a 64 KB body can nest thousands of levels deep): U+0000, which PostgreSQL text
- * cannot hold (a 500 at the INSERT), and a `__proto__` key, which JSON.parse keeps as a key of its
- * own but any object built from it drops without a word. Returns the offending path ("" for the
- * root) and the problem, or null.
- */
-export function findUnstorable(root: unknown): { path: string; problem: "nul" | "proto" } | null {
-  const stack: [unknown, string][] = [[root, ""]];
-  while (stack.length > 0) {
-    const [value, path] = stack.pop()!;
-    if (typeof value === "string") {
-      if (value.includes("\u0000")) return { path, problem: "nul" };
-    } else if (Array.isArray(value)) {
-      value.forEach((v, i) => stack.push([v, path ? `${path}.${i}` : String(i)]));
-    } else if (value && typeof value === "object") {
-      for (const [k, v] of Object.entries(value)) {
-        const child = path ? `${path}.${k}` : k;
-        if (k.includes("\u0000")) return { path: child, problem: "nul" };
-        if (k === "__proto__") return { path: child, problem: "proto" };
-        stack.push([v, child]);
-      }
-    }
-  }
-  return null;
 }
 
 /** The body as UTF-8 text, refused past `max` bytes however the sender declares its length. */

@@ -56,6 +56,27 @@ describe("the Idempotency-Key header", () => {
     expectError(res, 400, "invalid_request", "idempotency_key_required", "Idempotency-Key");
   });
 
+  it.each([
+    ["not JSON", "{bad", "application/json"],
+    ["not sent as JSON", "amount=1", "text/plain"],
+    ["over 64 KB", JSON.stringify({ reference: "r".repeat(70_000) }), "application/json"],
+  ])("is asked for before a body that is %s is read", async (_name, rawBody, type) => {
+    const res = await api("POST", "/v1/payments", { key: m.keys.test, rawBody, headers: { "content-type": type } });
+    expectError(res, 400, "invalid_request", "idempotency_key_required", "Idempotency-Key");
+  });
+
+  it("already used, is idempotency_key_reused with a body that cannot even be read, from memory or from the database", async () => {
+    const m = await seedTestMerchant();
+    const key = newKey();
+    expect((await api("POST", "/v1/payments", { key: m.keys.test, body: paymentBody(), idempotencyKey: key })).status).toBe(201);
+    const unreadable = { rawBody: "{bad", headers: { "content-type": "application/json" }, idempotencyKey: key };
+    expectError(await api("POST", "/v1/payments", { key: m.keys.test, ...unreadable }), 409, "idempotency_conflict", "idempotency_key_reused", "Idempotency-Key");
+    forgetRemembered();
+    expectError(await api("POST", "/v1/payments", { key: m.keys.test, ...unreadable }), 409, "idempotency_conflict", "idempotency_key_reused", "Idempotency-Key");
+    // A key never used: the body's own error.
+    expectError(await api("POST", "/v1/payments", { key: m.keys.test, ...unreadable, idempotencyKey: newKey() }), 400, "invalid_request", "parameter_invalid", "body");
+  });
+
   it("already used, is idempotency_key_reused with another body even when that body is also wrong, from memory or from the database", async () => {
     const m = await seedTestMerchant();
     const key = newKey();

@@ -3,7 +3,8 @@ import { z } from "zod";
 import { PASSWORD_MAX_LENGTH } from "@/server/domain/passwords";
 import { staffServiceContext } from "@/server/auth/current-staff";
 import type { ServiceContext } from "@/server/context";
-import { isServiceError, type ErrorType } from "@/server/domain/errors";
+import { invalidParam, isServiceError, type ErrorType } from "@/server/domain/errors";
+import { findUnstorable, UNSTORABLE_MESSAGE } from "@/server/domain/unstorable";
 import { roleAllows, type StaffRole } from "@/server/domain/staff";
 import { toParamError } from "@/server/http/validation";
 import { log } from "@/server/log";
@@ -61,8 +62,15 @@ const mapErrors = t.middleware(async ({ next, path }) => {
   return result;
 });
 
+/** Input that could not be kept as sent (NUL, half a surrogate pair, `__proto__`) is refused by name, as the API refuses it. */
+const refuseUnstorable = t.middleware(async ({ getRawInput, next }) => {
+  const found = findUnstorable(await getRawInput());
+  if (found) throw invalidParam(found.path || "input", UNSTORABLE_MESSAGE[found.problem]);
+  return next();
+});
+
 /** Signed in: the staff member's own merchant, in the chosen environment, as a service context. */
-const staffProcedure = t.procedure.use(mapErrors).use(({ ctx, next }) => {
+const staffProcedure = t.procedure.use(mapErrors).use(refuseUnstorable).use(({ ctx, next }) => {
   if (!ctx.session) throw new TRPCError({ code: "UNAUTHORIZED", message: "Sign in again." });
   const service: ServiceContext = staffServiceContext(ctx.base, ctx.session, ctx.livemode, ctx.clientAddress);
   return next({ ctx: { ...ctx, staff: ctx.session.staff, service } });
