@@ -97,10 +97,13 @@ describe("OpenAPI document", () => {
     expect(create["409"].description).toContain("`idempotency_key_reused`");
     expect(create["429"].headers["Retry-After"]).toBeDefined();
     expect(create["201"].headers["Idempotent-Replayed"]).toBeDefined();
-    // A read by id can be missing; a list cannot; an id in the body can be.
+    // A read by id can be missing, and so can a list's cursor or an id in the body; a quote names no object.
     expect(Object.keys(doc.paths["/v1/payments/{id}"].get.responses)).toEqual(expect.arrayContaining(["404"]));
-    expect(Object.keys(doc.paths["/v1/payments"].get.responses)).not.toContain("404");
     expect(Object.keys(doc.paths["/v1/refunds"].post.responses)).toContain("404");
+    expect(Object.keys(doc.paths["/v1/payments/preview"].post.responses)).not.toContain("404");
+    const lists = Object.entries(doc.paths).filter(([, ops]: [string, any]) => ops.get?.parameters.some((p: any) => p.name === "starting_after"));
+    expect(lists.length).toBeGreaterThanOrEqual(8);
+    for (const [path, ops] of lists as [string, any][]) expect([path, Object.keys(ops.get.responses)]).toEqual([path, expect.arrayContaining(["404"])]);
   });
 
   it("documents limit as the integer it is parsed into, and keys by the shape the wrapper checks", () => {

@@ -72,12 +72,13 @@ const ERROR_RESPONSES = Object.fromEntries(
 /**
  * The error statuses an operation can answer with: what the /v1 wrapper does for every
  * operation (400; for authenticated ones 401, 403 and 429; 409 where an Idempotency-Key is
- * honoured) and 404 for an object that is not this merchant's in this environment.
+ * honoured) and 404 for an object that is not this merchant's in this environment, named in the
+ * path, the body, or a list's cursor (`queryNames`).
  */
-function errorStatuses(op: Operation): number[] {
+function errorStatuses(op: Operation, queryNames: readonly string[]): number[] {
   const statuses = [400];
   if (op.scope) statuses.push(401, 403);
-  if (op.pathParams || op.notFound) statuses.push(404);
+  if (op.pathParams || op.notFound || queryNames.includes("starting_after") || queryNames.includes("ending_before")) statuses.push(404);
   if (op.idempotency !== "none") statuses.push(409);
   if (op.scope) statuses.push(429);
   return statuses;
@@ -101,10 +102,12 @@ export function openApiDocument(serverUrl: string) {
       description: param.description,
       schema: "values" in param ? { type: "string", enum: param.values } : { type: "string", pattern: idPattern(param.id) },
     }));
+    const queryNames: string[] = [];
     if (op.query) {
       const schema = jsonSchema(op.query, "input") as { properties?: Record<string, unknown>; required?: string[] };
       for (const [name, prop] of Object.entries(schema.properties ?? {})) {
         parameters.push({ name, in: "query", required: schema.required?.includes(name) ?? false, schema: prop });
+        queryNames.push(name);
       }
     }
     if (op.idempotency !== "none") {
@@ -133,7 +136,7 @@ export function openApiDocument(serverUrl: string) {
           },
           content: { "application/json": { schema: jsonSchema(op.response, "output") } },
         },
-        ...Object.fromEntries(errorStatuses(op).map((status) => [String(status), ERROR_RESPONSES[String(status)]])),
+        ...Object.fromEntries(errorStatuses(op, queryNames).map((status) => [String(status), ERROR_RESPONSES[String(status)]])),
         default: { description: "api_error: `internal` (500); query the object, then retry with the same Idempotency-Key.", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } },
       },
     };

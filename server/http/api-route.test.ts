@@ -94,10 +94,11 @@ describe("authentication", () => {
     expect((await api("GET", "/v1/payments", { key: m.keys.test })).status).toBe(200);
   });
 
-  it("refuses a key presented with another scheme or with no value", async () => {
+  it("refuses a key presented with another scheme or with no value, saying how to send one rather than that none was sent", async () => {
     for (const authorization of [`Token ${m.keys.test}`, m.keys.test, "Bearer", "Bearer ", `Bearer ${m.keys.test} extra`, `Digest ${m.keys.test}`]) {
       const res = await api("GET", "/v1/payments", { headers: { authorization } });
-      expectError(res, 401, "authentication_error", "api_key_invalid");
+      const message = expectError(res, 401, "authentication_error", "api_key_invalid").message;
+      expect([authorization, message]).toEqual([authorization, "The Authorization header must be 'Bearer <your API key>' (or HTTP Basic with the key as the user name)."]);
     }
   });
 
@@ -273,6 +274,8 @@ describe("request bodies", () => {
     ['currency "usd"', { currency: "usd" }, "currency"],
     ['method "card"', { method: "card" }, "method"],
     ['reference ""', { reference: "" }, "reference"],
+    ["reference of spaces only", { reference: " \t " }, "reference"],
+    ["metadata with an empty key", { metadata: { "": "v" } }, "metadata"],
     ["reference of 256 chars", { reference: "r".repeat(256) }, "reference"],
     ["reference a number", { reference: 12345 }, "reference"],
     ["customer a string", { customer: "0771234567" }, "customer"],

@@ -75,6 +75,13 @@ describe("validation errors", () => {
       param: "created[gte]",
       message: "created[gte] must be Unix seconds or an RFC 3339 timestamp.",
     });
+    // A parameter given twice is told so, whether its schema is one type or a choice of several.
+    for (const qs of ["limit=3&limit=4", "created[gte]=1&created[gte]=2", "status=failed&status=expired"]) {
+      const name = qs.split("=")[0]!;
+      expect(refusal(listPaymentsQuery, query(qs), "query")).toEqual({ param: name, message: `${name} may be given only once.` });
+    }
+    // One that takes several values still names the bad one.
+    expect(refusal(listEventsQuery, query("type=payment.succeeded&type=bogus"), "query")).toMatchObject({ param: "type", message: expect.stringMatching(/^type must be one of /) });
   });
 
   it("says zod's own refusals in plain words where a schema gave none (the dashboard's inputs)", () => {

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { invalidParam, type ServiceError } from "@/server/domain/errors";
+import { UNSTORABLE_MESSAGE } from "@/server/domain/unstorable";
 
 /** Parses with a zod schema; the first problem becomes a `parameter_invalid` naming its field. */
 export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, where: "body" | "query"): z.output<S> {
@@ -24,7 +25,8 @@ export function toParamError(error: z.ZodError, where: "body" | "query", input: 
   const value = valueAt(input, where === "query" ? path.slice(0, 1) : path);
   // A rule across fields (`custom`) may point at one left out on purpose; any other issue there is its absence.
   if (value === undefined && issue.code !== "custom") return invalidParam(name, `Missing required parameter: '${name}'.`);
-  if (where === "query" && Array.isArray(value) && issue.code === "invalid_type") return invalidParam(name, `${name} may be given only once.`);
+  // A parameter given twice arrives as an array; one that takes several values is refused at an entry (a longer path).
+  if (where === "query" && Array.isArray(value) && path.length === 1) return invalidParam(name, `${name} may be given only once.`);
   // A bad record key (metadata) carries the schema's own message one level down.
   const detail = issue.code === "invalid_key" ? (issue.issues[0]?.message ?? issue.message) : issue.message;
   return invalidParam(name, sentence(ZOD_WORDING.test(detail) ? (plainWords(issue) ?? detail) : detail, name));
@@ -49,9 +51,9 @@ function plainWords(issue: z.core.$ZodIssue): string | null {
   }
 }
 
-/** A field's name as `param` gives it: `customer.msisdn`, `enabled_events[1]`. */
+/** A field's name as `param` gives it: `customer.msisdn`, `enabled_events[1]`; an empty key is named by its object (`metadata`). */
 function paramName(path: readonly (string | number)[]): string {
-  return path.reduce<string>((name, k) => (typeof k === "number" ? `${name}[${k}]` : name ? `${name}.${k}` : k), "");
+  return path.reduce<string>((name, k) => (typeof k === "number" ? `${name}[${k}]` : name && k ? `${name}.${k}` : name || k), "");
 }
 
 function valueAt(input: unknown, path: readonly (string | number)[]): unknown {
@@ -77,7 +79,7 @@ export function queryObject(url: URL): Record<string, string | string[]> {
   // No prototype: `?__proto__=x` or `?constructor=x` must be plain unknown parameters.
   const out: Record<string, string | string[]> = Object.create(null);
   for (const [k, v] of url.searchParams) {
-    if (k.includes("\u0000") || v.includes("\u0000")) throw invalidParam(k.replace(/\u0000/g, ""), "Text may not contain the NUL character (\\u0000).");
+    if (k.includes("\u0000") || v.includes("\u0000")) throw invalidParam(k.replace(/\u0000/g, ""), UNSTORABLE_MESSAGE.nul);
     const prev = out[k];
     out[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
   }

@@ -18,6 +18,7 @@ const method = z.enum(METHODS, { error: `method must be one of ${METHODS.join(",
 export const reference = z
   .string({ error: "reference must be a string" })
   .min(1, "reference must not be empty")
+  .regex(/\S/, "reference must not be blank")
   .max(255, "reference must be at most 255 characters")
   .describe("Your reference, unique per merchant and environment.");
 

@@ -88,6 +88,7 @@ describe("POST /v1/checkout_sessions", () => {
     ["amount", { amount: -1 }],
     ["currency", { currency: "usd" }],
     ["reference", { reference: "" }],
+    ["reference", { reference: "   " }],
     ["reference", { reference: undefined }],
     ["success_url", { success_url: undefined }],
     ["success_url", { success_url: "shop.example/thanks" }],

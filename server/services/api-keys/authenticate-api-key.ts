@@ -34,8 +34,11 @@ export function forgetApiKey(hash: string): void {
  * keys all answer the same 401 so that the answer reveals nothing about which keys exist.
  */
 export async function authenticateApiKey(ctx: BaseContext, presented: string | null): Promise<Authenticated> {
-  if (!presented) {
+  if (presented === null) {
     throw new ServiceError("api_key_invalid", "No API key provided. Send 'Authorization: Bearer sk_test_…'.");
+  }
+  if (presented === "") {
+    throw new ServiceError("api_key_invalid", "The Authorization header must be 'Bearer <your API key>' (or HTTP Basic with the key as the user name).");
   }
   const parsed = parseKey(presented);
   if (!parsed) throw new ServiceError("api_key_invalid", "Invalid API key provided.");
