@@ -9,3 +9,13 @@ export function refundMetadata(payment: Record<string, string>, own: Record<stri
   const merged = { ...payment, ...own };
   return Object.keys(merged).length > METADATA_MAX_KEYS ? null : merged;
 }
+
+/**
+ * An update's metadata, as Stripe merges it: the keys sent are set, a key sent as "" is removed,
+ * and keys not sent stay. Null when the result passes the limit.
+ */
+export function mergeMetadata(current: Record<string, string>, update: Record<string, string>): Record<string, string> | null {
+  const merged = { ...current, ...update };
+  for (const [k, v] of Object.entries(update)) if (v === "") delete merged[k];
+  return Object.keys(merged).length > METADATA_MAX_KEYS ? null : merged;
+}

@@ -32,7 +32,7 @@ export const updateEndpointBody = z.strictObject({
   url: url.optional(),
   enabled_events: enabledEvents.optional(),
   description: description.nullable().optional(),
-  metadata: metadataSchema.optional(),
+  metadata: metadataSchema.optional().describe('Merged into the endpoint\'s metadata: the keys sent are set, a key sent as "" is removed, the others stay.'),
   disabled: z.boolean({ error: "disabled must be a boolean" }).optional().describe("true stops deliveries; false resumes them."),
 });
 
@@ -207,7 +207,7 @@ export const webhookOperations = {
     scope: "webhooks:write",
     idempotency: "optional",
     status: 200,
-    response: z.object({ id: z.string(), object: z.literal("webhook_endpoint"), deleted: z.literal(true) }),
+    response: z.object({ id: z.string(), object: z.literal("webhook_endpoint"), livemode: z.boolean(), deleted: z.literal(true) }),
     pathParams: endpointPath,
   }),
   rollSecret: defineOperation({

@@ -78,6 +78,12 @@ describe("addressRefusal", () => {
     }
     expect(addressRefusal("169.254.169.254", relaxed)).toBe("link-local address");
     expect(addressRefusal("::ffff:169.254.169.254", relaxed)).toBe("link-local address");
+    // The IPv4-compatible form too, in any spelling; one embedding an address allowed here is just reserved.
+    expect(addressRefusal("::169.254.169.254", relaxed)).toBe("link-local address");
+    expect(addressRefusal("::a9fe:a9fe", relaxed)).toBe("link-local address");
+    expect(addressRefusal("::a9fe:a9fe", { allowPrivateNetworks: false })).toBe("link-local address");
+    expect(addressRefusal("::10.0.0.1", relaxed)).toBeNull();
+    expect(addressRefusal("::10.0.0.1", { allowPrivateNetworks: false })).toBe("reserved address");
     expect(addressRefusal("fe80::1", relaxed)).toBe("link-local address");
     expect(addressRefusal("224.0.0.1", relaxed)).toBe("multicast address");
     expect(addressRefusal("ff02::1", relaxed)).toBe("multicast address");

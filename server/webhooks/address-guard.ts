@@ -77,12 +77,20 @@ function ipv6Groups(ip: string): number[] {
   return [...left, ...Array<number>(8 - left.length - right.length).fill(0), ...right];
 }
 
-function embeddedIpv4(ip: string): string | null {
-  if (!EMBEDS_IPV4.check(ip, "ipv6")) return null;
+// The deprecated IPv4-compatible form (::a.b.c.d): reserved, and its embedded address is judged
+// too, for the ranges refused always (a stack that still routes it reaches that address).
+const COMPATIBLE_IPV4 = new BlockList();
+COMPATIBLE_IPV4.addSubnet("::", 96, "ipv6");
+
+function lastFourBytes(ip: string): string {
   const groups = ipv6Groups(ip);
   const hi = groups[6] ?? 0;
   const lo = groups[7] ?? 0;
   return [hi >> 8, hi & 0xff, lo >> 8, lo & 0xff].join(".");
+}
+
+function embeddedIpv4(ip: string): string | null {
+  return EMBEDS_IPV4.check(ip, "ipv6") ? lastFourBytes(ip) : null;
 }
 
 /** Null when `ip` may be a webhook destination, otherwise a short reason ("loopback address"). */
@@ -92,6 +100,10 @@ export function addressRefusal(ip: string, policy: AddressPolicy): string | null
   if (version === 6) {
     const v4 = embeddedIpv4(ip);
     if (v4 !== null) return addressRefusal(v4, policy);
+    if (COMPATIBLE_IPV4.check(ip, "ipv6")) {
+      const always = addressRefusal(lastFourBytes(ip), { allowPrivateNetworks: true });
+      if (always) return always;
+    }
   }
   const family = version === 4 ? "ipv4" : "ipv6";
   const hit = LISTS.find(({ rule, list }) => rule.family === family && list.check(ip, family));

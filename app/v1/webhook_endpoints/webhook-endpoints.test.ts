@@ -137,6 +137,18 @@ describe("/v1/webhook_endpoints", () => {
     expectError(bad, 400, "invalid_request", "parameter_invalid", "url");
   });
 
+  it("merges metadata as Stripe does: keys sent are set, a key sent as \"\" is removed, the others stay, and the limit counts the result", async () => {
+    const { body: ep } = await create(m.keys.test, { url: "http://127.0.0.1:4000/meta", enabled_events: ["*"], metadata: { team: "payments", env: "staging" } });
+    const update = (metadata: Record<string, string>) => api("POST", `/v1/webhook_endpoints/${ep.id}`, { key: m.keys.test, body: { metadata } });
+    expect((await update({ owner: "ops", env: "" })).body.metadata).toEqual({ team: "payments", owner: "ops" });
+    expect((await update({})).body.metadata).toEqual({ team: "payments", owner: "ops" });
+    const many = Object.fromEntries(Array.from({ length: 49 }, (_, i) => [`k${i}`, "v"]));
+    const over = expectError(await update(many), 400, "invalid_request", "parameter_invalid", "metadata");
+    expect(over.message).toContain("at most 50 keys");
+    expect((await api("GET", `/v1/webhook_endpoints/${ep.id}`, { key: m.keys.test })).body.metadata).toEqual({ team: "payments", owner: "ops" });
+    expect(Object.keys((await update({ ...many, team: "" })).body.metadata)).toHaveLength(50);
+  });
+
   it("rolls the secret: a new one shown once, the old one signing alongside for 24 h", async () => {
     const { body: ep } = await create(m.keys.test, { url: "http://127.0.0.1:4000/roll", enabled_events: ["*"] });
     const before = Date.now();
@@ -157,14 +169,14 @@ describe("/v1/webhook_endpoints", () => {
     expectError(await api("DELETE", path, { key: m.keys.test, rawBody: "{", headers: { "content-type": "application/json" } }), 400, "invalid_request", "parameter_invalid", "body");
     expectError(await api("DELETE", path, { key: m.keys.test, rawBody: "id=1", headers: { "content-type": "application/x-www-form-urlencoded" } }), 400, "invalid_request", "parameter_invalid", "Content-Type");
     expect((await api("GET", path, { key: m.keys.test })).status).toBe(200);
-    expect((await api("DELETE", path, { key: m.keys.test, body: {} })).body).toEqual({ id: ep.id, object: "webhook_endpoint", deleted: true });
+    expect((await api("DELETE", path, { key: m.keys.test, body: {} })).body).toEqual({ id: ep.id, object: "webhook_endpoint", livemode: false, deleted: true });
   });
 
   it("deletes: the endpoint is gone from reads, lists and updates", async () => {
     const { body: ep } = await create(m.keys.test, { url: "http://127.0.0.1:4000/del", enabled_events: ["*"] });
     const del = await api("DELETE", `/v1/webhook_endpoints/${ep.id}`, { key: m.keys.test });
     expect(del.status).toBe(200);
-    expect(del.body).toEqual({ id: ep.id, object: "webhook_endpoint", deleted: true });
+    expect(del.body).toEqual({ id: ep.id, object: "webhook_endpoint", livemode: false, deleted: true });
     expectError(await api("GET", `/v1/webhook_endpoints/${ep.id}`, { key: m.keys.test }), 404, "not_found", "resource_missing", "id");
     expectError(await api("DELETE", `/v1/webhook_endpoints/${ep.id}`, { key: m.keys.test }), 404, "not_found", "resource_missing", "id");
     expectError(await api("POST", `/v1/webhook_endpoints/${ep.id}/roll_secret`, { key: m.keys.test }), 404, "not_found", "resource_missing", "id");

@@ -32,7 +32,7 @@ export async function replayEventWindow(ctx: ServiceContext, input: ReplayWindow
   let deliveryCount = 0;
   for (;;) {
     const batch = await ctx.db
-      .select({ id: events.id, type: events.type })
+      .select({ id: events.id, type: events.type, objectId: events.objectId })
       .from(events)
       .where(after ? and(where, gt(events.id, after)) : where)
       .orderBy(asc(events.merchantId), asc(events.livemode), asc(events.id))
@@ -41,7 +41,7 @@ export async function replayEventWindow(ctx: ServiceContext, input: ReplayWindow
     after = batch[batch.length - 1]!.id;
     eventCount += batch.length;
 
-    let pairs = replayPairs(targets, batch);
+    let pairs = replayPairs(targets, batch, "window");
     if (input.onlyUndelivered && pairs.length) {
       const done = await ctx.db
         .select({ eventId: webhookDeliveries.eventId, endpointId: webhookDeliveries.endpointId })

@@ -1,7 +1,7 @@
 import { and, eq, isNull } from "drizzle-orm";
 import { webhookDeliveries, webhookEndpoints, type WebhookEndpoint } from "@/db/schema";
 import { invalidParam } from "@/server/domain/errors";
-import type { EventType } from "@/server/domain/events";
+import { TEST_EVENT_TYPE, type EventType } from "@/server/domain/events";
 import { newId } from "@/server/domain/ids";
 import { endpointWants } from "@/server/domain/webhooks";
 import type { ServiceContext } from "@/server/context";
@@ -31,13 +31,20 @@ export async function replayTargets(ctx: ServiceContext, endpointId: string | un
   return { named: false, endpoints };
 }
 
+/**
+ * The deliveries a replay makes. A named endpoint gets every event, since the merchant asked for
+ * it by name; otherwise each endpoint gets what it subscribes to. A test ping is no subscription's
+ * and is about one endpoint (its object): it goes back to that endpoint, and elsewhere only when
+ * that one ping is replayed to an endpoint named for it (`of: "event"`), never with a window.
+ */
 export function replayPairs(
   targets: { named: boolean; endpoints: WebhookEndpoint[] },
-  events: { id: string; type: EventType }[],
+  events: { id: string; type: EventType; objectId: string }[],
+  of: "event" | "window",
 ): { eventId: string; endpointId: string }[] {
-  return events.flatMap((e) =>
-    targets.endpoints.filter((w) => targets.named || endpointWants(w.enabledEvents, e.type)).map((w) => ({ eventId: e.id, endpointId: w.id })),
-  );
+  const wants = (w: WebhookEndpoint, e: { type: EventType; objectId: string }) =>
+    e.type === TEST_EVENT_TYPE ? e.objectId === w.id || (targets.named && of === "event") : targets.named || endpointWants(w.enabledEvents, e.type);
+  return events.flatMap((e) => targets.endpoints.filter((w) => wants(w, e)).map((w) => ({ eventId: e.id, endpointId: w.id })));
 }
 
 /** Inserts replay deliveries, due at once. */

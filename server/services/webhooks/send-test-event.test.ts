@@ -10,6 +10,7 @@ import { providers } from "@/server/providers/registry";
 import { seedTestMerchant } from "@/server/testing/fixtures";
 import { startReceiver, testPoster } from "@/server/testing/webhooks";
 import { replayEvent } from "../events/replay-event";
+import { replayEventWindow } from "../events/replay-event-window";
 import { recordAttempts } from "./attempt-delivery";
 import { createEndpoint } from "./create-endpoint";
 import { endpointAttemptStats } from "./endpoint-attempt-stats";
@@ -78,14 +79,28 @@ describe("sendTestEvent", () => {
     expect(page.data[0]).toMatchObject({ status: "delivered", eventType: "webhook_endpoint.test", attempts: [{ statusCode: 200 }] });
   });
 
-  it("a replay of a test event to every endpoint queues nothing; to the endpoint by name, one delivery", async () => {
+  it("a replay of a test event goes back to its own endpoint, or to one named for that event; a window's replay sends it nowhere else", async () => {
     const w = await world();
     const ctx = await w.ctx();
     const a = await createEndpoint(ctx, { url: "http://127.0.0.1:9/a", enabledEvents: ["*"] });
-    await createEndpoint(ctx, { url: "http://127.0.0.1:9/b", enabledEvents: ["*"] });
+    const b = await createEndpoint(ctx, { url: "http://127.0.0.1:9/b", enabledEvents: ["*"] });
     const { event } = await sendTestEvent(ctx, a.id);
-    expect(await replayEvent(ctx, event.id)).toEqual([]);
+    expect((await replayEvent(ctx, event.id)).map((d) => d.endpointId)).toEqual([a.id]);
     expect((await replayEvent(ctx, event.id, a.id)).map((d) => d.endpointId)).toEqual([a.id]);
+    expect((await replayEvent(ctx, event.id, b.id)).map((d) => d.endpointId)).toEqual([b.id]);
+
+    // A window: the ping goes to a, whether a is named or every endpoint is replayed to; naming b
+    // sends b the window's other events, not a's ping (which shows a's URL and description).
+    const window = { createdGte: new Date(w.clock.now().getTime() - 1000), createdLt: new Date(w.clock.now().getTime() + 1000) };
+    const queued = async (input: Parameters<typeof replayEventWindow>[1]) => {
+      const before = await w.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.eventId, event.id));
+      const counts = await replayEventWindow(ctx, input);
+      const after = await w.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.eventId, event.id));
+      return { counts, to: after.filter((d) => !before.some((x) => x.id === d.id)).map((d) => d.endpointId) };
+    };
+    expect(await queued(window)).toEqual({ counts: { events: 1, deliveries: 1 }, to: [a.id] });
+    expect(await queued({ ...window, endpointId: a.id })).toEqual({ counts: { events: 1, deliveries: 1 }, to: [a.id] });
+    expect(await queued({ ...window, endpointId: b.id })).toEqual({ counts: { events: 1, deliveries: 0 }, to: [] });
   });
 
   it("refuses a disabled endpoint, and another merchant's or environment's endpoint is missing", async () => {

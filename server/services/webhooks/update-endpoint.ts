@@ -1,5 +1,7 @@
 import { eq } from "drizzle-orm";
 import { webhookEndpoints, type WebhookEndpoint } from "@/db/schema";
+import { invalidParam } from "@/server/domain/errors";
+import { mergeMetadata, METADATA_MAX_KEYS } from "@/server/domain/metadata";
 import { changedFields } from "@/server/domain/security-log";
 import type { ServiceContext } from "@/server/context";
 import { recordSecurityEvent } from "@/server/services/security-log/record-security-event";
@@ -16,7 +18,7 @@ export type UpdateEndpointInput = {
 };
 
 /**
- * Changes what is given. Disabling stops deliveries at their next attempt (they fail, saying so);
+ * Changes what is given; `metadata` is merged into what the endpoint has (mergeMetadata). Disabling stops deliveries at their next attempt (they fail, saying so);
  * enabling resumes with new events, and a replay sends what was missed.
  */
 export async function updateEndpoint(ctx: ServiceContext, id: string, input: UpdateEndpointInput): Promise<WebhookEndpoint> {
@@ -26,13 +28,15 @@ export async function updateEndpoint(ctx: ServiceContext, id: string, input: Upd
   return ctx.db.transaction(async (tx) => {
     // Deleted since the first read: missing. Locked, so the log's "from" is what was changed.
     const before = await getEndpoint(ctx, id, { tx, forUpdate: true });
+    const metadata = input.metadata === undefined ? undefined : mergeMetadata(before.metadata, input.metadata);
+    if (metadata === null) throw invalidParam("metadata", `metadata may hold at most ${METADATA_MAX_KEYS} keys, counting those the endpoint already has (send a key as "" to remove it).`);
     const [row] = await tx
       .update(webhookEndpoints)
       .set({
         ...(url !== undefined ? { url } : {}),
         ...(input.enabledEvents !== undefined ? { enabledEvents: input.enabledEvents } : {}),
         ...(input.description !== undefined ? { description: input.description } : {}),
-        ...(input.metadata !== undefined ? { metadata: input.metadata } : {}),
+        ...(metadata !== undefined ? { metadata } : {}),
         ...(status !== undefined ? { status } : {}),
         updatedAt: ctx.clock.now(),
       })

@@ -27,6 +27,7 @@ export const POST = apiRoute(webhookOperations.updateEndpoint, async ({ ctx, par
 export const DELETE = apiRoute(webhookOperations.deleteEndpoint, async ({ ctx, params }) => ({
   id: (await deleteEndpoint(ctx, params.id!)).id,
   object: "webhook_endpoint" as const,
+  livemode: ctx.livemode,
   deleted: true as const,
 }));
 
