@@ -32,6 +32,9 @@ async function attempt(form: FormData, pay: (msisdn: string, idempotencyKey: str
       return { msisdn, error: { code: "api_error", message: UNAVAILABLE, param: null } };
     }
     if (RELOAD_PAGE.has(e.code)) redirect(pagePath);
+    // The attempt's reference taken by another payment at the same moment: the merchant's matter,
+    // not the customer's. The same attempt again steps past it.
+    if (e.code === "reference_in_use") return { msisdn, error: { code: "api_error", message: UNAVAILABLE, param: null } };
     return { msisdn, error: { code: e.code, message: e.message, param: e.param ?? null } };
   }
   // Replacing the form's entry: Back from the attempt leaves the page rather than showing a form that would pay again.

@@ -60,7 +60,7 @@ describe("validation errors", () => {
     expect(refusal(replayWindowBody, { created_gte: 10, created_lt: 5 })).toEqual({ param: "created_lt", message: "created_lt must be after created_gte." });
     expect(refusal(replayWindowBody, { created_gte: "yesterday" })).toEqual({
       param: "created_gte",
-      message: "created_gte must be Unix seconds or an RFC 3339 timestamp.",
+      message: "created_gte must be Unix seconds or an RFC 3339 timestamp, no later than 9999-12-31T23:59:59Z.",
     });
   });
 
@@ -73,7 +73,7 @@ describe("validation errors", () => {
     });
     expect(refusal(listPaymentsQuery, query("created[gte]=soon"), "query")).toEqual({
       param: "created[gte]",
-      message: "created[gte] must be Unix seconds or an RFC 3339 timestamp.",
+      message: "created[gte] must be Unix seconds or an RFC 3339 timestamp, no later than 9999-12-31T23:59:59Z.",
     });
     // A parameter given twice is told so, whether its schema is one type or a choice of several.
     for (const qs of ["limit=3&limit=4", "created[gte]=1&created[gte]=2", "status=failed&status=expired"]) {

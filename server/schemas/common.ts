@@ -20,20 +20,28 @@ export const timestamp = z.iso.datetime().describe("RFC 3339 UTC timestamp.");
 /** A nullable time column as a resource shows it. */
 export const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
+/** 9999-12-31T23:59:59Z: the last second PostgreSQL's timestamps and RFC 3339's four-digit years both hold. */
+const LATEST_UNIX_SECONDS = 253_402_300_799;
+
 /**
  * A point in time: an RFC 3339 timestamp or Unix seconds, as a string (queries) or, in a JSON
- * body, as a whole number too.
+ * body, as a whole number too; no later than the year 9999.
  */
 export const timeBound = z
   .union(
     [
       z.iso.datetime({ offset: true }),
-      z.string().regex(/^\d{1,12}$/),
-      z.number().int().min(0).max(999_999_999_999),
+      z
+        .string()
+        .regex(/^\d{1,12}$/)
+        .refine((v) => Number(v) <= LATEST_UNIX_SECONDS),
+      z.number().int().min(0).max(LATEST_UNIX_SECONDS, "must be no later than 9999-12-31T23:59:59Z (253402300799)"),
     ],
-    { error: "must be Unix seconds or an RFC 3339 timestamp" },
+    { error: "must be Unix seconds or an RFC 3339 timestamp, no later than 9999-12-31T23:59:59Z" },
   )
-  .transform((v) => (typeof v === "number" ? new Date(v * 1000) : /^\d+$/.test(v) ? new Date(Number(v) * 1000) : new Date(v)));
+  .transform((v) => (typeof v === "number" ? new Date(v * 1000) : /^\d+$/.test(v) ? new Date(Number(v) * 1000) : new Date(v)))
+  // An offset can carry 9999-12-31T23:00:00-05:00 into the year 10000.
+  .refine((d) => d.getTime() <= LATEST_UNIX_SECONDS * 1000, { error: "must be no later than 9999-12-31T23:59:59Z" });
 
 export const limitParam = z
   .string()

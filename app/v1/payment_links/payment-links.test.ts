@@ -77,6 +77,17 @@ describe("POST /v1/payment_links", () => {
     expectError(await create(m.keys.test, linkBody({ expires_at: 1.5 })), 400, "invalid_request", "parameter_invalid", "expires_at");
   });
 
+  it.each([999_999_999_999, "253402300800", "9999-12-31T23:00:00-05:00"])("refuses an expires_at past the year 9999 (%s) as parameter_invalid, not a 500", async (expiresAt) => {
+    const res = await create(m.keys.test, linkBody({ expires_at: expiresAt }));
+    expect(expectError(res, 400, "invalid_request", "parameter_invalid", "expires_at").message).toMatch(/9999-12-31T23:59:59Z/);
+  });
+
+  it("takes the last second of the year 9999", async () => {
+    const res = await create(m.keys.test, linkBody({ expires_at: 253_402_300_799 }));
+    expect(res.status).toBe(201);
+    expect(res.body.expires_at).toBe("9999-12-31T23:59:59.000Z");
+  });
+
   it.each([
     ["amount", { amount: 0 }],
     ["amount", { amount: 12.5 }],

@@ -50,7 +50,23 @@ describe("POST /v1/test_helpers/payments/{id}/{action}", () => {
 
   it("is test-mode only: a live key gets 404, as for any unknown object", async () => {
     const p = await create();
-    expectError(await api("POST", `/v1/test_helpers/payments/${p.id}/succeed`, { key: m.keys.live }), 404, "not_found", "resource_missing", "id");
+    const live = expectError(await api("POST", `/v1/test_helpers/payments/${p.id}/succeed`, { key: m.keys.live }), 404, "not_found", "resource_missing", "id");
+    expect(live.message).toBe("Test helpers exist only in test mode: call them with a test key (sk_test_…).");
+    const run = expectError(await api("POST", "/v1/test_helpers/settlements/run", { key: m.keys.live }), 404, "not_found", "resource_missing", "path");
+    expect(run.message).toBe(live.message);
+  });
+
+  it("answers two opposite moves at once with one 200 and one refusal, and the payment as the winner left it", async () => {
+    for (let round = 0; round < 3; round++) {
+      const p = await create();
+      const answers = await Promise.all(["succeed", "fail"].map((action) => api("POST", `/v1/test_helpers/payments/${p.id}/${action}`, { key: m.keys.test })));
+      const ok = answers.filter((a) => a.status === 200);
+      expect(ok).toHaveLength(1);
+      const loser = answers.find((a) => a.status !== 200)!;
+      expect(expectError(loser, 400, "invalid_request", "parameter_invalid", "action").message).toMatch(new RegExp(`^This payment is ${ok[0]!.body.status}:`));
+      expect((await api("GET", `/v1/payments/${p.id}`, { key: m.keys.test })).body.status).toBe(ok[0]!.body.status);
+      expect(await eventTypes(p.id)).toEqual([`payment.${ok[0]!.body.status}`]);
+    }
   });
 
   it("refuses an unknown action, another merchant's payment, and ageing a payment that is not unknown", async () => {

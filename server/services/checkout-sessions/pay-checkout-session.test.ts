@@ -115,6 +115,26 @@ describe("an attempt on a checkout session", () => {
     expect(await reload(session)).toMatchObject({ status: "open", attemptCount: 3, paymentId: third.id });
   });
 
+  it("steps past an attempt reference the merchant gave a payment or a session itself, rather than failing on it every time", async () => {
+    const reference = uniqueRef("order");
+    // The merchant's own objects holding what would be attempts #1, #2 and #4.
+    for (const n of [1, 2]) {
+      const res = await api("POST", "/v1/payments", {
+        key: m.keys.test,
+        idempotencyKey: `own-${reference}-${n}`,
+        body: { amount: 100, currency: "USD", method: "wallet", reference: `${reference}#${n}`, customer: { msisdn: "263770000001" } },
+      });
+      expect(res.status).toBe(201);
+    }
+    await newSession({ reference: `${reference}#4` });
+    const session = await newSession({ reference });
+    const first = await pay(session, { msisdn: "263770000002" });
+    expect(first.reference).toBe(`${reference}#3`);
+    expect((await reload(session)).attemptCount).toBe(3);
+    await driveTestPayment(await m.ctx(), first.id, "fail");
+    expect((await pay(session)).reference).toBe(`${reference}#5`);
+  });
+
   it("also after the provider refuses the prompt (sandbox …06)", async () => {
     const session = await newSession();
     const rejected = await pay(session, { msisdn: "263770000006" });

@@ -1,5 +1,6 @@
-import { eq } from "drizzle-orm";
-import { checkoutSessions, type Payment } from "@/db/schema";
+import { and, eq, inArray } from "drizzle-orm";
+import type { Db } from "@/db/client";
+import { checkoutSessions, payments, type CheckoutSession, type Payment } from "@/db/schema";
 import { attemptReference, checkoutSessionStatus, inFlight } from "@/server/domain/checkout";
 import { resourceMissing, ServiceError } from "@/server/domain/errors";
 import { isId } from "@/server/domain/ids";
@@ -39,7 +40,7 @@ export async function payCheckoutSession(base: BaseContext & { providers: Provid
         if (await paymentThrough(tx, { checkoutSessionId: session.id }, inFlight)) {
           throw new ServiceError("payment_in_progress", "A payment for this checkout is still in progress. Wait for its outcome before trying again.");
         }
-        const attempt = locked!.attemptCount + 1;
+        const attempt = await firstFreeAttempt(tx, locked!, locked!.attemptCount + 1);
         await tx
           .update(checkoutSessions)
           .set({ attemptCount: attempt, paymentId: payment.id, updatedAt: payment.now })
@@ -49,4 +50,27 @@ export async function payCheckoutSession(base: BaseContext & { providers: Provid
     },
     "pay-checkout-session",
   );
+}
+
+/**
+ * The first attempt number from `from` whose reference (`reference#n`) nothing of the merchant's
+ * holds. A merchant may have given a payment or a session such a reference itself (`order-7#1`);
+ * its attempts step past it rather than fail on it, and the session counts on from there.
+ */
+async function firstFreeAttempt(tx: Db, session: CheckoutSession, from: number): Promise<number> {
+  const scope = (t: typeof payments | typeof checkoutSessions) => and(eq(t.merchantId, session.merchantId), eq(t.livemode, session.livemode));
+  for (let start = from; ; start += 10) {
+    const candidates = Array.from({ length: 10 }, (_, i) => attemptReference(session.reference, start + i));
+    const held = new Set(
+      [
+        ...(await tx.select({ reference: payments.reference }).from(payments).where(and(inArray(payments.reference, candidates), scope(payments)))),
+        ...(await tx
+          .select({ reference: checkoutSessions.reference })
+          .from(checkoutSessions)
+          .where(and(inArray(checkoutSessions.reference, candidates), scope(checkoutSessions)))),
+      ].map((r) => r.reference),
+    );
+    const free = candidates.findIndex((c) => !held.has(c));
+    if (free >= 0) return start + free;
+  }
 }

@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { payments, type Payment } from "@/db/schema";
-import { resourceMissing, ServiceError } from "@/server/domain/errors";
+import { resourceMissing, ServiceError, testHelperInLiveMode } from "@/server/domain/errors";
 import { canTransition, TEST_PAYMENT_ACTIONS, TRANSITIONS, type PaymentStatus, type TestPaymentAction } from "@/server/domain/payment-status";
 import { UNRESOLVED_AFTER_MS } from "@/server/domain/reconcile-schedule";
 import type { ServiceContext } from "@/server/context";
@@ -23,16 +23,23 @@ const TARGET = { succeed: "succeeded", fail: "failed", expire: "expired", unknow
 
 export async function driveTestPayment(ctx: ServiceContext, paymentId: string, action: string): Promise<Payment> {
   if (!isTestAction(action)) throw resourceMissing("test helper", action, "action");
-  if (ctx.livemode) throw resourceMissing("payment", paymentId);
+  if (ctx.livemode) throw testHelperInLiveMode("id");
   const payment = await getPayment(ctx, paymentId);
   const to = TARGET[action];
   // Asked again for where it already is: the same answer, as a retry expects.
   if (payment.status === to) return payment;
   // A move the provider or the timers could never make is refused, not answered with the payment unchanged.
-  if (!canTransition(payment.status, to)) {
-    const from = TRANSITIONS[to].join(" or ").replaceAll("_", " ");
-    throw new ServiceError("parameter_invalid", `This payment is ${payment.status}: '${action}' moves only a payment that is ${from}.`, "action");
-  }
+  const refused = (status: PaymentStatus) =>
+    new ServiceError("parameter_invalid", `This payment is ${status}: '${action}' moves only a payment that is ${TRANSITIONS[to].join(", ")}.`, "action");
+  if (!canTransition(payment.status, to)) throw refused(payment.status);
+  const moved = await move(ctx, payment, action);
+  // Another move won the compare-and-set in between (two helpers at once, or the sandbox's own answer).
+  if (moved.status !== to) throw refused(moved.status);
+  return moved;
+}
+
+async function move(ctx: ServiceContext, payment: Payment, action: TestPaymentAction): Promise<Payment> {
+  const paymentId = payment.id;
   switch (action) {
     case "succeed":
       return (await applyProviderOutcome(ctx, payment, { kind: "succeeded" }))!.payment;
