@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ATTEMPT_PHASE, formatCountdown, formatHarareTime, PHASE_IS_FINAL, secondsLeft, successRedirect } from "./hosted";
+import { ATTEMPT_PHASE, formatCountdown, formatHarareTime, PHASE_IS_FINAL, returnToMerchant, secondsLeft, successRedirect } from "./hosted";
 import { PAYMENT_STATUSES, TERMINAL } from "./payment-status";
 
 describe("attempt phases", () => {
@@ -33,6 +33,14 @@ describe("formatHarareTime", () => {
   it("shows the time in Harare (UTC+2), across midnight and the year's end", () => {
     expect(formatHarareTime("2026-11-22T05:18:09.000Z")).toBe("22 Nov 2026, 07:18 CAT");
     expect(formatHarareTime("2026-12-31T22:30:00.000Z")).toBe("1 Jan 2027, 00:30 CAT");
+  });
+});
+
+describe("returnToMerchant", () => {
+  it("is the cancel_url, else the home page of the success_url's site, else nothing", () => {
+    expect(returnToMerchant({ cancel_url: "https://shop.example/cart", success_url: "https://shop.example/done" })).toBe("https://shop.example/cart");
+    expect(returnToMerchant({ cancel_url: null, success_url: "https://shop.example:8443/done?cs={CHECKOUT_SESSION_ID}" })).toBe("https://shop.example:8443/");
+    expect(returnToMerchant({ cancel_url: null, success_url: null })).toBeNull();
   });
 });
 

@@ -59,6 +59,20 @@ export function successRedirect(successUrl: string, sessionId: string): string {
   return successUrl.replaceAll("{CHECKOUT_SESSION_ID}", encodeURIComponent(sessionId));
 }
 
+/**
+ * The way back to the merchant from a checkout that will not be paid here: its `cancel_url`, or
+ * without one the home page of the site its `success_url` is on. Null for a link (it has neither).
+ */
+export function returnToMerchant(page: { cancel_url: string | null; success_url: string | null }): string | null {
+  if (page.cancel_url) return page.cancel_url;
+  if (!page.success_url) return null;
+  try {
+    return `${new URL(page.success_url).origin}/`;
+  } catch {
+    return null;
+  }
+}
+
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"] as const;
 
 /**

@@ -44,6 +44,18 @@ export function customerQuote(quote: FeeQuote): CustomerQuote {
   return { ...quote, fee: quote.fee_bearer === "customer" ? quote.fee : null };
 }
 
+/**
+ * The quote a page heads with: what this customer's attempt charged, while the page is about it
+ * (waiting, confirming, paid, or a closed page), so the headline and the attempt never differ
+ * when the merchant's fee setting has changed since; `current` (the next attempt's charge)
+ * when the page offers the form again after a failed or expired attempt, or has none.
+ */
+export function pageQuote(current: FeeQuote, attempt: Payment | undefined, state: HostedPage["state"]): CustomerQuote {
+  const retrying = state === "open" && attempt !== undefined && (ATTEMPT_PHASE[attempt.status] === "failed" || ATTEMPT_PHASE[attempt.status] === "expired");
+  if (!attempt || retrying) return customerQuote(current);
+  return customerQuote({ amount: attempt.amount, currency: attempt.currency, fee: attempt.fee, fee_bearer: attempt.feeBearer, charged_amount: attempt.chargedAmount });
+}
+
 export type HostedAttempt = {
   id: string;
   status: PaymentStatus;

@@ -1,5 +1,7 @@
+import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "@/db/client";
+import { merchants } from "@/db/schema";
 import { manualClock, systemClock, type Clock } from "@/server/clock";
 import { quoteFee } from "@/server/domain/fees";
 import { providers } from "@/server/providers/registry";
@@ -117,6 +119,35 @@ describe("the payment link page", () => {
     expect(await viewPaymentLinkPage(await base(), { linkId: link.id })).toMatchObject({ state: "link_expired", notice: expect.stringContaining("deactivated") });
     expect(await viewPaymentLinkPage(await base(), { linkId: "plink_00000000000000000000000000" })).toBeNull();
     expect(await viewPaymentLinkPage(await base(), { linkId: "cs_whatever" })).toBeNull();
+  });
+});
+
+describe("a page's headline amount after the merchant changes who bears the fee", () => {
+  it("is what the attempt charged while the page is about it, and the next attempt's charge once the form is back", async () => {
+    const m = await seedTestMerchant({ feeBearer: "customer" });
+    const link = await createPaymentLink(await m.ctx(), { amount: 2_500, currency: "USD", description: "Jazz night" });
+    const s = await createCheckoutSession(await m.ctx(), { amount: 1_500, currency: "USD", reference: uniqueRef("order"), successUrl: "https://shop.example/done" });
+    const onLink = await payPaymentLink(await base(), { linkId: link.id, msisdn: "0771234567", idempotencyKey: key() });
+    const onSession = await payCheckoutSession(await base(), { sessionId: s.id, msisdn: "0771234567", idempotencyKey: key() });
+    expect(onLink.chargedAmount).toBeGreaterThan(2_500);
+    await (await getDb()).update(merchants).set({ feeBearer: "merchant" }).where(eq(merchants.id, m.merchant.id));
+
+    const charged = (p: typeof onLink) => ({ amount: p.amount, fee: p.fee, fee_bearer: "customer", charged_amount: p.chargedAmount });
+    const linkPage = await viewPaymentLinkPage(await base(), { linkId: link.id, paymentId: onLink.id });
+    expect(linkPage!.quote).toMatchObject(charged(onLink));
+    expect(linkPage!.attempt!.charged_amount).toBe(linkPage!.quote.charged_amount);
+    const sessionPage = await viewCheckoutPage(await base(), s.id);
+    expect(sessionPage!.quote).toMatchObject(charged(onSession));
+    // A link page without this customer's attempt quotes the next charge.
+    expect((await viewPaymentLinkPage(await base(), { linkId: link.id }))!.quote).toMatchObject({ fee: null, fee_bearer: "merchant", charged_amount: 2_500 });
+
+    // Declined: the form is back, and so is the amount the next attempt will charge.
+    await fail(onLink.id);
+    await fail(onSession.id);
+    expect((await viewPaymentLinkPage(await base(), { linkId: link.id, paymentId: onLink.id }))!.quote).toMatchObject({ fee: null, charged_amount: 2_500 });
+    expect((await viewCheckoutPage(await base(), s.id))!.quote).toMatchObject({ fee: null, charged_amount: 1_500 });
+    const next = await payCheckoutSession(await base(), { sessionId: s.id, msisdn: "0771234567", idempotencyKey: key() });
+    expect(next.chargedAmount).toBe(1_500);
   });
 });
 

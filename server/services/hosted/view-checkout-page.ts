@@ -4,7 +4,7 @@ import { checkoutSessionStatus } from "@/server/domain/checkout";
 import { quoteFee } from "@/server/domain/fees";
 import { isId } from "@/server/domain/ids";
 import type { BaseContext } from "@/server/context";
-import { customerQuote, toHostedAttempt, type HostedPage } from "@/server/schemas/hosted";
+import { pageQuote, toHostedAttempt, type HostedPage } from "@/server/schemas/hosted";
 import { paymentOfAttempt } from "../payments/pay-through-origin";
 
 const NOTICES = {
@@ -43,7 +43,7 @@ export async function viewCheckoutPage(base: BaseContext, sessionId: string, att
     livemode: session.livemode,
     merchant_name: merchant.name,
     description: `Order ${session.reference}`,
-    quote: customerQuote(quoteFee(merchant.feePlan, merchant.feeBearer, session.amount, session.currency)),
+    quote: pageQuote(quoteFee(merchant.feePlan, merchant.feeBearer, session.amount, session.currency), attempt, state),
     state,
     notice: NOTICES[state],
     attempt: attempt ? toHostedAttempt(attempt) : null,

@@ -5,7 +5,7 @@ import { isId } from "@/server/domain/ids";
 import { formatHarareTime } from "@/server/domain/hosted";
 import { holdsSingleUseLink, linkClosedReason } from "@/server/domain/payment-links";
 import type { BaseContext } from "@/server/context";
-import { customerQuote, toHostedAttempt, type HostedPage } from "@/server/schemas/hosted";
+import { pageQuote, toHostedAttempt, type HostedPage } from "@/server/schemas/hosted";
 import { paymentOfAttempt } from "../payments/pay-through-origin";
 import { paymentThrough } from "../payments/payments-through";
 
@@ -43,6 +43,7 @@ export async function viewPaymentLinkPage(
 
   const closed = linkClosedReason(link, now, (at) => formatHarareTime(at.toISOString()));
   const used = !closed && !mine && link.singleUse && (await paymentThrough(base.db, { paymentLinkId: link.id }, holdsSingleUseLink)) !== undefined;
+  const state = closed ? "link_expired" : used ? "link_used" : "open";
 
   return {
     kind: "payment_link",
@@ -50,8 +51,8 @@ export async function viewPaymentLinkPage(
     livemode: link.livemode,
     merchant_name: merchant.name,
     description: link.description,
-    quote: customerQuote(quoteFee(merchant.feePlan, merchant.feeBearer, link.amount, link.currency)),
-    state: closed ? "link_expired" : used ? "link_used" : "open",
+    quote: pageQuote(quoteFee(merchant.feePlan, merchant.feeBearer, link.amount, link.currency), mine, state),
+    state,
     notice: closed ?? (used ? USED : null),
     attempt: mine ? toHostedAttempt(mine) : null,
     success_url: null,
