@@ -13,6 +13,7 @@ describe("the payments search", () => {
   it("reads a payment id as that payment", () => {
     const id = newId("payment");
     expect(readPaymentSearch(` ${id} `)).toEqual({ paymentId: id });
+    expect(readPaymentSearch(id.toUpperCase())).toEqual({ paymentId: id });
   });
 
   it("leaves everything else to the references: prefixes, dates, part of a number, a landline, another id", () => {

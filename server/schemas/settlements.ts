@@ -26,6 +26,7 @@ export const settlementResource = z.object({
 
 export const settlementLineResource = z.object({
   object: z.literal("settlement_line"),
+  livemode: z.boolean(),
   type: z.enum(SETTLEMENT_LINE_KINDS),
   source: z.string().describe("The payment (pay_…) or refund (re_…)."),
   payment: z.string().describe("The payment the line is about: the source itself, or the payment a refund refunded."),
@@ -61,9 +62,10 @@ export function toSettlementResource(s: Settlement): z.infer<typeof settlementRe
   };
 }
 
-export function toSettlementLineResource(l: SettlementLine & { paymentId: string }): z.infer<typeof settlementLineResource> {
+export function toSettlementLineResource(l: SettlementLine & { paymentId: string; livemode: boolean }): z.infer<typeof settlementLineResource> {
   return {
     object: "settlement_line",
+    livemode: l.livemode,
     type: l.kind,
     source: l.objectId,
     payment: l.paymentId,

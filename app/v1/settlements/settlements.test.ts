@@ -81,6 +81,7 @@ describe("/v1/settlements", () => {
     expect(one.body.lines.data).toHaveLength(10);
     expect(one.body.lines.data[0]).toEqual({
       object: "settlement_line",
+      livemode: false,
       type: "payment",
       source: paymentIds[22],
       payment: paymentIds[22],

@@ -54,7 +54,7 @@ export function PaymentDetail({ id }: { id: string }) {
         </p>
       ) : null}
       {p.status === "unresolved" ? (
-        <p className="warning" role="status">
+        <p className="attention" role="status">
           The provider has not confirmed this payment for over 24 hours. Check with the provider, then resolve it below.
         </p>
       ) : null}

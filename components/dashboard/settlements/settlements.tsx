@@ -110,14 +110,27 @@ export function SettlementDetail({ id }: { id: string }) {
   const q = useQuery(trpc.settlements.get.queryOptions({ id }));
   const confirm = useMutation(trpc.settlements.confirmPayout.mutationOptions({ onSuccess: () => void qc.invalidateQueries({ queryKey: trpc.settlements.pathKey() }) }));
 
+  const back = (
+    <p>
+      <Link href="/dashboard/settlements">← All settlements</Link>
+    </p>
+  );
   if (q.isPending) return <Loading what="the settlement" />;
-  if (q.isError) return <Failed message={errorMessage(q.error)} retry={isMissing(q.error) ? undefined : () => void q.refetch()} />;
+  if (q.isError) {
+    return (
+      <>
+        {back}
+        <Failed
+          message={isMissing(q.error) ? `No settlement ${id} in this environment. It may belong to the other mode.` : errorMessage(q.error)}
+          retry={isMissing(q.error) ? undefined : () => void q.refetch()}
+        />
+      </>
+    );
+  }
   const s = q.data;
   return (
     <>
-      <p>
-        <Link href="/dashboard/settlements">← All settlements</Link>
-      </p>
+      {back}
       <section className="panel">
         <dl className="fields">
           <dt>Status</dt>

@@ -18,7 +18,7 @@ export async function listSettlements(ctx: ServiceContext, filters: { status?: S
 }
 
 /** A line with the payment it is about: the payment itself, or the one a refund refunded. */
-export type SettlementLineOfPayment = SettlementLine & { paymentId: string };
+export type SettlementLineOfPayment = SettlementLine & { paymentId: string; livemode: boolean };
 
 /**
  * A batch's line items, by object id descending (refunds, then payments, newest first); keyset on
@@ -47,5 +47,5 @@ export async function listSettlementLines(ctx: ServiceContext, settlementId: str
       ? []
       : (await ctx.db.select({ id: refunds.id, paymentId: refunds.paymentId }).from(refunds).where(inArray(refunds.id, refundIds))).map((r) => [r.id, r.paymentId]),
   );
-  return { ...lines, data: lines.data.map((l) => ({ ...l, paymentId: l.kind === "refund" ? refunded.get(l.objectId)! : l.objectId })) };
+  return { ...lines, data: lines.data.map((l) => ({ ...l, livemode: ctx.livemode, paymentId: l.kind === "refund" ? refunded.get(l.objectId)! : l.objectId })) };
 }
