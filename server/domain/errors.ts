@@ -72,10 +72,6 @@ export const invalidParam = (param: string, message: string) =>
 export const resourceMissing = (what: string, id: string, param = "id") =>
   new ServiceError("resource_missing", `No such ${what}: '${id}'`, param);
 
-/** A test helper called with a live key: missing, as in live mode nothing of test mode exists, and said so. */
-export const testHelperInLiveMode = (param: string) =>
-  new ServiceError("resource_missing", "Test helpers exist only in test mode: call them with a test key (sk_test_…).", param);
-
 /** Spec rule 4, for payments and for the checkout sessions that share their references. */
 /** Too many PIN prompts to one phone number lately: shown to a customer as it is, so it says what to do. */
 export const promptLimitReached = (retryAfterSeconds: number) =>
