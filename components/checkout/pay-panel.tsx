@@ -2,7 +2,7 @@
 
 import { unstable_rethrow } from "next/navigation";
 import { Component, useActionState, useEffect, useRef, useState, type ReactNode } from "react";
-import { formatCountdown, formatHarareTime, PHASE_IS_FINAL, returnToMerchant, secondsLeft, successRedirect } from "@/server/domain/hosted";
+import { formatCountdown, formatHarareTime, PHASE_IS_FINAL, secondsLeft, successRedirect } from "@/server/domain/hosted";
 import { formatAmount } from "@/server/domain/money";
 import { NETWORK_NAMES, networkHint } from "@/server/domain/msisdn-rules";
 import { normaliseMsisdnZw } from "@/server/domain/msisdn-zw";
@@ -203,10 +203,9 @@ function ClosedPage({ page }: { page: HostedPage }) {
 }
 
 function ReturnLink({ page }: { page: HostedPage }) {
-  const href = returnToMerchant(page);
-  return href ? (
+  return page.cancel_url ? (
     <p>
-      <a href={href}>Return to {page.merchant_name}</a>
+      <a href={page.cancel_url}>Return to {page.merchant_name}</a>
     </p>
   ) : null;
 }

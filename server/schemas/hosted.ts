@@ -27,6 +27,7 @@ export type HostedPage = {
   attempt: HostedAttempt | null;
   /** Checkout sessions only. */
   success_url: string | null;
+  /** The way back to the merchant: the session's cancel_url, or the home page of its success_url's site (returnToMerchant). */
   cancel_url: string | null;
   /** Where the island polls for this view. */
   status_path: string;

@@ -190,6 +190,19 @@ describe("the checkout page", () => {
     expect((await viewCheckoutPage(await base(), s.id, key()))!.attempt).toBeNull();
   });
 
+  it("offers the way back to the merchant: the cancel_url, or without one the home page of the success_url's site", async () => {
+    const s = await session(merchantPays);
+    expect((await viewCheckoutPage(await base(), s.id))!.cancel_url).toBe("https://shop.example/");
+    const withCancel = await createCheckoutSession(await merchantPays.ctx(), {
+      amount: 1_500,
+      currency: "USD",
+      reference: uniqueRef("order"),
+      successUrl: "https://shop.example/done",
+      cancelUrl: "https://shop.example/cart",
+    });
+    expect((await viewCheckoutPage(await base(), withCancel.id))!.cancel_url).toBe("https://shop.example/cart");
+  });
+
   it("reads expired after expires_at, by the clock it is given", async () => {
     const s = await session(merchantPays, 60);
     const later = manualClock(new Date(s.expiresAt.getTime() + 1));

@@ -2,6 +2,7 @@ import { eq } from "drizzle-orm";
 import { checkoutSessions, merchants, payments } from "@/db/schema";
 import { checkoutSessionStatus } from "@/server/domain/checkout";
 import { quoteFee } from "@/server/domain/fees";
+import { returnToMerchant } from "@/server/domain/hosted";
 import { isId } from "@/server/domain/ids";
 import type { BaseContext } from "@/server/context";
 import { pageQuote, toHostedAttempt, type HostedPage } from "@/server/schemas/hosted";
@@ -49,7 +50,8 @@ export async function viewCheckoutPage(base: BaseContext, sessionId: string, att
     attempt: attempt ? toHostedAttempt(attempt) : null,
     // Where a paid checkout goes next: told once it is paid, so that the page is no shortcut to it.
     success_url: attempt?.status === "succeeded" ? session.successUrl : null,
-    cancel_url: session.cancelUrl,
+    // The way back to the merchant, on a closed page as on an open one.
+    cancel_url: returnToMerchant({ cancel_url: session.cancelUrl, success_url: session.successUrl }),
     status_path: `/checkout/${session.id}/status`,
     server_time: now.toISOString(),
   };
