@@ -5,8 +5,9 @@ import { isServiceError } from "@/server/domain/errors";
 import { log } from "@/server/log";
 import { payCheckoutSession } from "@/server/services/checkout-sessions/pay-checkout-session";
 import { payPaymentLink } from "@/server/services/payment-links/pay-payment-link";
+import { QUOTE_CHANGED_PARAM, type CustomerAttempt } from "@/server/services/payments/pay-through-origin";
 import { systemContext } from "@/server/system-context";
-import type { PayFormState } from "@/components/checkout/pay-form-state";
+import { AMOUNT_CHANGED_PARAM, type PayFormState } from "@/components/checkout/pay-form-state";
 
 /** Answers that mean the page itself has changed (used, expired, an attempt in flight): show it again. */
 const RELOAD_PAGE = new Set(["link_used", "link_expired", "checkout_session_closed", "payment_in_progress", "resource_missing"]);
@@ -20,18 +21,22 @@ const UNAVAILABLE =
  * that follows the attempt, so a reload never posts twice; the attempt key in the form makes a
  * double tap, or a tap sent again after a dropped connection, the same payment.
  */
-async function attempt(form: FormData, pay: (msisdn: string, idempotencyKey: string) => Promise<{ id: string }>, pagePath: string, next: (paymentId: string) => string): Promise<PayFormState> {
+async function attempt(form: FormData, pay: (attempt: CustomerAttempt) => Promise<{ id: string }>, pagePath: string, next: (paymentId: string) => string): Promise<PayFormState> {
   const msisdn = String(form.get("msisdn") ?? "");
   const idempotencyKey = String(form.get("attempt_key") ?? "");
+  // What the page showed; a form without it (an older page) is charged as it stands.
+  const quoted = Number(form.get("quoted"));
   let paymentId: string;
   try {
-    paymentId = (await pay(msisdn, idempotencyKey)).id;
+    paymentId = (await pay({ msisdn, idempotencyKey, quotedChargedAmount: Number.isSafeInteger(quoted) && quoted > 0 ? quoted : undefined })).id;
   } catch (e) {
     if (!isServiceError(e)) {
       log.error("hosted payment attempt failed", { page: pagePath, error: e instanceof Error ? e.message : String(e) });
       return { msisdn, error: { code: "api_error", message: UNAVAILABLE, param: null } };
     }
     if (RELOAD_PAGE.has(e.code)) redirect(pagePath);
+    // The charge changed since the page was rendered: the page again, with the new amount and a word on why.
+    if (e.param === QUOTE_CHANGED_PARAM) redirect(`${pagePath}?${AMOUNT_CHANGED_PARAM}=1`);
     // The attempt's reference taken by another payment at the same moment: the merchant's matter,
     // not the customer's. The same attempt again steps past it.
     if (e.code === "reference_in_use") return { msisdn, error: { code: "api_error", message: UNAVAILABLE, param: null } };
@@ -45,7 +50,7 @@ export async function payLinkAction(linkId: string, _previous: PayFormState, for
   const path = `/pay/${linkId}`;
   return attempt(
     form,
-    async (msisdn, idempotencyKey) => payPaymentLink(await systemContext(), { linkId, msisdn, idempotencyKey }),
+    async (customer) => payPaymentLink(await systemContext(), { linkId, ...customer }),
     path,
     (paymentId) => `${path}?payment=${paymentId}`,
   );
@@ -53,5 +58,5 @@ export async function payLinkAction(linkId: string, _previous: PayFormState, for
 
 export async function payCheckoutAction(sessionId: string, _previous: PayFormState, form: FormData): Promise<PayFormState> {
   const path = `/checkout/${sessionId}`;
-  return attempt(form, async (msisdn, idempotencyKey) => payCheckoutSession(await systemContext(), { sessionId, msisdn, idempotencyKey }), path, () => path);
+  return attempt(form, async (customer) => payCheckoutSession(await systemContext(), { sessionId, ...customer }), path, () => path);
 }

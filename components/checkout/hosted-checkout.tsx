@@ -9,6 +9,8 @@ type Props = {
   action: (previous: PayFormState, form: FormData) => Promise<PayFormState>;
   /** A fresh key per render: one attempt per rendered form, however often it is sent. */
   attemptKey: string;
+  /** Shown again because the charge changed as Pay was tapped (AMOUNT_CHANGED_PARAM). */
+  amountChanged?: boolean;
 };
 
 /**
@@ -16,7 +18,7 @@ type Props = {
  * else; then the island, which takes the number and follows the attempt (or, on a closed page,
  * says why, and shows this browser's own attempt if it made one).
  */
-export function HostedCheckout({ page, action, attemptKey }: Props) {
+export function HostedCheckout({ page, action, attemptKey, amountChanged = false }: Props) {
   const { quote } = page;
   const attempt = page.attempt;
   const followsAttempt = attempt !== null && !PHASE_IS_FINAL[attempt.phase];
@@ -34,6 +36,11 @@ export function HostedCheckout({ page, action, attemptKey }: Props) {
           </p>
         ) : null}
       </header>
+      {amountChanged && page.state === "open" && page.attempt === null ? (
+        <p className="card changed" role="alert">
+          The amount changed just as you tapped Pay, so nothing was sent to your phone. Check the amount above, then tap Pay again.
+        </p>
+      ) : null}
       <PayPanel key={attempt?.id ?? "new"} initial={page} action={action} attemptKey={attemptKey} />
       {/* Without JavaScript the page follows the attempt by reloading itself, and a paid checkout goes on to the merchant. */}
       {followsAttempt ? (

@@ -5,3 +5,6 @@ export type PayFormState = {
 };
 
 export const INITIAL_PAY_FORM_STATE: PayFormState = { msisdn: "", error: null };
+
+/** The query parameter a page is shown again with when its charge changed as Pay was tapped. */
+export const AMOUNT_CHANGED_PARAM = "amount_changed";

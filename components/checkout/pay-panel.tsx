@@ -396,6 +396,7 @@ function PayFormFields({
       }}
     >
       <input type="hidden" name="attempt_key" value={attemptKey} />
+      <input type="hidden" name="quoted" value={page.quote.charged_amount} />
       <label htmlFor="msisdn">{retry ? "Try again: your mobile money number" : "Your mobile money number"}</label>
       <input
         id="msisdn"

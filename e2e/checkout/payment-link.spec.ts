@@ -190,3 +190,22 @@ test("a double tap and a reload make one payment", async ({ page, request }) => 
   await page.waitForLoadState();
   expect(await paymentsOfLink(request, link.id)).toHaveLength(1);
 });
+
+test("a page whose charge is no longer the one it shows sends no prompt, and comes back with the amount it would charge", async ({ page, request }) => {
+  const link = await createLink(request, { description: "Shown, then changed" });
+  await page.goto(`/pay/${link.id}`);
+  await expect(page.getByRole("button", { name: "Pay USD 25.00" })).toBeVisible();
+  await page.getByLabel(/mobile money number/i).fill("077 123 4567");
+  // As if the merchant had changed who bears the fee after this page was rendered: the form sends
+  // the charge it showed, here one that is no longer the charge (set after the last render).
+  await page.locator("input[name=quoted]").evaluate((input: HTMLInputElement) => (input.value = "2600"));
+  await page.getByRole("button", { name: /^Pay / }).click();
+  await expect(page.getByRole("alert").filter({ hasText: "The amount changed" })).toHaveText(/The amount changed just as you tapped Pay, so nothing was sent to your phone/);
+  await expect(page).toHaveURL(/\?amount_changed=1$/);
+  await expect(page.locator(".amount")).toHaveText("USD 25.00");
+  expect(await paymentsOfLink(request, link.id)).toEqual([]);
+
+  await pay(page, "077 123 4567");
+  await expect(statusRegion(page).getByRole("heading")).toHaveText("Check your phone and enter your PIN");
+  expect((await paymentsOfLink(request, link.id)).map((p) => p.charged_amount)).toEqual([2_500]);
+});

@@ -5,6 +5,7 @@ import { merchants } from "@/db/schema";
 import { manualClock, systemClock, type Clock } from "@/server/clock";
 import { quoteFee } from "@/server/domain/fees";
 import { providers } from "@/server/providers/registry";
+import { serviceRefusal } from "@/server/testing/expect-error";
 import { seedTestMerchant, uniqueRef, type TestMerchant } from "@/server/testing/fixtures";
 import { createCheckoutSession } from "../checkout-sessions/create-checkout-session";
 import { payCheckoutSession } from "../checkout-sessions/pay-checkout-session";
@@ -148,6 +149,27 @@ describe("a page's headline amount after the merchant changes who bears the fee"
     expect((await viewCheckoutPage(await base(), s.id))!.quote).toMatchObject({ fee: null, charged_amount: 1_500 });
     const next = await payCheckoutSession(await base(), { sessionId: s.id, msisdn: "0771234567", idempotencyKey: key() });
     expect(next.chargedAmount).toBe(1_500);
+  });
+});
+
+describe("an attempt whose page showed another charge", () => {
+  it("is refused before any prompt when who bears the fee changed since the page was shown; a retry of one already made is still its payment", async () => {
+    const m = await seedTestMerchant({ feeBearer: "customer" });
+    const link = await createPaymentLink(await m.ctx(), { amount: 2_500, currency: "USD", description: "Shown then changed" });
+    const shown = (await viewPaymentLinkPage(await base(), { linkId: link.id }))!.quote.charged_amount;
+    const made = key();
+    const first = await payPaymentLink(await base(), { linkId: link.id, msisdn: "0770000002", idempotencyKey: made, quotedChargedAmount: shown });
+    expect(first.chargedAmount).toBe(shown);
+    await (await getDb()).update(merchants).set({ feeBearer: "merchant" }).where(eq(merchants.id, m.merchant.id));
+
+    // The same attempt sent again (a dropped answer): its payment, not a refusal.
+    expect((await payPaymentLink(await base(), { linkId: link.id, msisdn: "0770000002", idempotencyKey: made, quotedChargedAmount: shown })).id).toBe(first.id);
+    // A new attempt from a page still showing the old charge: refused, naming the new one, and nothing made.
+    const err = await serviceRefusal(payPaymentLink(await base(), { linkId: link.id, msisdn: "0771234567", idempotencyKey: key(), quotedChargedAmount: shown }));
+    expect(err).toMatchObject({ code: "parameter_invalid", param: "charged_amount", message: "The amount to pay has changed to USD 25.00 since this page was opened." });
+    const again = (await viewPaymentLinkPage(await base(), { linkId: link.id }))!.quote.charged_amount;
+    expect(again).toBe(2_500);
+    expect((await payPaymentLink(await base(), { linkId: link.id, msisdn: "0771234567", idempotencyKey: key(), quotedChargedAmount: again })).chargedAmount).toBe(2_500);
   });
 });
 

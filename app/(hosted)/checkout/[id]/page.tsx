@@ -4,18 +4,19 @@ import { notFound } from "next/navigation";
 import { connection } from "next/server";
 import { cache } from "react";
 import { HostedCheckout } from "@/components/checkout/hosted-checkout";
+import { AMOUNT_CHANGED_PARAM } from "@/components/checkout/pay-form-state";
 import { viewCheckoutPage } from "@/server/services/hosted/view-checkout-page";
 import { systemContext } from "@/server/system-context";
 import { payCheckoutAction } from "../../actions";
 
-type Props = { params: Promise<{ id: string }> };
+type Props = { params: Promise<{ id: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> };
 
 const view = cache(async (sessionId: string) => viewCheckoutPage(await systemContext(), sessionId));
 
-async function load({ params }: Props) {
+async function load({ params, searchParams }: Props) {
   await connection();
-  const { id } = await params;
-  return { id, page: await view(id) };
+  const [{ id }, query] = await Promise.all([params, searchParams]);
+  return { id, page: await view(id), amountChanged: query[AMOUNT_CHANGED_PARAM] !== undefined };
 }
 
 export async function generateMetadata(props: Props): Promise<Metadata> {
@@ -25,7 +26,7 @@ export async function generateMetadata(props: Props): Promise<Metadata> {
 
 // /checkout/{cs_id} – a checkout session's page
 export default async function CheckoutSessionPage(props: Props) {
-  const { id, page } = await load(props);
+  const { id, page, amountChanged } = await load(props);
   if (!page) notFound();
-  return <HostedCheckout page={page} action={payCheckoutAction.bind(null, id)} attemptKey={randomUUID()} />;
+  return <HostedCheckout page={page} action={payCheckoutAction.bind(null, id)} attemptKey={randomUUID()} amountChanged={amountChanged} />;
 }

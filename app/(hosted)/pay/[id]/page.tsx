@@ -4,6 +4,7 @@ import { notFound } from "next/navigation";
 import { connection } from "next/server";
 import { cache } from "react";
 import { HostedCheckout } from "@/components/checkout/hosted-checkout";
+import { AMOUNT_CHANGED_PARAM } from "@/components/checkout/pay-form-state";
 import { viewPaymentLinkPage } from "@/server/services/hosted/view-payment-link-page";
 import { systemContext } from "@/server/system-context";
 import { payLinkAction } from "../../actions";
@@ -15,7 +16,7 @@ const view = cache(async (linkId: string, paymentId: string | undefined) => view
 async function load({ params, searchParams }: Props) {
   await connection();
   const [{ id }, query] = await Promise.all([params, searchParams]);
-  return { id, page: await view(id, typeof query.payment === "string" ? query.payment : undefined) };
+  return { id, page: await view(id, typeof query.payment === "string" ? query.payment : undefined), amountChanged: query[AMOUNT_CHANGED_PARAM] !== undefined };
 }
 
 export async function generateMetadata(props: Props): Promise<Metadata> {
@@ -25,7 +26,7 @@ export async function generateMetadata(props: Props): Promise<Metadata> {
 
 // /pay/{plink_id} – a payment link's page; `?payment=` follows the attempt made on it
 export default async function PaymentLinkPage(props: Props) {
-  const { id, page } = await load(props);
+  const { id, page, amountChanged } = await load(props);
   if (!page) notFound();
-  return <HostedCheckout page={page} action={payLinkAction.bind(null, id)} attemptKey={randomUUID()} />;
+  return <HostedCheckout page={page} action={payLinkAction.bind(null, id)} attemptKey={randomUUID()} amountChanged={amountChanged} />;
 }
