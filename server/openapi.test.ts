@@ -97,6 +97,10 @@ describe("OpenAPI document", () => {
     expect(create["409"].description).toContain("`idempotency_key_reused`");
     expect(create["429"].headers["Retry-After"]).toBeDefined();
     expect(create["201"].headers["Idempotent-Replayed"]).toBeDefined();
+    // A stored 4xx is replayed like a success; what comes before the key is read never is.
+    expect(create["400"].headers["Idempotent-Replayed"]).toBeDefined();
+    expect(create["401"].headers["Idempotent-Replayed"]).toBeUndefined();
+    expect(doc.paths["/v1/payments/{id}"].get.responses["404"].headers["Idempotent-Replayed"]).toBeUndefined();
     // A read by id can be missing, and so can a list's cursor or an id in the body; a quote names no object.
     expect(Object.keys(doc.paths["/v1/payments/{id}"].get.responses)).toEqual(expect.arrayContaining(["404"]));
     expect(Object.keys(doc.paths["/v1/refunds"].post.responses)).toContain("404");

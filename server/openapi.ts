@@ -84,6 +84,17 @@ function errorStatuses(op: Operation, queryNames: readonly string[]): number[] {
   return statuses;
 }
 
+/**
+ * An error status as an operation answers it. Where an Idempotency-Key is honoured, a 4xx given
+ * after validation (`msisdn_invalid`, `reference_in_use`, a missing object) is stored like any
+ * answer and replayed with `Idempotent-Replayed`; 401, 403 and 429 come before the key is read.
+ */
+function errorResponse(op: Operation, status: number) {
+  const shared = ERROR_RESPONSES[String(status)]!;
+  if (op.idempotency === "none" || ![400, 404, 409].includes(status)) return shared;
+  return { ...shared, headers: { ...shared.headers, "Idempotent-Replayed": { $ref: "#/components/headers/Idempotent-Replayed" } } };
+}
+
 /** A body whose every field is optional may be left out: the wrapper reads no body as `{}`. */
 function requestBody(body: z.ZodType) {
   const schema = jsonSchema(body, "input");
@@ -136,7 +147,7 @@ export function openApiDocument(serverUrl: string) {
           },
           content: { "application/json": { schema: jsonSchema(op.response, "output") } },
         },
-        ...Object.fromEntries(errorStatuses(op, queryNames).map((status) => [String(status), ERROR_RESPONSES[String(status)]])),
+        ...Object.fromEntries(errorStatuses(op, queryNames).map((status) => [String(status), errorResponse(op, status)])),
         default: { description: "api_error: `internal` (500); query the object, then retry with the same Idempotency-Key.", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } },
       },
     };
