@@ -5,7 +5,8 @@ import { isServiceError } from "@/server/domain/errors";
 import { log } from "@/server/log";
 import { payCheckoutSession } from "@/server/services/checkout-sessions/pay-checkout-session";
 import { payPaymentLink } from "@/server/services/payment-links/pay-payment-link";
-import { QUOTE_CHANGED_PARAM, type CustomerAttempt } from "@/server/services/payments/pay-through-origin";
+import { QUOTE_CHANGED_PARAM } from "@/server/services/payments/create-payment";
+import type { CustomerAttempt } from "@/server/services/payments/pay-through-origin";
 import { systemContext } from "@/server/system-context";
 import { AMOUNT_CHANGED_PARAM, type PayFormState } from "@/components/checkout/pay-form-state";
 

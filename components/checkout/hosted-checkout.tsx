@@ -1,4 +1,4 @@
-import { PHASE_IS_FINAL, successRedirect } from "@/server/domain/hosted";
+import { PHASE_IS_FINAL, successRedirect, takesAnotherAttempt } from "@/server/domain/hosted";
 import { formatAmount } from "@/server/domain/money";
 import type { HostedPage } from "@/server/schemas/hosted";
 import type { PayFormState } from "./pay-form-state";
@@ -36,7 +36,7 @@ export function HostedCheckout({ page, action, attemptKey, amountChanged = false
           </p>
         ) : null}
       </header>
-      {amountChanged && page.state === "open" && page.attempt === null ? (
+      {amountChanged && takesAnotherAttempt(page.state, attempt?.phase) ? (
         <p className="card changed" role="alert">
           The amount changed just as you tapped Pay, so nothing was sent to your phone. Check the amount above, then tap Pay again.
         </p>

@@ -2,7 +2,7 @@
 
 import { unstable_rethrow } from "next/navigation";
 import { Component, useActionState, useEffect, useRef, useState, type ReactNode } from "react";
-import { formatCountdown, formatHarareTime, PHASE_IS_FINAL, secondsLeft, successRedirect } from "@/server/domain/hosted";
+import { formatCountdown, formatHarareTime, PHASE_IS_FINAL, secondsLeft, successRedirect, takesAnotherAttempt } from "@/server/domain/hosted";
 import { formatAmount } from "@/server/domain/money";
 import { NETWORK_NAMES, networkHint } from "@/server/domain/msisdn-rules";
 import { normaliseMsisdnZw } from "@/server/domain/msisdn-zw";
@@ -31,7 +31,7 @@ export function PayPanel({ initial, action, attemptKey }: Props) {
   const { page, serverNow, adopt, offline } = useFollowedPage(initial);
   const key = useSentAttempt(page, attemptKey, adopt);
   const attempt = page.attempt;
-  const canPay = page.state === "open" && (attempt === null || attempt.phase === "failed" || attempt.phase === "expired");
+  const canPay = takesAnotherAttempt(page.state, attempt?.phase);
   return (
     <>
       {/* Always there, so that what changes inside it is announced (a region that appears with its text is not). */}

@@ -26,6 +26,17 @@ export const PHASE_IS_FINAL = {
   expired: true,
 } as const satisfies Record<AttemptPhase, boolean>;
 
+/** A hosted page's state: `open` takes a payment; the others are pages without a form. */
+export type HostedPageState = "open" | "link_used" | "link_expired" | "complete" | "expired";
+
+/**
+ * Whether an open page takes another attempt: none made yet, or the last one failed or expired
+ * (the form again). While an attempt is waiting or confirming, or once one is paid, it does not.
+ */
+export function takesAnotherAttempt(state: HostedPageState, phase: AttemptPhase | undefined): boolean {
+  return state === "open" && (phase === undefined || phase === "failed" || phase === "expired");
+}
+
 /** Why a payment failed, told to the person who pays (the API's `failure_message` is for merchants). */
 export const CUSTOMER_FAILURE_MESSAGES = {
   insufficient_funds: "Your wallet does not hold enough money for this payment. You have not been charged: top up and try again.",

@@ -31,16 +31,13 @@ export const timeBound = z
   .union(
     [
       z.iso.datetime({ offset: true }),
-      z
-        .string()
-        .regex(/^\d{1,12}$/)
-        .refine((v) => Number(v) <= LATEST_UNIX_SECONDS),
+      z.string().regex(/^\d{1,12}$/),
       z.number().int().min(0).max(LATEST_UNIX_SECONDS, "must be no later than 9999-12-31T23:59:59Z (253402300799)"),
     ],
     { error: "must be Unix seconds or an RFC 3339 timestamp, no later than 9999-12-31T23:59:59Z" },
   )
   .transform((v) => (typeof v === "number" ? new Date(v * 1000) : /^\d+$/.test(v) ? new Date(Number(v) * 1000) : new Date(v)))
-  // An offset can carry 9999-12-31T23:00:00-05:00 into the year 10000.
+  // Past the year 9999 in any form: digits, or an offset carrying 9999-12-31T23:00:00-05:00 over.
   .refine((d) => d.getTime() <= LATEST_UNIX_SECONDS * 1000, { error: "must be no later than 9999-12-31T23:59:59Z" });
 
 export const limitParam = z

@@ -1,5 +1,5 @@
 import type { Payment } from "@/db/schema";
-import { ATTEMPT_PHASE, CUSTOMER_FAILURE_MESSAGES, GENERIC_FAILURE_MESSAGE, type AttemptPhase } from "@/server/domain/hosted";
+import { ATTEMPT_PHASE, CUSTOMER_FAILURE_MESSAGES, GENERIC_FAILURE_MESSAGE, takesAnotherAttempt, type AttemptPhase, type HostedPageState } from "@/server/domain/hosted";
 import type { FeeQuote } from "@/server/domain/fees";
 import type { Currency } from "@/server/domain/money";
 import { maskMsisdn, NETWORK_NAMES, networkOf } from "@/server/domain/msisdn";
@@ -19,8 +19,7 @@ export type HostedPage = {
   description: string;
   /** The fee preview: the same quote that creating the payment will store, as the customer sees it (`customerQuote`). */
   quote: CustomerQuote;
-  /** `open` takes a payment; the others are pages without a form. */
-  state: "open" | "link_used" | "link_expired" | "complete" | "expired";
+  state: HostedPageState;
   /** Why a closed page is closed, in words for the customer. */
   notice: string | null;
   /** This customer's attempt: the one in the page's URL (links) or the session's latest. */
@@ -52,8 +51,7 @@ export function customerQuote(quote: FeeQuote): CustomerQuote {
  * when the page offers the form again after a failed or expired attempt, or has none.
  */
 export function pageQuote(current: FeeQuote, attempt: Payment | undefined, state: HostedPage["state"]): CustomerQuote {
-  const retrying = state === "open" && attempt !== undefined && (ATTEMPT_PHASE[attempt.status] === "failed" || ATTEMPT_PHASE[attempt.status] === "expired");
-  if (!attempt || retrying) return customerQuote(current);
+  if (!attempt || takesAnotherAttempt(state, ATTEMPT_PHASE[attempt.status])) return customerQuote(current);
   return customerQuote({ amount: attempt.amount, currency: attempt.currency, fee: attempt.fee, fee_bearer: attempt.feeBearer, charged_amount: attempt.chargedAmount });
 }
 

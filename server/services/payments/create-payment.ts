@@ -2,10 +2,10 @@ import { and, eq } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { payments, type Payment } from "@/db/schema";
 import { violatedUniqueConstraint } from "@/db/errors";
-import { promptLimitReached, referenceInUse, ServiceError } from "@/server/domain/errors";
+import { invalidParam, promptLimitReached, referenceInUse, ServiceError } from "@/server/domain/errors";
 import { quoteFee } from "@/server/domain/fees";
 import { newId } from "@/server/domain/ids";
-import type { Currency, PaymentMethod } from "@/server/domain/money";
+import { formatAmount, type Currency, type PaymentMethod } from "@/server/domain/money";
 import { normaliseMsisdn } from "@/server/domain/msisdn";
 import type { ServiceContext } from "@/server/context";
 import { env } from "@/server/env";
@@ -44,7 +44,22 @@ export type CreatePaymentInput = {
   response?: ResponseRecord<Payment>;
   /** The request's key, not yet claimed: the payment's INSERT claims it (direct payments only). */
   claim?: KeyClaim;
-} & ({ reference: string; origin?: undefined } | { reference?: undefined; origin: PaymentOrigin });
+} & (
+  | { reference: string; origin?: undefined; quotedChargedAmount?: undefined }
+  | {
+      reference?: undefined;
+      origin: PaymentOrigin;
+      /**
+       * The charge the customer's page showed when Pay was tapped. A new payment whose charge would
+       * differ (the merchant changed who bears the fee since) is refused before any prompt: the
+       * customer approves on the phone only an amount the page showed them.
+       */
+      quotedChargedAmount?: number;
+    }
+);
+
+/** The refusal's `param` when the charge is not the one the page showed (app/(hosted)/actions.ts shows the page again). */
+export const QUOTE_CHANGED_PARAM = "charged_amount";
 
 /**
  * Creates a payment and asks the wallet provider for the PIN prompt.
@@ -185,12 +200,16 @@ async function insertPayment(
 async function insertClaimedPayment(ctx: ServiceContext, input: CreatePaymentInput, origin: PaymentOrigin, msisdn: string, network: string): Promise<Payment> {
   const key = input.idempotencyKey;
   const earlier = key ? await findByIdempotencyKey(ctx, key) : undefined;
+  // A retry of an attempt already made answers with its payment, whatever the charge would be now.
   if (earlier) return earlier;
+  const draft = paymentValues(ctx, input, "", msisdn, network);
+  if (input.quotedChargedAmount !== undefined && draft.chargedAmount !== input.quotedChargedAmount) {
+    throw invalidParam(QUOTE_CHANGED_PARAM, `The amount to pay has changed to ${formatAmount(draft.chargedAmount, draft.currency)} since this page was opened.`);
+  }
   await spendPromptBudget(ctx, msisdn);
   let reference: string | undefined;
   try {
     return await ctx.db.transaction(async (tx) => {
-      const draft = paymentValues(ctx, input, "", msisdn, network);
       ({ reference } = await origin.claim(tx, { id: draft.id, now: draft.createdAt }));
       const [row] = await tx.insert(payments).values({ ...draft, reference }).returning();
       return row!;

@@ -2,8 +2,7 @@ import { and, eq } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { payments, type Payment } from "@/db/schema";
 import { invalidParam } from "@/server/domain/errors";
-import { quoteFee } from "@/server/domain/fees";
-import { formatAmount, type Currency } from "@/server/domain/money";
+import type { Currency } from "@/server/domain/money";
 import type { BaseContext } from "@/server/context";
 import type { ProviderRegistry } from "@/server/providers/port";
 import { actForMerchant } from "../merchants/act-for-merchant";
@@ -17,16 +16,9 @@ export type CustomerAttempt = {
   msisdn: string;
   /** One per attempt, from the page: a retry of the same attempt answers with its payment. */
   idempotencyKey: string;
-  /**
-   * The charge the page showed when Pay was tapped. A new attempt is refused when the charge would
-   * differ (the merchant changed who bears the fee since the page was rendered): the customer
-   * approves on the phone only an amount the page showed them.
-   */
+  /** The charge the page showed when Pay was tapped (CreatePaymentInput's `quotedChargedAmount`). */
   quotedChargedAmount?: number;
 };
-
-/** The refusal's `param`: the page shows the new amount and asks again (app/(hosted)/actions.ts). */
-export const QUOTE_CHANGED_PARAM = "charged_amount";
 
 /**
  * A customer's payment through a link or a session (their pages call the verbs that call this; no
@@ -44,13 +36,6 @@ export async function payThroughOrigin(
     throw invalidParam("idempotency_key", "idempotency_key must be 1–255 characters.");
   }
   const ctx = await actForMerchant(base, owner, { type: "system", job });
-  if (attempt.quotedChargedAmount !== undefined) {
-    const now = quoteFee(ctx.merchant.feePlan, ctx.merchant.feeBearer, owner.amount, owner.currency);
-    // A retry of an attempt already made answers with its payment, whatever the quote says now.
-    if (now.charged_amount !== attempt.quotedChargedAmount && !(await paymentOfAttempt(base.db, owner, attempt.idempotencyKey))) {
-      throw invalidParam(QUOTE_CHANGED_PARAM, `The amount to pay has changed to ${formatAmount(now.charged_amount, now.currency)} since this page was opened.`);
-    }
-  }
   return createPayment(ctx, {
     amount: owner.amount,
     currency: owner.currency,
@@ -59,6 +44,7 @@ export async function payThroughOrigin(
     metadata: owner.metadata,
     idempotencyKey: originAttemptKey(owner.id, attempt.idempotencyKey),
     origin,
+    quotedChargedAmount: attempt.quotedChargedAmount,
   });
 }
 
