@@ -46,6 +46,10 @@ describe("POST /v1/test_helpers/payments/{id}/{action}", () => {
     const aged = await api("POST", `/v1/test_helpers/payments/${p.id}/age`, { key: m.keys.test });
     expect(aged.body.status).toBe("unresolved");
     expect(await eventTypes(p.id)).toEqual(["payment.unresolved"]);
+    // "As if" 24 h had passed: the payment's own times stay in the order they happened.
+    const { created_at, status_transitions: t } = aged.body;
+    expect(Date.parse(t.unknown_at)).toBeGreaterThanOrEqual(Date.parse(created_at));
+    expect(Date.parse(t.unresolved_at)).toBeGreaterThanOrEqual(Date.parse(t.unknown_at));
   });
 
   it("is test-mode only: a live key gets 404, as for any unknown object", async () => {

@@ -1,12 +1,9 @@
-import { eq } from "drizzle-orm";
-import { payments, type Payment } from "@/db/schema";
+import type { Payment } from "@/db/schema";
 import { resourceMissing, ServiceError } from "@/server/domain/errors";
 import { canTransition, TEST_PAYMENT_ACTIONS, TRANSITIONS, type PaymentStatus, type TestPaymentAction } from "@/server/domain/payment-status";
-import { UNRESOLVED_AFTER_MS } from "@/server/domain/reconcile-schedule";
 import type { ServiceContext } from "@/server/context";
 import { applyProviderOutcome } from "./apply-provider-outcome";
 import { getPayment } from "./get-payment";
-import { markUnresolved } from "./reconcile-payment";
 import { transitionPayment } from "./transition-payment";
 
 const isTestAction = (a: string): a is TestPaymentAction => (TEST_PAYMENT_ACTIONS as readonly string[]).includes(a);
@@ -15,7 +12,7 @@ const isTestAction = (a: string): a is TestPaymentAction => (TEST_PAYMENT_ACTION
  * Test helpers: move a test-mode payment through the verbs the provider and the timers use, so
  * an integration can rehearse every outcome without waiting. Live payments do not exist here.
  */
-/** The state each moving action leads to (`age` leads from unknown to unresolved, by the real timer). */
+/** The state each moving action leads to (`age` leads from unknown to unresolved, as the 24 h timer does). */
 const TARGET = { succeed: "succeeded", fail: "failed", expire: "expired", unknown: "unknown", age: "unresolved" } as const satisfies Record<
   TestPaymentAction,
   PaymentStatus
@@ -51,13 +48,9 @@ async function move(ctx: ServiceContext, payment: Payment, action: TestPaymentAc
       return (await transitionPayment(ctx, { paymentId, to: "expired" })).payment;
     case "unknown":
       return (await transitionPayment(ctx, { paymentId, to: "unknown" })).payment;
-    case "age": {
-      // As if 24 h had passed in unknown: move the clock of this payment, then run the real timer.
-      await ctx.db
-        .update(payments)
-        .set({ unknownSince: new Date(ctx.clock.now().getTime() - UNRESOLVED_AFTER_MS) })
-        .where(eq(payments.id, paymentId));
-      return (await markUnresolved(ctx, paymentId))!;
-    }
+    case "age":
+      // As if 24 h had passed in unknown: the move the timer makes then, with the payment's own
+      // times left as they were (its unknown_at stays after its created_at).
+      return (await transitionPayment(ctx, { paymentId, to: "unresolved" })).payment;
   }
 }
