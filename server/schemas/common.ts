@@ -57,6 +57,20 @@ export function idParam(kind: IdKind, what: string) {
   return z.string({ error: message }).regex(new RegExp(idPattern(kind)), message);
 }
 
+/**
+ * A time window's end after its start. A window that ends at or before its start matches nothing,
+ * so it is refused as the mistake it almost always is (two bounds swapped), naming the end.
+ */
+export function windowOrder<Start extends string, End extends string>(
+  start: Start,
+  end: End,
+): [check: (q: { [K in Start | End]?: Date }) => boolean, params: { message: string; path: string[] }] {
+  return [
+    (q) => q[start] === undefined || q[end] === undefined || q[end]! > q[start]!,
+    { message: `${end} must be after ${start}`, path: [end] },
+  ];
+}
+
 /** Every list's rule on its two cursors: one direction per request. */
 export const oneCursor: [check: (q: { starting_after?: string; ending_before?: string }) => boolean, params: { message: string; path: string[] }] = [
   (q) => q.starting_after === undefined || q.ending_before === undefined,

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { EventRow } from "@/db/schema";
 import { EVENT_TYPES } from "@/server/domain/events";
-import { defineOperation, idParam, limitParam, listEnvelope, oneCursor, timeBound, timestamp } from "./common";
+import { defineOperation, idParam, limitParam, listEnvelope, oneCursor, timeBound, timestamp, windowOrder } from "./common";
 import { webhookDeliveryResource } from "./webhooks";
 
 export const eventResource = z.object({
@@ -48,7 +48,8 @@ export const listEventsQuery = z
     "created[gte]": timeBound.optional(),
     "created[lt]": timeBound.optional(),
   })
-  .refine(...oneCursor);
+  .refine(...oneCursor)
+  .refine(...windowOrder("created[gte]", "created[lt]"));
 
 export const replayEventBody = z.strictObject({
   endpoint: endpointId.optional().describe("Only this endpoint; by default every enabled endpoint subscribed to the event."),
@@ -65,10 +66,7 @@ export const replayWindowBody = z
     only_undelivered: z.boolean({ error: "only_undelivered must be a boolean" }).optional().describe("Skip events an endpoint already received."),
     dry_run: z.boolean({ error: "dry_run must be a boolean" }).optional().describe("Count what would be queued, queue nothing."),
   })
-  .refine((b) => b.created_lt === undefined || b.created_lt > b.created_gte, {
-    message: "created_lt must be after created_gte",
-    path: ["created_lt"],
-  });
+  .refine(...windowOrder("created_gte", "created_lt"));
 
 export const replayResult = z.object({
   object: z.literal("event_replay"),

@@ -4,7 +4,7 @@ import { maskMsisdn } from "@/server/domain/msisdn";
 import { CURRENCIES, MAX_AMOUNT, METHODS } from "@/server/domain/money";
 import { FAILURE_CODES, PAYMENT_STATUSES, TEST_PAYMENT_ACTIONS } from "@/server/domain/payment-status";
 import { FEE_BEARERS } from "@/server/domain/fees";
-import { defineOperation, idParam, iso, limitParam, listEnvelope, metadataSchema, oneCursor, timeBound, timestamp } from "./common";
+import { defineOperation, idParam, iso, limitParam, listEnvelope, metadataSchema, oneCursor, timeBound, timestamp, windowOrder } from "./common";
 
 export const amount = z
   .number({ error: "amount must be an integer number of cents" })
@@ -142,7 +142,9 @@ export const listPaymentsQuery = z.strictObject({
   search: z.string().min(1, "search must not be empty").max(255, "search must be at most 255 characters").optional().describe("Substring of the reference."),
   "created[gte]": timeBound.optional(),
   "created[lt]": timeBound.optional(),
-}).refine(...oneCursor);
+})
+  .refine(...oneCursor)
+  .refine(...windowOrder("created[gte]", "created[lt]"));
 export type ListPaymentsQuery = z.infer<typeof listPaymentsQuery>;
 
 export const paymentOperations = {

@@ -103,6 +103,9 @@ describe("/v1/events and /v1/webhook_deliveries", () => {
     const to = made[9]!.createdAt;
     const windowed = await api("GET", `/v1/events?limit=100&created[gte]=${from.toISOString()}&created[lt]=${to.toISOString()}`, { key: m.keys.test });
     expect(ids(windowed)).toEqual(made.slice(4, 9).map((e) => e.id).reverse());
+    // The same bounds swapped: refused, not answered with an empty list.
+    const swapped = `/v1/events?created[gte]=${to.toISOString()}&created[lt]=${from.toISOString()}`;
+    expectError(await api("GET", swapped, { key: m.keys.test }), 400, "invalid_request", "parameter_invalid", "created[lt]");
 
     expectError(await api("GET", "/v1/events?type=payment.refunded", { key: m.keys.test }), 400, "invalid_request", "parameter_invalid", "type");
   });

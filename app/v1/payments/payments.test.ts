@@ -620,10 +620,17 @@ describe("GET /v1/payments: filters", () => {
     ["search=", "search"],
     ["created[gte]=2026-13-01T00:00:00Z", "created[gte]"],
     ["created[lt]=soon", "created[lt]"],
+    ["created[gte]=1800000000&created[lt]=1700000000", "created[lt]"],
+    ["created[gte]=2026-11-01T00:00:00Z&created[lt]=2026-11-01T02:00:00%2B02:00", "created[lt]"],
     ["starting_after=re_123", "starting_after"],
   ])("refuses %s", async (qs, param) => {
     const res = await api("GET", `/v1/payments?${qs}`, { key: m.keys.test });
     expectError(res, 400, "invalid_request", "parameter_invalid", param);
+  });
+
+  it("says which way round a window goes", async () => {
+    const res = await api<{ error: { message: string } }>("GET", "/v1/payments?created[gte]=1800000000&created[lt]=1700000000", { key: m.keys.test });
+    expect(res.body.error.message).toBe("created[lt] must be after created[gte].");
   });
 });
 
