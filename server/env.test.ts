@@ -19,6 +19,42 @@ describe("env", () => {
     expect(env().PUBLIC_BASE_URL).toBe("https://pay.example.test");
   });
 
+  describe("who runs the durable work", () => {
+    const none = { INNGEST_EVENT_KEY: undefined, INNGEST_SIGNING_KEY: undefined, INNGEST_BASE_URL: undefined, INNGEST_DEV: undefined };
+
+    it("the local runner unless Inngest can run it: both keys, or a dev server", () => {
+      restore = setEnv(none);
+      expect(env().jobDriver).toBe("local");
+      restore();
+      restore = setEnv({ ...none, INNGEST_EVENT_KEY: "evt", INNGEST_SIGNING_KEY: "signkey-prod-01" });
+      expect(env().jobDriver).toBe("inngest");
+      restore();
+      restore = setEnv({ ...none, INNGEST_EVENT_KEY: "evt", INNGEST_SIGNING_KEY: "signkey-prod-01", INNGEST_BASE_URL: "http://inngest.internal:8288" });
+      expect(env().jobDriver).toBe("inngest");
+      restore();
+      restore = setEnv({ ...none, INNGEST_DEV: "1" });
+      expect(env()).toMatchObject({ jobDriver: "inngest", INNGEST_DEV: true });
+      restore();
+      restore = setEnv({ ...none, INNGEST_DEV: "0" });
+      expect(env()).toMatchObject({ jobDriver: "local", INNGEST_DEV: false });
+    });
+
+    it("takes INNGEST_DEV as the dev server's URL, as the SDK documents it", () => {
+      restore = setEnv({ ...none, INNGEST_DEV: "http://inngest-dev:8288" });
+      expect(env()).toMatchObject({ jobDriver: "inngest", INNGEST_DEV: "http://inngest-dev:8288" });
+    });
+
+    it.each([
+      [{ INNGEST_EVENT_KEY: "evt" }, /INNGEST_SIGNING_KEY: INNGEST_EVENT_KEY and INNGEST_SIGNING_KEY go together/],
+      [{ INNGEST_SIGNING_KEY: "signkey-prod-01" }, /INNGEST_EVENT_KEY: INNGEST_EVENT_KEY and INNGEST_SIGNING_KEY go together/],
+      [{ INNGEST_BASE_URL: "http://inngest.internal:8288" }, /INNGEST_BASE_URL: needs INNGEST_EVENT_KEY and INNGEST_SIGNING_KEY/],
+      [{ INNGEST_DEV: "yes" }, /INNGEST_DEV: must be 1, 0, true, false or the dev server's URL/],
+    ])("refuses half a configuration, which would run no timer anywhere: %o", (vars, message) => {
+      restore = setEnv({ ...none, ...vars });
+      expect(() => env()).toThrow(message);
+    });
+  });
+
   it("refuses a port that is not a number, naming it", () => {
     restore = setEnv({ PORT: "eighty" });
     expect(() => env()).toThrow(/PORT/);

@@ -56,11 +56,19 @@ const schema = z.object({
   SANDBOX_CALLBACK_SECRET: z.string().min(16).default("sandbox_callback_secret_for_tests_only"),
   /** Scales the sandbox's answer delays (1 = real-life seconds); tests make it small. */
   SANDBOX_DELAY_SCALE: z.coerce.number().min(0).default(1),
-  /** Inngest: with keys (or INNGEST_DEV / INNGEST_BASE_URL) durable work runs as Inngest functions. */
-  INNGEST_EVENT_KEY: z.string().optional(),
-  INNGEST_SIGNING_KEY: z.string().optional(),
+  /**
+   * Inngest runs durable work when it can: with both keys (Inngest Cloud, or a self-hosted
+   * `inngest start` at INNGEST_BASE_URL), or with INNGEST_DEV (a dev server). Otherwise the local runner.
+   */
+  INNGEST_EVENT_KEY: z.string().min(1).optional(),
+  INNGEST_SIGNING_KEY: z.string().min(1).optional(),
   INNGEST_BASE_URL: z.string().url().optional(),
-  INNGEST_DEV: bool(false),
+  /** `1`: a dev server at its default address (or at INNGEST_BASE_URL); a URL: the dev server there, as the SDK reads it. */
+  INNGEST_DEV: z
+    .string()
+    .refine((v) => ["true", "false", "1", "0", ""].includes(v) || /^https?:\/\//.test(v) && URL.canParse(v), "must be 1, 0, true, false or the dev server's URL")
+    .optional()
+    .transform((v): boolean | string => (v === undefined || v === "" || v === "0" || v === "false" ? false : v === "1" || v === "true" ? true : v)),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   /**
    * Signs the dashboard's session cookies (next-auth). Required with DATABASE_URL, where every
@@ -86,6 +94,20 @@ const schema = z.object({
    * is not trusted (anyone can write it), so sign-in attempts are counted per e-mail address only.
    */
   TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
+}).superRefine((d, ctx) => {
+  // Half an Inngest configuration would start no local runner and run nothing on Inngest either:
+  // every timer (expiries, retries) would stop. Refused at start instead.
+  const keys = [d.INNGEST_EVENT_KEY, d.INNGEST_SIGNING_KEY].filter(Boolean).length;
+  if (keys === 1) {
+    const missing = d.INNGEST_EVENT_KEY ? "INNGEST_SIGNING_KEY" : "INNGEST_EVENT_KEY";
+    ctx.addIssue({ code: "custom", path: [missing], message: "INNGEST_EVENT_KEY and INNGEST_SIGNING_KEY go together: set both, or neither for the local runner" });
+  } else if (keys === 0 && d.INNGEST_BASE_URL && !d.INNGEST_DEV) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["INNGEST_BASE_URL"],
+      message: "needs INNGEST_EVENT_KEY and INNGEST_SIGNING_KEY (a self-hosted inngest start), or INNGEST_DEV=1 (a dev server there)",
+    });
+  }
 });
 
 export type Env = z.infer<typeof schema> & { PUBLIC_BASE_URL: string; embedded: boolean; jobDriver: "inngest" | "local" };
@@ -105,7 +127,7 @@ export function env(): Env {
     ...d,
     PUBLIC_BASE_URL: d.PUBLIC_BASE_URL ?? `http://localhost:${d.PORT ?? 3000}`,
     embedded,
-    jobDriver: (d.INNGEST_EVENT_KEY && d.INNGEST_SIGNING_KEY) || d.INNGEST_DEV || d.INNGEST_BASE_URL ? "inngest" : "local",
+    jobDriver: (d.INNGEST_EVENT_KEY && d.INNGEST_SIGNING_KEY) || d.INNGEST_DEV ? "inngest" : "local",
     // The embedded default is a developer's laptop: demo data on, webhooks to localhost allowed.
     BOOTSTRAP_DEMO: embedded ? parsed.data.BOOTSTRAP_DEMO : process.env.BOOTSTRAP_DEMO === "true",
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: embedded

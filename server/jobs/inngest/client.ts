@@ -3,12 +3,14 @@ import { z } from "zod";
 import { env } from "@/server/env";
 
 // Configuration is passed explicitly so the SDK's settings come from server/env.ts too.
+// INNGEST_DEV may be the dev server's URL, which then is where events go and functions are synced.
+const dev = env().INNGEST_DEV;
 export const inngest = new Inngest({
   id: "mari",
   eventKey: env().INNGEST_EVENT_KEY,
   signingKey: env().INNGEST_SIGNING_KEY,
-  baseUrl: env().INNGEST_BASE_URL,
-  isDev: env().INNGEST_DEV,
+  baseUrl: env().INNGEST_BASE_URL ?? (typeof dev === "string" ? dev : undefined),
+  isDev: dev !== false,
 });
 
 /** A payment now waits for its customer until `expires_at`. */

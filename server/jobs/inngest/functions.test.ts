@@ -83,6 +83,19 @@ describe("Inngest functions", () => {
     expect(result).toEqual({ status: "unresolved" });
   });
 
+  it("flag-unresolved asks the provider first: an answer it now has wins over the flag", async () => {
+    // …04: the sandbox answers succeeded when asked, so at 24 h the payment is settled, not flagged.
+    const p = await seedPayment(m, "unknown", { msisdn: "263770000004", at: new Date(Date.now() - 25 * HOUR) });
+    const t = new InngestTestEngine({ function: flagUnresolvedFn });
+    const { result } = await t.execute({
+      events: [{ name: "payment/unknown", data: { payment_id: p.id, unknown_since: p.unknownSince!.toISOString() } }],
+      steps: sleeps("wait-24h"),
+    });
+    expect(result).toEqual({ status: "succeeded" });
+    const db = await getDb();
+    expect((await db.select().from(events).where(eq(events.objectId, p.id))).map((e) => e.type)).toEqual(["payment.succeeded"]);
+  });
+
   it("flag-unresolved leaves a payment that moved on alone", async () => {
     const p = await seedPayment(m, "succeeded");
     const t = new InngestTestEngine({ function: flagUnresolvedFn });
