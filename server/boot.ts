@@ -1,10 +1,11 @@
 import { count } from "drizzle-orm";
-import { getDb } from "@/db/client";
+import { getDb, type Db } from "@/db/client";
 import { merchants } from "@/db/schema";
 import { systemClock } from "./clock";
 import { env } from "./env";
 import { startBackgroundWork } from "./jobs/runtime";
 import { log } from "./log";
+import { checkHealth } from "./services/health";
 import { seedMerchant } from "./services/merchants/seed-merchant";
 import { sealStoredSecrets } from "./services/webhooks/seal-stored-secrets";
 
@@ -15,6 +16,32 @@ import { sealStoredSecrets } from "./services/webhooks/seal-stored-secrets";
  */
 export async function boot(): Promise<void> {
   const db = await getDb();
+  // PostgreSQL may not answer yet (starting too, or restarting). Thrown from here, the error would
+  // leave Next answering every request 500 until the process was restarted; instead the server
+  // comes up, /api/health answers 503, and starting finishes once the database answers.
+  if (!env().embedded && (await checkHealth()).database !== "ok") {
+    log.error("the database does not answer: serving 503 on /api/health, and starting when it answers");
+    void startWhenDatabaseAnswers(db);
+    return;
+  }
+  await start(db);
+}
+
+async function startWhenDatabaseAnswers(db: Db): Promise<void> {
+  for (let wait = 500; ; wait = Math.min(wait * 2, 10_000)) {
+    await new Promise((resolve) => setTimeout(resolve, wait));
+    if ((await checkHealth()).database !== "ok") continue;
+    try {
+      await start(db);
+      log.info("the database answers: started");
+      return;
+    } catch (e) {
+      log.error("starting failed; trying again", { error: e });
+    }
+  }
+}
+
+async function start(db: Db): Promise<void> {
   const sealed = await sealStoredSecrets(db);
   if (sealed > 0) log.info("sealed webhook signing secrets stored in plain text", { endpoints: sealed });
   startBackgroundWork(db);
