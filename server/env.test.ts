@@ -55,6 +55,23 @@ describe("env", () => {
     });
   });
 
+  it("reads 0 and 1 as false and true in the settings whose default follows the database", () => {
+    const cases: [Record<string, string | undefined>, boolean, boolean][] = [
+      [{ DATABASE_URL: undefined }, true, true],
+      [{ DATABASE_URL: undefined, WEBHOOK_ALLOW_PRIVATE_NETWORKS: "0", BOOTSTRAP_DEMO: "0" }, false, false],
+      [{ DATABASE_URL: undefined, WEBHOOK_ALLOW_PRIVATE_NETWORKS: "false", BOOTSTRAP_DEMO: "false" }, false, false],
+      [{ DATABASE_URL: "postgres://db.internal/mari" }, false, false],
+      [{ DATABASE_URL: "postgres://db.internal/mari", WEBHOOK_ALLOW_PRIVATE_NETWORKS: "1", BOOTSTRAP_DEMO: "1" }, true, true],
+      [{ DATABASE_URL: "postgres://db.internal/mari", WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true", BOOTSTRAP_DEMO: "true" }, true, true],
+    ];
+    for (const [vars, privateNetworks, demo] of cases) {
+      restore = setEnv({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: undefined, BOOTSTRAP_DEMO: undefined, ...vars });
+      expect({ vars, privateNetworks: env().WEBHOOK_ALLOW_PRIVATE_NETWORKS, demo: env().BOOTSTRAP_DEMO }).toEqual({ vars, privateNetworks, demo });
+      restore();
+      restore = undefined;
+    }
+  });
+
   it("refuses a port that is not a number, naming it", () => {
     restore = setEnv({ PORT: "eighty" });
     expect(() => env()).toThrow(/PORT/);

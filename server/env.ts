@@ -5,11 +5,12 @@ import { parseDataKey } from "./domain/sealing";
  * The one place that reads `process.env`. Everything else imports `env()`.
  * Parsed once, lazily, so scripts and tests can set variables before first use.
  */
-const bool = (fallback: boolean) =>
-  z
-    .enum(["true", "false", "1", "0", ""])
-    .optional()
-    .transform((v) => (v === undefined || v === "" ? fallback : v === "true" || v === "1"));
+/** `true`/`1` or `false`/`0`; unset or empty: undefined, for a default that depends on other settings. */
+const flag = z
+  .enum(["true", "false", "1", "0", ""])
+  .optional()
+  .transform((v) => (v === undefined || v === "" ? undefined : v === "true" || v === "1"));
+const bool = (fallback: boolean) => flag.transform((v) => v ?? fallback);
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
@@ -48,10 +49,10 @@ const schema = z.object({
   /** How long the wallet provider gets to accept a PIN prompt before the payment is `unknown`. */
   PROVIDER_PUSH_TIMEOUT_MS: positiveInt(8_000),
   /** Create the demo merchant and print its credentials on first start. Default: on for the embedded database. */
-  BOOTSTRAP_DEMO: bool(true),
+  BOOTSTRAP_DEMO: flag,
   /** Exposes /api/bench/* floor routes used by `npm run bench`. Never on in production. */
   BENCH_ROUTES: bool(false),
-  WEBHOOK_ALLOW_PRIVATE_NETWORKS: bool(false),
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: flag,
   /** Shared secret the sandbox wallet signs its callbacks with. */
   SANDBOX_CALLBACK_SECRET: z.string().min(16).default("sandbox_callback_secret_for_tests_only"),
   /** Scales the sandbox's answer delays (1 = real-life seconds); tests make it small. */
@@ -110,7 +111,14 @@ const schema = z.object({
   }
 });
 
-export type Env = z.infer<typeof schema> & { PUBLIC_BASE_URL: string; embedded: boolean; jobDriver: "inngest" | "local" };
+export type Env = Omit<z.infer<typeof schema>, "BOOTSTRAP_DEMO" | "WEBHOOK_ALLOW_PRIVATE_NETWORKS"> & {
+  PUBLIC_BASE_URL: string;
+  embedded: boolean;
+  jobDriver: "inngest" | "local";
+  /** Default: on for the embedded database (a developer's laptop), off with DATABASE_URL. */
+  BOOTSTRAP_DEMO: boolean;
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: boolean;
+};
 
 let cached: Env | undefined;
 
@@ -129,10 +137,8 @@ export function env(): Env {
     embedded,
     jobDriver: (d.INNGEST_EVENT_KEY && d.INNGEST_SIGNING_KEY) || d.INNGEST_DEV ? "inngest" : "local",
     // The embedded default is a developer's laptop: demo data on, webhooks to localhost allowed.
-    BOOTSTRAP_DEMO: embedded ? parsed.data.BOOTSTRAP_DEMO : process.env.BOOTSTRAP_DEMO === "true",
-    WEBHOOK_ALLOW_PRIVATE_NETWORKS: embedded
-      ? process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS !== "false"
-      : parsed.data.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+    BOOTSTRAP_DEMO: d.BOOTSTRAP_DEMO ?? embedded,
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: d.WEBHOOK_ALLOW_PRIVATE_NETWORKS ?? embedded,
   };
   return cached;
 }
