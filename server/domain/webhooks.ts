@@ -19,6 +19,12 @@ export const DELIVERY_TIMEOUT_MS = 10_000;
 /** Endpoints per merchant and environment. */
 export const MAX_ENDPOINTS = 16;
 
+/**
+ * A delivery attempt may take 10 s; a worker's lease on it (its next attempt time pushed this far)
+ * covers it with room to record the result.
+ */
+export const DELIVERY_LEASE_MS = 60_000;
+
 export const ALL_EVENTS = "*";
 
 /**

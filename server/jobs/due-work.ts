@@ -4,6 +4,7 @@ import { literalIn } from "@/db/literal";
 import { rowsOf } from "@/db/rows";
 import { outbox, payments, refunds, settlements, webhookDeliveries, type Payment } from "@/db/schema";
 import type { Db } from "@/db/client";
+import { DELIVERY_LEASE_MS } from "@/server/domain/webhooks";
 
 export const LEASE_MS = 30_000;
 
@@ -126,9 +127,6 @@ export async function nextDueAt(db: Db): Promise<DueTimes> {
   const times = Object.values(kinds).filter((d) => d !== null).map((d) => d.getTime());
   return { work: times.length ? new Date(Math.min(...times)) : null, deliveries: at(row?.deliveries), kinds };
 }
-
-/** A delivery attempt may take 10 s; the lease covers it with room to record the result. */
-export const DELIVERY_LEASE_MS = 60_000;
 
 /**
  * Claims pending deliveries due at `now` (SKIP LOCKED, leased by pushing `next_attempt_at` past the

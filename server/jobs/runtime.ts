@@ -76,7 +76,9 @@ async function sendToInngest(signal: JobSignal): Promise<void> {
       case "events.recorded":
         return [eventsRecorded.create({ event_ids: signal.eventIds }, { id: signal.eventIds[0]! })];
       case "webhooks.queued":
-        return signal.deliveryIds.map((id) => deliveryScheduled.create({ delivery_id: id }, { id }));
+        // One run per delivery and due time: a retry brought forward starts a run of its own
+        // (the sleeping one finds it delivered, or claims only a later time).
+        return signal.deliveryIds.map((id) => deliveryScheduled.create({ delivery_id: id }, { id: `${id}:${signal.at.getTime()}` }));
       case "settlements.created":
         return signal.settlements.flatMap((s) =>
           s.payAfter ? [settlementCreated.create({ settlement_id: s.id, pay_after: s.payAfter.toISOString() }, { id: s.id })] : [],

@@ -11,8 +11,8 @@ export type JobSignal =
   | { type: "refund.created"; refundId: string; dueAt: Date }
   /** Events committed: their outbox rows wait to be fanned out into webhook deliveries. */
   | { type: "events.recorded"; eventIds: string[] }
-  /** Deliveries due now (a fan-out or a replay queued them). */
-  | { type: "webhooks.queued"; deliveryIds: string[] }
+  /** Deliveries due at `at`: a test ping's, or those a replay queued or brought forward. */
+  | { type: "webhooks.queued"; deliveryIds: string[]; at: Date }
   /** Settlement batches made; test-mode ones pay out at `payAfter` (live ones wait for an operator). */
   | { type: "settlements.created"; settlements: { id: string; payAfter: Date | null }[] };
 

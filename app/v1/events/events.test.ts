@@ -187,6 +187,9 @@ describe("/v1/events and /v1/webhook_deliveries", () => {
       await run();
       const got = r.received.slice(before).map((x) => JSON.parse(x.body).id).sort();
       expect(got).toEqual([outage[1]!.id, outage[2]!.id, outage[3]!.id].sort());
+      // The replays brought the outage's pending retries forward rather than adding deliveries
+      // beside them: nothing is left to reach the endpoint a second time later.
+      expect((await api("GET", `/v1/webhook_deliveries?status=pending&endpoint=${ep.body.id}`, { key: m.keys.test })).body.data).toEqual([]);
 
       // Without an endpoint it goes to the subscribed ones only: the expired event has no taker.
       const unnamed = await api("POST", "/v1/events/replay", { key: m.keys.test, body: { created_gte: start.toISOString(), created_lt: body.created_lt, dry_run: true } });
@@ -200,6 +203,51 @@ describe("/v1/events and /v1/webhook_deliveries", () => {
         "created_lt",
       );
       expectError(await api("POST", "/v1/events/replay", { key: m.keys.test, body: {} }), 400, "invalid_request", "parameter_invalid", "created_gte");
+    } finally {
+      await r.close();
+    }
+  });
+
+  it("a replay never doubles a pending delivery: a later retry comes forward, one being attempted is left alone", async () => {
+    const r = await startReceiver(() => 500);
+    try {
+      const ep = await api("POST", "/v1/webhook_endpoints", { key: m.keys.test, body: { url: r.url, enabled_events: ["payment.failed"] } });
+      const e = await event("failed");
+      await run(); // fails: the retry waits a minute
+      const db = await getDb();
+      const { webhookDeliveries } = await import("@/db/schema");
+      const { and, eq } = await import("drizzle-orm");
+      const rows = () => db.select().from(webhookDeliveries).where(and(eq(webhookDeliveries.eventId, e.id), eq(webhookDeliveries.endpointId, ep.body.id)));
+      const [original] = await rows();
+      // As after a few failures: the next retry is hours away.
+      await db.update(webhookDeliveries).set({ nextAttemptAt: new Date(Date.now() + 2 * 3_600_000) }).where(eq(webhookDeliveries.id, original!.id));
+
+      const window = { created_gte: e.createdAt.toISOString(), created_lt: new Date(e.createdAt.getTime() + 1).toISOString(), endpoint: ep.body.id, only_undelivered: true };
+      for (let i = 0; i < 2; i++) {
+        // Twice, as staff clicking again while the receiver is still down.
+        const replay = await api("POST", "/v1/events/replay", { key: m.keys.test, body: window });
+        expect(replay.body).toMatchObject({ events: 1, deliveries: 1 });
+        const after = await rows();
+        expect(after.map((d) => d.id)).toEqual([original!.id]);
+        expect(after[0]!.nextAttemptAt!.getTime()).toBeLessThanOrEqual(Date.now());
+      }
+      const single = await api("POST", `/v1/events/${e.id}/replay`, { key: m.keys.test, body: { endpoint: ep.body.id } });
+      expect(single.body.data.map((d: { id: string }) => d.id)).toEqual([original!.id]);
+      expect(single.body.data[0]).toMatchObject({ status: "pending", reason: "event", attempt_count: 1 });
+
+      // A worker holds it (its lease pushed the next attempt up to a minute ahead): left as it is.
+      const leasedUntil = new Date(Date.now() + 30_000);
+      await db.update(webhookDeliveries).set({ nextAttemptAt: leasedUntil }).where(eq(webhookDeliveries.id, original!.id));
+      expect((await api("POST", "/v1/events/replay", { key: m.keys.test, body: window })).body).toMatchObject({ deliveries: 1 });
+      expect((await rows()).map((d) => [d.id, d.nextAttemptAt!.getTime()])).toEqual([[original!.id, leasedUntil.getTime()]]);
+
+      // Two replays at once (a double click) of a pair with nothing pending: one delivery between them.
+      await db.update(webhookDeliveries).set({ status: "failed", nextAttemptAt: null }).where(eq(webhookDeliveries.id, original!.id));
+      const both = await Promise.all([0, 1].map(() => api("POST", `/v1/events/${e.id}/replay`, { key: m.keys.test, body: { endpoint: ep.body.id } })));
+      const queuedIds = both.map((b) => b.body.data.map((d: { id: string }) => d.id));
+      expect(queuedIds[0]).toEqual(queuedIds[1]);
+      expect((await rows()).filter((d) => d.status === "pending").map((d) => d.id)).toEqual(queuedIds[0]);
+      await api("DELETE", `/v1/webhook_endpoints/${ep.body.id}`, { key: m.keys.test });
     } finally {
       await r.close();
     }

@@ -20,7 +20,8 @@ export function ReplayWindow({ initial, onClose }: { initial: { from: string; to
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [form, setForm] = useState<Form>({ ...initial, endpointId: "", onlyUndelivered: true });
-  const [counted, setCounted] = useState<{ for: string; events: number; deliveries: number } | null>(null);
+  // `createdLt`: the end the count used (now, when Before is empty), so the queue takes the same window.
+  const [counted, setCounted] = useState<{ for: string; events: number; deliveries: number; createdLt: string } | null>(null);
   const [queued, setQueued] = useState<{ events: number; deliveries: number } | null>(null);
   const endpoints = useQuery(trpc.webhooks.list.queryOptions({ limit: 100 }));
   const count = useMutation(trpc.events.replayWindow.mutationOptions());
@@ -57,7 +58,7 @@ export function ReplayWindow({ initial, onClose }: { initial: { from: string; to
         onSubmit={(e) => {
           e.preventDefault();
           if (problem) return;
-          count.mutate({ ...input, dryRun: true }, { onSuccess: (r) => setCounted({ for: key, events: r.events, deliveries: r.deliveries }) });
+          count.mutate({ ...input, dryRun: true }, { onSuccess: (r) => setCounted({ for: key, events: r.events, deliveries: r.deliveries, createdLt: r.createdLt }) });
         }}
       >
         <label>
@@ -113,7 +114,7 @@ export function ReplayWindow({ initial, onClose }: { initial: { from: string; to
                 disabled={queue.isPending}
                 onClick={() =>
                   queue.mutate(
-                    { ...input, dryRun: false },
+                    { ...input, createdLt: current.createdLt, dryRun: false },
                     {
                       onSuccess: (r) => {
                         setQueued({ events: r.events, deliveries: r.deliveries });

@@ -2,8 +2,7 @@ import { and, asc, eq, gt, inArray } from "drizzle-orm";
 import { events, webhookDeliveries } from "@/db/schema";
 import type { EventType } from "@/server/domain/events";
 import type { ServiceContext } from "@/server/context";
-import { signalJobs } from "@/server/services/job-signals";
-import { insertReplayDeliveries, replayPairs, replayTargets } from "../webhooks/queue-replay";
+import { queueReplay, replayPairs, replayTargets } from "../webhooks/queue-replay";
 import { eventWindow } from "./list-events";
 
 export type ReplayWindowInput = {
@@ -24,9 +23,11 @@ const BATCH = 500;
  * same way and writes nothing. Each batch commits on its own: a request cut off half-way has
  * queued a prefix of the window, and running it again with `only_undelivered` finishes the job.
  */
-export async function replayEventWindow(ctx: ServiceContext, input: ReplayWindowInput): Promise<{ events: number; deliveries: number }> {
+export async function replayEventWindow(ctx: ServiceContext, input: ReplayWindowInput): Promise<{ events: number; deliveries: number; createdLt: Date }> {
   const targets = await replayTargets(ctx, input.endpointId);
-  const where = eventWindow(ctx, { types: input.types, createdGte: input.createdGte, createdLt: input.createdLt ?? ctx.clock.now() });
+  // Without an end, the window ends now; the answer says when, so that a count can be confirmed as counted.
+  const createdLt = input.createdLt ?? ctx.clock.now();
+  const where = eventWindow(ctx, { types: input.types, createdGte: input.createdGte, createdLt });
   let after: string | undefined;
   let eventCount = 0;
   let deliveryCount = 0;
@@ -51,11 +52,8 @@ export async function replayEventWindow(ctx: ServiceContext, input: ReplayWindow
       pairs = pairs.filter((p) => !delivered.has(`${p.eventId} ${p.endpointId}`));
     }
     deliveryCount += pairs.length;
-    if (!input.dryRun) {
-      const rows = await insertReplayDeliveries(ctx, pairs);
-      if (rows.length) signalJobs({ type: "webhooks.queued", deliveryIds: rows.map((r) => r.id) });
-    }
+    if (!input.dryRun) await queueReplay(ctx, pairs);
     if (batch.length < BATCH) break;
   }
-  return { events: eventCount, deliveries: deliveryCount };
+  return { events: eventCount, deliveries: deliveryCount, createdLt };
 }

@@ -4,8 +4,8 @@ import type { ServiceContext } from "@/server/context";
 import type { DeliveryWithAttempts } from "@/server/schemas/webhooks";
 import { keyset, withOwnedCursor, type Page, type PageRequest } from "../pagination";
 
-/** `eventIds`: the deliveries of several events in one query (a payment's timeline). */
-export type DeliveryFilters = { eventId?: string; eventIds?: string[]; endpointId?: string; status?: DeliveryStatus };
+/** `eventIds`: the deliveries of several events in one query (a payment's timeline); `ids`: those deliveries only. */
+export type DeliveryFilters = { eventId?: string; eventIds?: string[]; ids?: string[]; endpointId?: string; status?: DeliveryStatus };
 
 /** Deliveries newest first, each with its attempts: two queries per page, whatever its size. */
 export async function listDeliveries(ctx: ServiceContext, filters: DeliveryFilters, page: PageRequest): Promise<Page<DeliveryWithAttempts>> {
@@ -15,6 +15,7 @@ export async function listDeliveries(ctx: ServiceContext, filters: DeliveryFilte
     eq(webhookDeliveries.livemode, ctx.livemode),
     filters.eventId ? eq(webhookDeliveries.eventId, filters.eventId) : undefined,
     filters.eventIds ? inArray(webhookDeliveries.eventId, filters.eventIds) : undefined,
+    filters.ids ? inArray(webhookDeliveries.id, filters.ids) : undefined,
     filters.endpointId ? eq(webhookDeliveries.endpointId, filters.endpointId) : undefined,
     filters.status ? eq(webhookDeliveries.status, filters.status) : undefined,
   );

@@ -1,10 +1,11 @@
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, gt, inArray, isNull, sql } from "drizzle-orm";
 import { webhookDeliveries, webhookEndpoints, type WebhookEndpoint } from "@/db/schema";
 import { invalidParam } from "@/server/domain/errors";
 import { TEST_EVENT_TYPE, type EventType } from "@/server/domain/events";
 import { newId } from "@/server/domain/ids";
-import { endpointWants } from "@/server/domain/webhooks";
+import { DELIVERY_LEASE_MS, endpointWants } from "@/server/domain/webhooks";
 import type { ServiceContext } from "@/server/context";
+import { signalJobs } from "@/server/services/job-signals";
 import { getEndpoint } from "./get-endpoint";
 
 /**
@@ -47,23 +48,65 @@ export function replayPairs(
   return events.flatMap((e) => targets.endpoints.filter((w) => wants(w, e)).map((w) => ({ eventId: e.id, endpointId: w.id })));
 }
 
-/** Inserts replay deliveries, due at once. */
-export async function insertReplayDeliveries(ctx: ServiceContext, pairs: { eventId: string; endpointId: string }[]) {
+/**
+ * Queues a replay's deliveries, due at once, and returns their ids. A pair that already has a
+ * pending delivery gets no second one, which would reach the endpoint twice: a retry scheduled
+ * for later is brought forward to now instead, and one due within a lease's length (or being
+ * attempted: a lease pushes its time that far) is left as it is. A retry brought forward keeps its
+ * attempts and its 24 hours.
+ */
+export async function queueReplay(ctx: ServiceContext, pairs: { eventId: string; endpointId: string }[]): Promise<string[]> {
   if (pairs.length === 0) return [];
   const now = ctx.clock.now();
-  return ctx.db
-    .insert(webhookDeliveries)
-    .values(
-      pairs.map((p) => ({
-        id: newId("webhookDelivery", now),
-        merchantId: ctx.merchant.id,
-        livemode: ctx.livemode,
-        eventId: p.eventId,
-        endpointId: p.endpointId,
-        reason: "replay" as const,
-        nextAttemptAt: now,
-        createdAt: now,
-      })),
-    )
-    .returning();
+  const ids = await ctx.db.transaction(async (tx) => {
+    // One replay of a merchant's environment at a time: two at once (a double click) would each
+    // find no pending delivery and each add one.
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`replay:${ctx.merchant.id}:${ctx.livemode}`}, 0))`);
+    const pending = await tx
+      .select({ id: webhookDeliveries.id, eventId: webhookDeliveries.eventId, endpointId: webhookDeliveries.endpointId })
+      .from(webhookDeliveries)
+      .where(
+        and(
+          inArray(webhookDeliveries.eventId, [...new Set(pairs.map((p) => p.eventId))]),
+          inArray(webhookDeliveries.endpointId, [...new Set(pairs.map((p) => p.endpointId))]),
+          eq(webhookDeliveries.status, "pending"),
+        ),
+      );
+    const pendingFor = new Map(pending.map((d) => [`${d.eventId} ${d.endpointId}`, d.id]));
+    const waiting = pairs.flatMap((p) => pendingFor.get(`${p.eventId} ${p.endpointId}`) ?? []);
+    if (waiting.length) {
+      // The condition in the statement itself: a worker that claims one meanwhile has pushed it inside the lease.
+      await tx
+        .update(webhookDeliveries)
+        .set({ nextAttemptAt: now })
+        .where(
+          and(
+            inArray(webhookDeliveries.id, waiting),
+            eq(webhookDeliveries.status, "pending"),
+            gt(webhookDeliveries.nextAttemptAt, new Date(now.getTime() + DELIVERY_LEASE_MS)),
+          ),
+        );
+    }
+    const fresh = pairs.filter((p) => !pendingFor.has(`${p.eventId} ${p.endpointId}`));
+    const inserted = fresh.length
+      ? await tx
+          .insert(webhookDeliveries)
+          .values(
+            fresh.map((p) => ({
+              id: newId("webhookDelivery", now),
+              merchantId: ctx.merchant.id,
+              livemode: ctx.livemode,
+              eventId: p.eventId,
+              endpointId: p.endpointId,
+              reason: "replay" as const,
+              nextAttemptAt: now,
+              createdAt: now,
+            })),
+          )
+          .returning({ id: webhookDeliveries.id })
+      : [];
+    return [...waiting, ...inserted.map((r) => r.id)];
+  });
+  if (ids.length) signalJobs({ type: "webhooks.queued", deliveryIds: ids, at: now });
+  return ids;
 }

@@ -93,6 +93,8 @@ describe("sendTestEvent", () => {
     // sends b the window's other events, not a's ping (which shows a's URL and description).
     const window = { createdGte: new Date(w.clock.now().getTime() - 1000), createdLt: new Date(w.clock.now().getTime() + 1000) };
     const queued = async (input: Parameters<typeof replayEventWindow>[1]) => {
+      // Delivered, as if the runner had sent them: a pending one would be brought forward, not added.
+      await w.db.update(webhookDeliveries).set({ status: "delivered", nextAttemptAt: null }).where(eq(webhookDeliveries.eventId, event.id));
       const before = await w.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.eventId, event.id));
       const counts = await replayEventWindow(ctx, input);
       const after = await w.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.eventId, event.id));

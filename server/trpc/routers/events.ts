@@ -62,7 +62,7 @@ export const eventsRouter = router({
         .refine((b) => b.createdLt === undefined || new Date(b.createdLt) > new Date(b.createdGte), { message: "The end must be after the start.", path: ["createdLt"] }),
     )
     .mutation(async ({ ctx, input }) => {
-      const counts = await replayEventWindow(ctx.service, {
+      const { events, deliveries, createdLt } = await replayEventWindow(ctx.service, {
         createdGte: new Date(input.createdGte),
         createdLt: input.createdLt ? new Date(input.createdLt) : undefined,
         types: input.types,
@@ -70,6 +70,6 @@ export const eventsRouter = router({
         onlyUndelivered: input.onlyUndelivered,
         dryRun: input.dryRun,
       });
-      return { dryRun: input.dryRun, ...counts };
+      return { dryRun: input.dryRun, events, deliveries, createdLt: createdLt.toISOString() };
     }),
 });
