@@ -96,7 +96,8 @@ describe("sendTestEvent", () => {
       // Delivered, as if the runner had sent them: a pending one would be brought forward, not added.
       await w.db.update(webhookDeliveries).set({ status: "delivered", nextAttemptAt: null }).where(eq(webhookDeliveries.eventId, event.id));
       const before = await w.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.eventId, event.id));
-      const counts = await replayEventWindow(ctx, input);
+      const { events: eventCount, deliveries } = await replayEventWindow(ctx, input);
+      const counts = { events: eventCount, deliveries };
       const after = await w.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.eventId, event.id));
       return { counts, to: after.filter((d) => !before.some((x) => x.id === d.id)).map((d) => d.endpointId) };
     };
@@ -148,10 +149,21 @@ describe("endpointAttemptStats", () => {
     const stats = await endpointAttemptStats(ctx, [flaky.id, fine.id, quiet.id, theirs.id]);
     expect(stats.get(flaky.id)).toMatchObject({ attempts: 3, failures: 2 });
     expect(stats.get(fine.id)).toMatchObject({ attempts: 1, failures: 0 });
-    expect(stats.get(quiet.id)).toEqual({ attempts: 0, failures: 0, lastAttemptAt: null });
+    expect(stats.get(quiet.id)).toEqual({ attempts: 0, failures: 0, lastAttemptAt: null, lastFailure: null });
+    expect(stats.get(fine.id)!.lastFailure).toBeNull();
     // Another merchant's endpoint counts nothing here, even named.
     expect(stats.get(theirs.id)).toMatchObject({ attempts: 0, failures: 0 });
     expect(stats.get(flaky.id)!.lastAttemptAt).toEqual(new Date(t));
+
+    // What the latest failure got, for the degraded banner: a status, or the error when none came.
+    w.clock.set(new Date(t + 1_000));
+    await sendTestEvent(ctx, flaky.id);
+    await attemptAll(w, flaky.id, [null]);
+    expect((await endpointAttemptStats(ctx, [flaky.id])).get(flaky.id)!.lastFailure).toBe("ECONNREFUSED");
+    w.clock.set(new Date(t + 2_000));
+    await sendTestEvent(ctx, flaky.id);
+    await attemptAll(w, flaky.id, [502]);
+    expect((await endpointAttemptStats(ctx, [flaky.id])).get(flaky.id)!.lastFailure).toBe("HTTP 502");
   });
 });
 
