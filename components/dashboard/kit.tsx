@@ -9,9 +9,10 @@ import { errorMessage, useTRPC } from "./trpc";
 
 /**
  * Small pieces every dashboard page shares. Times are shown on the merchants' business clock
- * (Harare), the day the overview counts by, to the second (event logs need it).
+ * (Harare), the day the overview counts by, to the second (event logs need it), with the zone's
+ * name, since staff elsewhere would otherwise read them as their own.
  */
-const WHEN = new Intl.DateTimeFormat("en-GB", { dateStyle: "medium", timeStyle: "medium", timeZone: "Africa/Harare" });
+const WHEN = new Intl.DateTimeFormat("en-GB", { dateStyle: "medium", timeStyle: "long", timeZone: "Africa/Harare" });
 
 export function formatWhen(iso: string | null | undefined, none = "—"): string {
   return iso ? WHEN.format(new Date(iso)) : none;

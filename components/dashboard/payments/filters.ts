@@ -4,7 +4,7 @@ import { PAYMENT_STATUSES, type PaymentStatus } from "@/server/domain/payment-st
 
 /**
  * The payments page's state, as its URL carries it (so a filtered view can be shared or
- * reloaded): `q` the reference search, dates as YYYY-MM-DD in the viewer's time zone, and the
+ * reloaded): `q` the reference search, dates as YYYY-MM-DD (Harare days), and the
  * keyset cursor (`after`/`before` a payment id). Anything malformed in a hand-edited URL is dropped.
  */
 export type ListFilters = {

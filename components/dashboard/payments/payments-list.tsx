@@ -114,11 +114,11 @@ export function PaymentsList() {
           </select>
         </label>
         <label>
-          From
+          From (Harare day)
           <input type="date" value={filters.from ?? ""} max={filters.to} onChange={(e) => setFilter({ from: e.target.value || undefined })} />
         </label>
         <label>
-          To
+          To (Harare day)
           <input type="date" value={filters.to ?? ""} min={filters.from} onChange={(e) => setFilter({ to: e.target.value || undefined })} />
         </label>
         <div className="pay-actions">
@@ -133,7 +133,7 @@ export function PaymentsList() {
               Clear filters
             </button>
           ) : null}
-          {/* Built on click: the date bounds are the viewer's local midnights. */}
+          {/* Built on click, from the same selection as the list (Harare days). */}
           <button type="button" onClick={() => window.location.assign(exportHref(filters))} title="Every payment these filters select, as CSV">
             Export CSV
           </button>

@@ -103,7 +103,7 @@ function DeliveryRow({ d, show, endpointUrl }: { d: Delivery; show: "endpoint" |
               <code>{d.event_type}</code>
             </Link>
           )}
-          {d.reason === "replay" ? <span className="badge neutral replay-tag">Replay</span> : null}
+          {d.reason === "replay" ? <span className="replay-tag muted" title="Sent again by a replay, not when the event happened">(replay)</span> : null}
           {show === "event" ? <div className="muted id-line"><code>{d.event}</code></div> : null}
         </td>
         <td>

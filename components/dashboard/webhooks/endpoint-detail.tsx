@@ -3,7 +3,7 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { Pager, type Cursor } from "@/components/ui/pager";
 import { Empty, Failed, Loading } from "@/components/ui/states";
 import { ConfirmPasswordField, confirmPasswordOf, RoleNote, roleRefusal, SecretOnce, useRole } from "../kit";
@@ -245,6 +245,13 @@ function EndpointDeliveries({ id }: { id: string }) {
     // While something is on its way, watch it land.
     refetchInterval: (q) => (q.state.data?.data.some((d) => d.status === "pending") ? 2_000 : false),
   });
+  // What lands changes the endpoint's health (a success after failures ends "degraded"): the
+  // banner above is read again with each refresh of the deliveries, not left as the page opened.
+  const queryClient = useQueryClient();
+  const updatedAt = list.dataUpdatedAt;
+  useEffect(() => {
+    if (updatedAt) void queryClient.invalidateQueries({ queryKey: trpc.webhooks.get.queryKey({ id }) });
+  }, [updatedAt, queryClient, trpc, id]);
   return (
     <section aria-labelledby="recent-title">
       <h2 id="recent-title">Recent deliveries and their attempts</h2>

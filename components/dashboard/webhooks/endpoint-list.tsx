@@ -82,6 +82,7 @@ export function EndpointList() {
             {degraded.map((e) => (
               <li key={e.id}>
                 <Link href={`/dashboard/webhooks/${e.id}`}>{e.url}</Link>: {e.consecutive_failures} attempts in a row failed, degraded since {when(e.degraded_since)}
+                  {e.lastFailure ? <>; the last got {e.lastFailure}</> : null}
               </li>
             ))}
           </ul>

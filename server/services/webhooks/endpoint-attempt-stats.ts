@@ -5,7 +5,8 @@ import { idLowerBound } from "@/server/domain/ids";
 import { GIVE_UP_AFTER_MS } from "@/server/domain/webhooks";
 import { NOT_SENT } from "./attempt-delivery";
 
-export type EndpointAttemptStats = { attempts: number; failures: number; lastAttemptAt: Date | null };
+/** `lastFailure`: what the latest failed attempt got, `HTTP 500` or the error (a timeout, a refused connection). */
+export type EndpointAttemptStats = { attempts: number; failures: number; lastAttemptAt: Date | null; lastFailure: string | null };
 
 export const STATS_WINDOW_MS = 24 * 3600 * 1000;
 
@@ -26,17 +27,19 @@ export async function endpointAttemptStats(
   endpointIds: string[],
   windowMs = STATS_WINDOW_MS,
 ): Promise<Map<string, EndpointAttemptStats>> {
-  const stats = new Map<string, EndpointAttemptStats>(endpointIds.map((id) => [id, { attempts: 0, failures: 0, lastAttemptAt: null }]));
+  const stats = new Map<string, EndpointAttemptStats>(endpointIds.map((id) => [id, { attempts: 0, failures: 0, lastAttemptAt: null, lastFailure: null }]));
   if (endpointIds.length === 0) return stats;
   const since = new Date(ctx.clock.now().getTime() - windowMs);
   const d = webhookDeliveries;
   const a = webhookAttempts;
+  const failed = sql`${a.statusCode} is null or ${a.statusCode} not between 200 and 299`;
   const rows = await ctx.db
     .select({
       endpointId: d.endpointId,
       attempts: sql<number>`count(*)::int`,
-      failures: sql<number>`(count(*) filter (where ${a.statusCode} is null or ${a.statusCode} not between 200 and 299))::int`,
+      failures: sql<number>`(count(*) filter (where ${failed}))::int`,
       lastAttemptAt: sql<Date>`max(${a.attemptedAt})`.mapWith(a.attemptedAt),
+      lastFailure: sql<string | null>`(array_agg(coalesce('HTTP ' || ${a.statusCode}, ${a.error}) order by ${a.attemptedAt} desc, ${a.id} desc) filter (where ${failed}))[1]`,
     })
     .from(d)
     .innerJoin(a, eq(a.deliveryId, d.id))
@@ -52,6 +55,6 @@ export async function endpointAttemptStats(
       ),
     )
     .groupBy(d.endpointId);
-  for (const r of rows) stats.set(r.endpointId, { attempts: r.attempts, failures: r.failures, lastAttemptAt: r.lastAttemptAt });
+  for (const r of rows) stats.set(r.endpointId, { attempts: r.attempts, failures: r.failures, lastAttemptAt: r.lastAttemptAt, lastFailure: r.lastFailure });
   return stats;
 }

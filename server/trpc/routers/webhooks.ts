@@ -27,6 +27,7 @@ const withStats = (s: EndpointAttemptStats | undefined) => ({
   attempts24h: s?.attempts ?? 0,
   failures24h: s?.failures ?? 0,
   lastAttemptAt: s?.lastAttemptAt?.toISOString() ?? null,
+  lastFailure: s?.lastFailure ?? null,
 });
 
 export const webhooksRouter = router({
