@@ -141,7 +141,7 @@ export function ReplayWindow({ initial, onClose }: { initial: { from: string; to
       ) : null}
       {queued ? (
         <p className="notice" role="status">
-          Queued {plural(queued.deliveries, "delivery", "deliveries")} for {plural(queued.events, "event", "events")}. They go out within seconds; each event&apos;s page shows its
+          Queued {plural(queued.deliveries, "delivery", "deliveries")} for {plural(queued.events, "event", "events")}. They go out within a minute (a retry already due keeps its time); each event&apos;s page shows its
           deliveries.{" "}
           <button type="button" className="link-button" onClick={onClose}>
             Close

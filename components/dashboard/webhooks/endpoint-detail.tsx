@@ -100,7 +100,9 @@ function Loaded({ e }: { e: Detail }) {
         <div className="warning degraded-alert" role="alert">
           <strong>Degraded since {when(e.degraded_since)}</strong>
           <span>
-            {e.consecutive_failures} attempts in a row failed. It becomes healthy with its next successful delivery: fix the receiver, then send a test event.
+            {e.consecutive_failures} attempts in a row failed{e.lastFailure ? `; the last got ${e.lastFailure}` : ""}. It becomes healthy with its next
+            successful delivery: fix the receiver, send a test event to check it, then{" "}
+            <Link href="/dashboard/events">replay what it missed from the event log</Link>.
           </span>
         </div>
       ) : null}
