@@ -8,7 +8,18 @@ const DELIVERY_TONE = { pending: "wait", delivered: "good", failed: "bad" } as c
 const REFUND_TONE = { pending: "wait", succeeded: "good", failed: "bad" } as const;
 
 /** Everything that happened to the payment, oldest first. */
-export function PaymentTimelineList({ entries, currency, paymentId }: { entries: TimelineEntry[]; currency: Currency; paymentId: string }) {
+/** `endpointUrl`: an endpoint's URL by its id, to name it as its own page does (the id while unknown). */
+export function PaymentTimelineList({
+  entries,
+  currency,
+  paymentId,
+  endpointUrl,
+}: {
+  entries: TimelineEntry[];
+  currency: Currency;
+  paymentId: string;
+  endpointUrl?: (id: string) => string | undefined;
+}) {
   return (
     <ol className="pay-timeline">
       {entries.map((e) => (
@@ -17,7 +28,7 @@ export function PaymentTimelineList({ entries, currency, paymentId }: { entries:
             {when(e.at)}
           </time>
           <div className="pay-tl-body">
-            <Entry e={e} currency={currency} paymentId={paymentId} />
+            <Entry e={e} currency={currency} paymentId={paymentId} endpointUrl={endpointUrl} />
           </div>
         </li>
       ))}
@@ -44,7 +55,17 @@ const eventLink = (id: string) => (
   </Link>
 );
 
-function Entry({ e, currency, paymentId }: { e: TimelineEntry; currency: Currency; paymentId: string }) {
+function Entry({
+  e,
+  currency,
+  paymentId,
+  endpointUrl,
+}: {
+  e: TimelineEntry;
+  currency: Currency;
+  paymentId: string;
+  endpointUrl?: (id: string) => string | undefined;
+}) {
   switch (e.kind) {
     case "state":
       return (
@@ -80,7 +101,11 @@ function Entry({ e, currency, paymentId }: { e: TimelineEntry; currency: Currenc
       return (
         <>
           <p className="pay-tl-head">
-            Webhook <strong>{d.event_type}</strong> to <code>{d.endpoint}</code> <Badge tone={DELIVERY_TONE[d.status]}>{d.status}</Badge>
+            Webhook <strong>{d.event_type}</strong> to{" "}
+            <Link href={`/dashboard/webhooks/${d.endpoint}`} title={d.endpoint}>
+              {endpointUrl?.(d.endpoint) ?? <code>{d.endpoint}</code>}
+            </Link>{" "}
+            <Badge tone={DELIVERY_TONE[d.status]}>{d.status}</Badge>
             {d.reason === "replay" ? <span className="muted"> (replay)</span> : null}
           </p>
           <p className="muted">
