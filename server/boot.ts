@@ -7,7 +7,7 @@ import { startBackgroundWork } from "./jobs/runtime";
 import { log } from "./log";
 import { checkHealth } from "./services/health";
 import { seedMerchant } from "./services/merchants/seed-merchant";
-import { sealStoredSecrets } from "./services/webhooks/seal-stored-secrets";
+import { dataKeyOpensStoredSecrets, sealStoredSecrets } from "./services/webhooks/seal-stored-secrets";
 
 /**
  * Runs once per server process (instrumentation.ts). On the embedded default it opens and
@@ -42,6 +42,12 @@ async function startWhenDatabaseAnswers(db: Db): Promise<void> {
 }
 
 async function start(db: Db): Promise<void> {
+  if (!(await dataKeyOpensStoredSecrets(db))) {
+    throw new Error(
+      "The data key does not open the webhook signing secrets stored in this database: they were sealed with another key. " +
+        "Start with the DATA_ENCRYPTION_KEY they were sealed with (the same on every instance; on the embedded database, the .data/data-key file beside it).",
+    );
+  }
   const sealed = await sealStoredSecrets(db);
   if (sealed > 0) log.info("sealed webhook signing secrets stored in plain text", { endpoints: sealed });
   startBackgroundWork(db);

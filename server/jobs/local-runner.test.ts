@@ -2,6 +2,7 @@ import { eq, inArray } from "drizzle-orm";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "@/db/client";
 import { events, payments, refunds } from "@/db/schema";
+import { transitionPayment } from "@/server/services/payments/transition-payment";
 import { manualClock, systemClock } from "@/server/clock";
 import { providers, sandbox } from "@/server/providers/registry";
 import { seedPayment, seedPendingRefund, seedTestMerchant, type TestMerchant } from "@/server/testing/fixtures";
@@ -85,5 +86,34 @@ describe("local runner", () => {
     expect(new Set(handled)).toEqual(new Set([...backlog.map((p) => p.id), refund.id]));
     const [row] = await db.select({ status: refunds.status }).from(refunds).where(eq(refunds.id, refund.id));
     expect(row?.status).toBe("succeeded");
+  });
+});
+
+describe("local runner: one part failing", () => {
+  it("webhooks that cannot be relayed or signed do not stop expiries", async () => {
+    const m = await seedTestMerchant();
+    const db = await getDb();
+    const t0 = new Date();
+    // An event to relay, and an expiry due.
+    const succeeded = await seedPayment(m, "awaiting_customer", { at: t0 });
+    await transitionPayment({ db, clock: systemClock }, { paymentId: succeeded.id, to: "succeeded" });
+    const due = await seedPayment(m, "awaiting_customer", { msisdn: "263770000003", at: t0, expiresInMs: 1_000 });
+    const clock = manualClock(new Date(t0.getTime() + 2_000));
+    sandbox.clock = clock;
+    const runner = new LocalRunner({ db, clock, providers, webhooks: testPoster(), merchantId: m.merchant.id });
+    // As when every endpoint's secret is sealed under another key: both webhook parts throw.
+    const broken = runner as unknown as { relayEvents: () => Promise<never>; startDeliveries: () => Promise<never> };
+    let calls = 0;
+    const fail = () => {
+      calls++;
+      return Promise.reject(new Error("Unsupported state or unable to authenticate data"));
+    };
+    broken.relayEvents = fail;
+    broken.startDeliveries = fail;
+    const handled = await runner.tick();
+    expect(calls).toBeGreaterThan(0);
+    expect(handled).toContain(due.id);
+    const [row] = await db.select().from(payments).where(eq(payments.id, due.id));
+    expect(row!.status).toBe("expired");
   });
 });

@@ -110,30 +110,50 @@ export class LocalRunner {
    */
   async tick(): Promise<string[]> {
     const started = performance.now();
-    await this.housekeeping();
+    this.partFailed = false;
+    await this.part("housekeeping", () => this.housekeeping(), undefined);
     // One read says which kinds have anything due; the others cost nothing this pass.
     const due = await nextDueAt(this.deps.db);
     const now = this.deps.clock.now();
     const isDue = (at: Date | null) => at !== null && at.getTime() <= now.getTime();
     // Outbox rows are due the moment they exist, whatever their clock said.
-    const relayed = due.kinds.outbox ? await this.relayEvents() : 0;
-    if (relayed > 0 || this.ready.length > 0 || isDue(due.deliveries)) await this.startDeliveries();
+    const relayed = due.kinds.outbox ? await this.part("relaying events to webhooks", () => this.relayEvents(), 0) : 0;
+    const deliveries = () => (relayed > 0 || this.ready.length > 0 || isDue(due.deliveries) ? this.part("starting webhook deliveries", () => this.startDeliveries(), undefined) : undefined);
+    await deliveries();
     const handled: string[] = [];
     const pending = new Set(DUE_KINDS.filter((kind) => isDue(due.kinds[kind])));
     while (pending.size > 0) {
       for (const kind of pending) {
-        const ids = await this.claimAndRun(kind);
-        handled.push(...ids);
-        if (ids.length < CLAIM_SIZE[kind]) pending.delete(kind);
+        const ids = await this.part(`due ${kind} work`, () => this.claimAndRun(kind), null);
+        if (ids) handled.push(...ids);
+        if (!ids || ids.length < CLAIM_SIZE[kind]) pending.delete(kind);
       }
       if (pending.size > 0 && performance.now() - started > PASS_BUDGET_MS) {
         this.wakeRequested = true;
         break;
       }
     }
-    await this.settle(isDue(due.kinds.payouts));
-    if (relayed > 0 || this.ready.length > 0 || isDue(due.deliveries)) await this.startDeliveries();
+    await this.part("settlements", () => this.settle(isDue(due.kinds.payouts)), undefined);
+    await deliveries();
     return handled;
+  }
+
+  /** Set when a part of the last pass failed: the next pass waits the longest sleep, not a spin on it. */
+  private partFailed = false;
+
+  /**
+   * One part of a pass. Its failure (an endpoint whose secret cannot be read, a bug in one kind of
+   * work) is logged and leaves its work due, while the pass goes on: expiries must not stop
+   * because webhooks cannot be relayed.
+   */
+  private async part<T>(what: string, work: () => Promise<T>, otherwise: T): Promise<T> {
+    try {
+      return await work();
+    } catch (e) {
+      this.partFailed = true;
+      log.error(`local runner: ${what} failed; the rest of the pass goes on, and it is tried again`, { error: e });
+      return otherwise;
+    }
   }
 
   /** Claims one batch of a kind of due work and runs it; a failure leaves the work due again when its lease ends. */
@@ -298,7 +318,8 @@ export class LocalRunner {
       this.running = false;
     }
     if (this.stopped) return;
-    this.schedule(this.wakeRequested ? this.spacing() : Math.max(sleep, this.spacing()));
+    if (this.partFailed) sleep = MAX_SLEEP_MS;
+    this.schedule(this.wakeRequested && !this.partFailed ? this.spacing() : Math.max(sleep, this.spacing()));
     this.wakeRequested = false;
   }
 }

@@ -1,10 +1,12 @@
+import { randomBytes } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/db/client";
 import { webhookEndpoints } from "@/db/schema";
 import { newId } from "@/server/domain/ids";
 import { seedTestMerchant } from "@/server/testing/fixtures";
-import { sealStoredSecrets } from "./seal-stored-secrets";
+import { dataKey } from "@/server/data-key";
+import { dataKeyOpensStoredSecrets, sealStoredSecrets } from "./seal-stored-secrets";
 
 type Raw = { secret: string; previous_secret: string | null };
 const rawRow = async (id: string): Promise<Raw> => {
@@ -40,5 +42,19 @@ describe("webhook signing secrets at rest", () => {
     const [after] = await db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, legacy));
     expect(after).toMatchObject({ secret: "whsec_old", previousSecret: "whsec_older" });
     expect(await sealStoredSecrets(db)).toBe(0);
+  });
+});
+
+describe("the data key at start-up", () => {
+  it("opens the stored secrets with the key they were sealed with, and not with another", async () => {
+    const db = await getDb();
+    const m = await seedTestMerchant();
+    const now = new Date();
+    await db
+      .insert(webhookEndpoints)
+      .values({ id: newId("webhookEndpoint"), merchantId: m.merchant.id, livemode: false, url: "https://example.com/k", enabledEvents: ["*"], secret: "whsec_k", createdAt: now, updatedAt: now });
+    expect(await dataKeyOpensStoredSecrets(db)).toBe(true);
+    expect(await dataKeyOpensStoredSecrets(db, dataKey())).toBe(true);
+    expect(await dataKeyOpensStoredSecrets(db, randomBytes(32))).toBe(false);
   });
 });

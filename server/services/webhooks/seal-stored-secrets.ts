@@ -1,6 +1,8 @@
 import { eq, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { webhookEndpoints } from "@/db/schema";
+import { dataKey } from "@/server/data-key";
+import { unseal } from "@/server/domain/sealing";
 
 /**
  * Seals signing secrets stored before sealing existed: drizzle reads them as they are and writes
@@ -19,4 +21,25 @@ export async function sealStoredSecrets(db: Db): Promise<number> {
     }
   });
   return plain.length;
+}
+
+/**
+ * Whether `key` opens the signing secrets already sealed in this database. All are sealed under
+ * one key, so one is enough. With another key every read of an endpoint would fail, and every
+ * webhook with it: start-up checks this first, before it seals anything under the wrong key.
+ */
+export async function dataKeyOpensStoredSecrets(db: Db, key: Buffer = dataKey()): Promise<boolean> {
+  // As stored (a plain SQL column is not unsealed on the way out).
+  const [row] = await db
+    .select({ secret: sql<string>`${webhookEndpoints.secret}` })
+    .from(webhookEndpoints)
+    .where(sql`${webhookEndpoints.secret} like 'sealed:v1:%'`)
+    .limit(1);
+  if (!row) return true;
+  try {
+    unseal(key, row.secret);
+    return true;
+  } catch {
+    return false;
+  }
 }
