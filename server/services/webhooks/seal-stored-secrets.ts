@@ -1,4 +1,4 @@
-import { eq, sql } from "drizzle-orm";
+import { desc, eq, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { webhookEndpoints } from "@/db/schema";
 import { dataKey } from "@/server/data-key";
@@ -34,6 +34,8 @@ export async function dataKeyOpensStoredSecrets(db: Db, key: Buffer = dataKey())
     .select({ secret: sql<string>`${webhookEndpoints.secret}` })
     .from(webhookEndpoints)
     .where(sql`${webhookEndpoints.secret} like 'sealed:v1:%'`)
+    // The newest: what the database is sealed with now, whatever an old mistake left behind.
+    .orderBy(desc(webhookEndpoints.createdAt))
     .limit(1);
   if (!row) return true;
   try {
