@@ -5,7 +5,9 @@ import { addTeamMember, eventOf, fillSignIn, succeededPayment, v1 } from "./supp
 
 /** Every page of the dashboard, with something on it, checked by axe-core in a desktop Chromium. */
 test("every page of the dashboard passes axe's checks", async ({ page, request }) => {
-  test.setTimeout(120_000);
+  // About 50 s on a quiet 2-core machine (a dozen pages, each analysed in full); twice that and
+  // more when the machine is busy with other work.
+  test.setTimeout(240_000);
   const hook = await receiver(200);
   try {
     const payment = await succeededPayment(request);
