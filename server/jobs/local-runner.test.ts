@@ -1,12 +1,16 @@
 import { eq, inArray } from "drizzle-orm";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "@/db/client";
-import { events, payments, refunds } from "@/db/schema";
+import { events, payments, refunds, webhookAttempts, webhookDeliveries } from "@/db/schema";
+import { DELIVERY_LEASE_MS } from "@/server/domain/webhooks";
+import { createEndpoint } from "@/server/services/webhooks/create-endpoint";
+import { fanOutEvents } from "@/server/services/webhooks/fan-out-events";
 import { transitionPayment } from "@/server/services/payments/transition-payment";
 import { manualClock, systemClock } from "@/server/clock";
 import { providers, sandbox } from "@/server/providers/registry";
 import { seedPayment, seedPendingRefund, seedTestMerchant, type TestMerchant } from "@/server/testing/fixtures";
-import { testPoster } from "@/server/testing/webhooks";
+import { startReceiver, testPoster } from "@/server/testing/webhooks";
+import { claimDueDeliveries } from "./due-work";
 import { CLAIM_SIZE, LocalRunner } from "./local-runner";
 
 describe("local runner", () => {
@@ -115,5 +119,38 @@ describe("local runner: one part failing", () => {
     expect(handled).toContain(due.id);
     const [row] = await db.select().from(payments).where(eq(payments.id, due.id));
     expect(row!.status).toBe("expired");
+  });
+});
+
+describe("local runner: a webhook attempt whose worker died", () => {
+  it("is attempted again when its lease ends, not before, and counts as one attempt", async () => {
+    const m = await seedTestMerchant();
+    const db = await getDb();
+    const r = await startReceiver(() => 200);
+    const poster = testPoster();
+    try {
+      await createEndpoint(await m.ctx(), { url: r.url, enabledEvents: ["*"] });
+      const t0 = new Date();
+      const p = await seedPayment(m, "awaiting_customer", { at: t0 });
+      await transitionPayment({ db, clock: manualClock(t0) }, { paymentId: p.id, to: "succeeded" });
+      const { deliveryIds } = await fanOutEvents({ db, clock: manualClock(t0) }, { merchantId: m.merchant.id });
+      // A worker claims it, then dies before it posts or records anything.
+      expect(await claimDueDeliveries(db, t0, 10, { merchantId: m.merchant.id })).toEqual(deliveryIds);
+      const clock = manualClock(new Date(t0.getTime() + DELIVERY_LEASE_MS - 1_000));
+      const runner = new LocalRunner({ db, clock, providers, webhooks: poster, merchantId: m.merchant.id });
+      await runner.tick();
+      await runner.settled();
+      expect(r.received).toHaveLength(0);
+      clock.set(new Date(t0.getTime() + DELIVERY_LEASE_MS));
+      await runner.tick();
+      await runner.settled();
+      expect(r.received).toHaveLength(1);
+      const [d] = await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, deliveryIds[0]!));
+      expect(d).toMatchObject({ status: "delivered", attemptCount: 1 });
+      expect(await db.select().from(webhookAttempts).where(eq(webhookAttempts.deliveryId, deliveryIds[0]!))).toHaveLength(1);
+    } finally {
+      poster.close();
+      await r.close();
+    }
   });
 });

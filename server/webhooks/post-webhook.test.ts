@@ -130,6 +130,18 @@ describe("WebhookPoster", () => {
     expect(target.requests).toBe(1);
   });
 
+  it("counts a 2xx that comes after the timeout as a failure: within 10 s means the answer, not just the status", async () => {
+    const late = await receiver((_req, res) => void setTimeout(() => res.writeHead(200).end("ok"), 500));
+    expect(await poster({ timeoutMs: 300 }).post(late.url, payload, headers)).toMatchObject({ ok: false, error: "timed out after 300 ms" });
+    // The status in time but the body after it: the receiver did not finish answering in time either.
+    const slowBody = await receiver((_req, res) => {
+      res.writeHead(200, { "Content-Type": "text/plain" });
+      res.write("o");
+      setTimeout(() => res.end("k"), 500);
+    });
+    expect(await poster({ timeoutMs: 300 }).post(slowBody.url, payload, headers)).toMatchObject({ ok: false, error: "timed out after 300 ms" });
+  });
+
   it("reports a refused connection as a failure", async () => {
     const closed = await receiver(() => {});
     const port = closed.port;

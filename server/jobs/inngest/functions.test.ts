@@ -231,6 +231,29 @@ describe("Inngest functions", () => {
     }
   });
 
+  it("deliver-webhook: two runs for one delivery at once (a replay brought it forward) post it once", async () => {
+    const db = await getDb();
+    const r = await startReceiver(() => 200);
+    const m = await seedTestMerchant();
+    try {
+      await createEndpoint(await m.ctx(), { url: r.url, enabledEvents: ["*"] });
+      const p = await seedPayment(m, "awaiting_customer");
+      await transitionPayment({ db, clock: systemClock }, { paymentId: p.id, to: "succeeded" });
+      const { deliveryIds } = await fanOutEvents({ db, clock: systemClock }, { merchantId: m.merchant.id });
+      const run = () =>
+        new InngestTestEngine({ function: deliverWebhookFn }).execute({
+          events: [{ name: "webhook/delivery.scheduled", data: { delivery_id: deliveryIds[0]! } }],
+          steps: sleeps(...Array.from({ length: 14 }, (_, i) => `wait-${i}`)),
+        });
+      await Promise.all([run(), run()]);
+      expect(r.received).toHaveLength(1);
+      const attempts = await db.select().from(webhookAttempts).where(eq(webhookAttempts.deliveryId, deliveryIds[0]!));
+      expect(attempts).toHaveLength(1);
+    } finally {
+      await r.close();
+    }
+  });
+
   it("relay-events fans the outbox out and schedules one deliver-webhook run per delivery", async () => {
     // The fan-out itself is fanOutEvents (tested on the database); on a shared test database a real
     // relay would take other files' outbox rows, so the step is mocked.
