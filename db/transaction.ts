@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { PgTransaction } from "drizzle-orm/pg-core";
 import type { Db } from "./client";
 
@@ -13,4 +14,12 @@ export function isTransaction(db: Db): boolean {
  */
 export function inTransaction<T>(db: Db, fn: (tx: Db) => Promise<T>): Promise<T> {
   return isTransaction(db) ? fn(db) : db.transaction(fn);
+}
+
+/**
+ * Holds a lock named `name` until the transaction `tx` ends: work of one kind for one owner
+ * (a merchant's settlement group, a merchant environment's replays) takes turns across instances.
+ */
+export async function lockUntilCommit(tx: Db, name: string): Promise<void> {
+  await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${name}, 0))`);
 }

@@ -6,8 +6,9 @@ import { parseDataKey } from "./domain/sealing";
  * Parsed once, lazily, so scripts and tests can set variables before first use.
  */
 /** `true`/`1` or `false`/`0`; unset or empty: undefined, for a default that depends on other settings. */
+const FLAG_VALUES = ["true", "false", "1", "0", ""] as const;
 const flag = z
-  .enum(["true", "false", "1", "0", ""])
+  .enum(FLAG_VALUES)
   .optional()
   .transform((v) => (v === undefined || v === "" ? undefined : v === "true" || v === "1"));
 const bool = (fallback: boolean) => flag.transform((v) => v ?? fallback);
@@ -67,9 +68,12 @@ const schema = z.object({
   /** `1`: a dev server at its default address (or at INNGEST_BASE_URL); a URL: the dev server there, as the SDK reads it. */
   INNGEST_DEV: z
     .string()
-    .refine((v) => ["true", "false", "1", "0", ""].includes(v) || /^https?:\/\//.test(v) && URL.canParse(v), "must be 1, 0, true, false or the dev server's URL")
+    .refine((v) => flag.safeParse(v).success || (/^https?:\/\//.test(v) && URL.canParse(v)), "must be 1, 0, true, false or the dev server's URL")
     .optional()
-    .transform((v): boolean | string => (v === undefined || v === "" || v === "0" || v === "false" ? false : v === "1" || v === "true" ? true : v)),
+    .transform((v): boolean | string => {
+      const set = flag.safeParse(v);
+      return set.success ? (set.data ?? false) : v!;
+    }),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   /**
    * Signs the dashboard's session cookies (next-auth). Required with DATABASE_URL, where every

@@ -6,7 +6,7 @@ import { Empty, Failed, Loading } from "@/components/ui/states";
 import { TEST_EVENT_TYPE } from "@/server/domain/events";
 import { BackToList, RoleNote, useRole } from "../kit";
 import { errorMessage, isMissing, useTRPC } from "../trpc";
-import { DeliveriesTable, when, type Outputs } from "../webhooks/common";
+import { DeliveriesTable, useEndpoints, when, type Outputs } from "../webhooks/common";
 import { ObjectLink } from "./object-link";
 import "../webhooks/webhooks.css";
 import "./events.css";
@@ -40,9 +40,7 @@ export function EventDetail({ id }: { id: string }) {
 
 function Loaded({ d }: { d: Detail }) {
   const { event, deliveries } = d;
-  const trpc = useTRPC();
-  const endpoints = useQuery(trpc.webhooks.list.queryOptions({ limit: 100 }));
-  const urls = new Map(endpoints.data?.data.map((e) => [e.id, e.url]));
+  const { endpoints, urlOf } = useEndpoints();
   const object = event.data.object;
   const objectId = typeof object.id === "string" ? object.id : null;
   return (
@@ -69,14 +67,14 @@ function Loaded({ d }: { d: Detail }) {
         </dl>
       </section>
 
-      <Replay eventId={event.id} isTest={event.type === TEST_EVENT_TYPE} testEndpoint={event.type === TEST_EVENT_TYPE ? objectId : null} endpoints={endpoints.data?.data ?? []} />
+      <Replay eventId={event.id} isTest={event.type === TEST_EVENT_TYPE} testEndpoint={event.type === TEST_EVENT_TYPE ? objectId : null} endpoints={endpoints} />
 
       <h2>Deliveries</h2>
       {deliveries.length === 0 ? (
         <Empty>No deliveries: no enabled endpoint was subscribed to {event.type} when it happened. Replay it to send it now.</Empty>
       ) : (
         <>
-          <DeliveriesTable deliveries={deliveries} show="endpoint" endpointUrl={(id) => urls.get(id)} />
+          <DeliveriesTable deliveries={deliveries} show="endpoint" endpointUrl={urlOf} />
           {d.moreDeliveries ? <p className="muted">Showing the newest {deliveries.length} deliveries.</p> : null}
         </>
       )}

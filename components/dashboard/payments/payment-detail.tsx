@@ -10,6 +10,7 @@ import { BackToList } from "../kit";
 import { when } from "./format";
 import { RefundForm, type RefundDone } from "./refund-form";
 import { ResolveForm } from "./resolve-form";
+import { useEndpoints } from "../webhooks/common";
 import { PaymentTimelineList } from "./timeline";
 import type { PaymentView, Timeline } from "./types";
 import "./payments.css";
@@ -21,9 +22,7 @@ export function PaymentDetail({ id }: { id: string }) {
   const me = useQuery(trpc.session.me.queryOptions());
   // Asked again while something on it is still moving (the payment's outcome, a refund), so the page never shows a stale "pending".
   const t = useQuery(trpc.payments.timeline.queryOptions({ id }, { refetchInterval: (q) => (q.state.data && inMotion(q.state.data) ? 3_000 : false) }));
-  // The timeline names webhook endpoints by URL, as their pages do (a merchant has at most 16 per environment).
-  const endpoints = useQuery(trpc.webhooks.list.queryOptions({ limit: 100 }));
-  const urls = new Map(endpoints.data?.data.map((e) => [e.id, e.url]));
+  const { urlOf } = useEndpoints();
   const [refunded, setRefunded] = useState<RefundDone | null>(null);
 
   if (t.isPending) return <Loading what="the payment" />;
@@ -82,7 +81,7 @@ export function PaymentDetail({ id }: { id: string }) {
 
       <h2>Timeline</h2>
       {t.data.truncated ? <p className="muted">This payment has more history than fits here: of its refunds, events and deliveries, only the newest 100 of each are shown.</p> : null}
-      <PaymentTimelineList entries={t.data.entries} currency={p.currency} paymentId={p.id} endpointUrl={(endpoint) => urls.get(endpoint)} />
+      <PaymentTimelineList entries={t.data.entries} currency={p.currency} paymentId={p.id} endpointUrl={urlOf} />
     </section>
   );
 }

@@ -7,8 +7,10 @@ import type { TimelineEntry } from "./types";
 const DELIVERY_TONE = { pending: "wait", delivered: "good", failed: "bad" } as const;
 const REFUND_TONE = { pending: "wait", succeeded: "good", failed: "bad" } as const;
 
-/** Everything that happened to the payment, oldest first. */
-/** `endpointUrl`: an endpoint's URL by its id, to name it as its own page does (the id while unknown). */
+/**
+ * Everything that happened to the payment, oldest first. `endpointUrl`: an endpoint's URL by its
+ * id, to name it as its own page does (the id while unknown).
+ */
 export function PaymentTimelineList({
   entries,
   currency,

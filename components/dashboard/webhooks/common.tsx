@@ -1,11 +1,13 @@
 "use client";
 
+import { useQuery } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
 import Link from "next/link";
 import { useState } from "react";
 import { Badge } from "@/components/ui/status-badge";
 import type { AppRouter } from "@/server/trpc/routers/_app";
 import { formatWhen } from "../kit";
+import { useTRPC } from "../trpc";
 
 export type Outputs = inferRouterOutputs<AppRouter>;
 export type Endpoint = Outputs["webhooks"]["list"]["data"][number];
@@ -13,6 +15,18 @@ export type Delivery = Outputs["webhooks"]["deliveries"]["data"][number];
 
 /** A date as staff read it: Harare time, to the second. */
 export const when = (iso: string | null | undefined) => formatWhen(iso);
+
+/**
+ * The merchant's endpoints in this environment (at most 16), and each one's URL by its id: pages
+ * that list deliveries name endpoints as the endpoints' own pages do (the id until they load).
+ */
+export function useEndpoints(): { endpoints: Endpoint[]; urlOf: (id: string) => string | undefined } {
+  const trpc = useTRPC();
+  const list = useQuery(trpc.webhooks.list.queryOptions({ limit: 100 }));
+  const endpoints = list.data?.data ?? [];
+  const urls = new Map(endpoints.map((e) => [e.id, e.url]));
+  return { endpoints, urlOf: (id) => urls.get(id) };
+}
 
 /** What a signing secret shown once says about itself. */
 export const SECRET_WARNING = "Copy it now: this secret will not be shown again. If you lose it, roll the secret to get a new one.";

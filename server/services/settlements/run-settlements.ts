@@ -2,6 +2,7 @@ import { and, eq, isNull, lt, sql, type SQL } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { literalIn } from "@/db/literal";
 import { rowsOf } from "@/db/rows";
+import { lockUntilCommit } from "@/db/transaction";
 import { payments, refunds, settlementLines, settlements, type Settlement } from "@/db/schema";
 import type { BaseContext, ServiceContext } from "@/server/context";
 import { resourceMissing } from "@/server/domain/errors";
@@ -73,7 +74,7 @@ async function settleGroup(ctx: BaseContext, group: Group, cutoff: Date): Promis
   try {
     return await ctx.db.transaction(async (tx) => {
       // One batch at a time per group: a second run waits here, then finds the items taken.
-      await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`settle:${group.merchantId}:${group.livemode}:${group.currency}`}, 0))`);
+      await lockUntilCommit(tx, `settle:${group.merchantId}:${group.livemode}:${group.currency}`);
       const now = ctx.clock.now();
       const id = newId("settlement", now);
       await tx.insert(settlements).values({

@@ -1,4 +1,5 @@
-import { and, eq, gt, inArray, isNull, sql } from "drizzle-orm";
+import { and, eq, gt, inArray, isNull } from "drizzle-orm";
+import { lockUntilCommit } from "@/db/transaction";
 import { webhookDeliveries, webhookEndpoints, type WebhookEndpoint } from "@/db/schema";
 import { invalidParam } from "@/server/domain/errors";
 import { TEST_EVENT_TYPE, type EventType } from "@/server/domain/events";
@@ -61,7 +62,7 @@ export async function queueReplay(ctx: ServiceContext, pairs: { eventId: string;
   const ids = await ctx.db.transaction(async (tx) => {
     // One replay of a merchant's environment at a time: two at once (a double click) would each
     // find no pending delivery and each add one.
-    await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`replay:${ctx.merchant.id}:${ctx.livemode}`}, 0))`);
+    await lockUntilCommit(tx, `replay:${ctx.merchant.id}:${ctx.livemode}`);
     const pending = await tx
       .select({ id: webhookDeliveries.id, eventId: webhookDeliveries.eventId, endpointId: webhookDeliveries.endpointId })
       .from(webhookDeliveries)
