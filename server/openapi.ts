@@ -148,10 +148,31 @@ export function openApiDocument(serverUrl: string) {
           content: { "application/json": { schema: jsonSchema(op.response, "output") } },
         },
         ...Object.fromEntries(errorStatuses(op, queryNames).map((status) => [String(status), errorResponse(op, status)])),
-        default: { description: "api_error: `internal` (500); query the object, then retry with the same Idempotency-Key.", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } },
+        default: {
+          description: "api_error: `internal` (500); query the object, then retry with the same Idempotency-Key.",
+          headers: { "Request-Id": { $ref: "#/components/headers/Request-Id" } },
+          content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+        },
       },
     };
   }
+  // This document, served by its own route (app/v1/openapi.json): public, no key.
+  paths["/v1/openapi.json"] = {
+    get: {
+      operationId: "getOpenApiDocument",
+      summary: "This document (OpenAPI 3.1). Needs no key.",
+      tags: ["Reference"],
+      security: [],
+      parameters: [],
+      responses: {
+        200: {
+          description: "Success",
+          headers: { "Request-Id": { $ref: "#/components/headers/Request-Id" } },
+          content: { "application/json": { schema: { type: "object" } } },
+        },
+      },
+    },
+  };
   return {
     openapi: "3.1.0",
     info: {

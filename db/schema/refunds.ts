@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { boolean, check, index, integer, jsonb, pgTable, text } from "drizzle-orm/pg-core";
 import { CURRENCIES } from "@/server/domain/money";
-import { REFUND_REASONS, REFUND_STATUSES } from "@/server/domain/refunds";
+import { REFUND_FAILURE_CODES, REFUND_REASONS, REFUND_STATUSES } from "@/server/domain/refunds";
 import { createdAt, idColumn, tstz } from "./columns";
 import { merchants } from "./merchants";
 import { payments } from "./payments";
@@ -22,7 +22,7 @@ export const refunds = pgTable(
     currency: text("currency", { enum: CURRENCIES }).notNull(),
     status: text("status", { enum: REFUND_STATUSES }).notNull(),
     reason: text("reason", { enum: REFUND_REASONS }),
-    failureCode: text("failure_code"),
+    failureCode: text("failure_code", { enum: REFUND_FAILURE_CODES }),
     failureMessage: text("failure_message"),
     provider: text("provider").notNull(),
     providerReference: text("provider_reference"),

@@ -25,7 +25,7 @@ export const refundResource = z.object({
   currency: z.enum(CURRENCIES),
   status: z.enum(REFUND_STATUSES).describe("pending until the provider settles it, then succeeded or failed."),
   reason: z.enum(REFUND_REASONS).nullable(),
-  failure_code: z.string().nullable().describe(`Set when failed: one of ${REFUND_FAILURE_CODES.join(", ")}.`),
+  failure_code: z.enum(REFUND_FAILURE_CODES).nullable().describe("Set when failed."),
   failure_message: z.string().nullable(),
   provider_reference: z.string().nullable(),
   metadata: z.record(z.string(), z.string()),

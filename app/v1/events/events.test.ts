@@ -174,8 +174,9 @@ describe("/v1/events and /v1/webhook_deliveries", () => {
       await run();
 
       const body = { created_gte: start.toISOString(), created_lt: clock.now().toISOString(), endpoint: ep.body.id };
+      const window = { created_gte: body.created_gte, created_lt: body.created_lt };
       const dry = await api("POST", "/v1/events/replay", { key: m.keys.test, body: { ...body, dry_run: true } });
-      expect(dry.body).toEqual({ object: "event_replay", livemode: false, dry_run: true, events: 4, deliveries: 4 });
+      expect(dry.body).toEqual({ object: "event_replay", livemode: false, dry_run: true, ...window, events: 4, deliveries: 4 });
       const dryUndelivered = await api("POST", "/v1/events/replay", { key: m.keys.test, body: { ...body, dry_run: true, only_undelivered: true } });
       expect(dryUndelivered.body).toMatchObject({ events: 4, deliveries: 3 });
       const typed = await api("POST", "/v1/events/replay", { key: m.keys.test, body: { ...body, dry_run: true, types: ["payment.failed"] } });
@@ -183,7 +184,7 @@ describe("/v1/events and /v1/webhook_deliveries", () => {
 
       const before = r.received.length;
       const real = await api("POST", "/v1/events/replay", { key: m.keys.test, body: { ...body, only_undelivered: true } });
-      expect(real.body).toEqual({ object: "event_replay", livemode: false, dry_run: false, events: 4, deliveries: 3 });
+      expect(real.body).toEqual({ object: "event_replay", livemode: false, dry_run: false, ...window, events: 4, deliveries: 3 });
       await run();
       const got = r.received.slice(before).map((x) => JSON.parse(x.body).id).sort();
       expect(got).toEqual([outage[1]!.id, outage[2]!.id, outage[3]!.id].sort());
@@ -194,6 +195,14 @@ describe("/v1/events and /v1/webhook_deliveries", () => {
       // Without an endpoint it goes to the subscribed ones only: the expired event has no taker.
       const unnamed = await api("POST", "/v1/events/replay", { key: m.keys.test, body: { created_gte: start.toISOString(), created_lt: body.created_lt, dry_run: true } });
       expect(unnamed.body).toMatchObject({ events: 4, deliveries: 3 });
+
+      // Without created_lt the window ends when the request is answered (on the system's clock,
+      // behind this test's events), and the answer says when, to be sent back.
+      const asked = Date.now();
+      const open = await api("POST", "/v1/events/replay", { key: m.keys.test, body: { created_gte: start.toISOString(), endpoint: ep.body.id, dry_run: true } });
+      expect(open.body).toMatchObject({ created_gte: body.created_gte, created_lt: expect.any(String) });
+      expect(Date.parse(open.body.created_lt)).toBeGreaterThanOrEqual(asked);
+      expect(Date.parse(open.body.created_lt)).toBeLessThanOrEqual(Date.now());
 
       expectError(
         await api("POST", "/v1/events/replay", { key: m.keys.test, body: { created_gte: body.created_lt, created_lt: body.created_gte } }),

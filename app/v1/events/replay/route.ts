@@ -5,7 +5,7 @@ import { replayEventWindow } from "@/server/services/events/replay-event-window"
 // POST /v1/events/replay – replay a time window (after an outage); dry_run counts first
 export const POST = apiRoute(eventOperations.replayWindow, async ({ ctx, body }) => {
   const dryRun = body.dry_run ?? false;
-  const { events, deliveries } = await replayEventWindow(ctx, {
+  const { events, deliveries, createdLt } = await replayEventWindow(ctx, {
     createdGte: body.created_gte,
     createdLt: body.created_lt,
     types: body.types,
@@ -13,7 +13,15 @@ export const POST = apiRoute(eventOperations.replayWindow, async ({ ctx, body })
     onlyUndelivered: body.only_undelivered,
     dryRun,
   });
-  return { object: "event_replay" as const, livemode: ctx.livemode, dry_run: dryRun, events, deliveries };
+  return {
+    object: "event_replay" as const,
+    livemode: ctx.livemode,
+    dry_run: dryRun,
+    created_gte: body.created_gte.toISOString(),
+    created_lt: createdLt.toISOString(),
+    events,
+    deliveries,
+  };
 });
 
 export { notFoundRoute as GET, notFoundRoute as PUT, notFoundRoute as PATCH, notFoundRoute as DELETE, notFoundRoute as OPTIONS };
