@@ -13,16 +13,23 @@ export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
 export const TEST_PAYMENT_ACTIONS = ["succeed", "fail", "expire", "unknown", "age"] as const;
 export type TestPaymentAction = (typeof TEST_PAYMENT_ACTIONS)[number];
 
-/** From which states each state may be entered. Terminal states appear in no `from` list. */
+/**
+ * From which states each state may be entered. Terminal states appear in no `from` list but one:
+ * an expired payment still becomes `succeeded` when the provider confirms that the money moved
+ * after all (the customer entered the PIN as the prompt ran out). Expiry asks the provider first,
+ * so this is rare, but the customer has paid: keeping `expired` would lose their money silently and
+ * reopen a single-use link or a checkout session for a second payment.
+ */
 export const TRANSITIONS = {
   awaiting_customer: [],
   unknown: ["awaiting_customer"],
-  succeeded: ["awaiting_customer", "unknown", "unresolved"],
+  succeeded: ["awaiting_customer", "unknown", "unresolved", "expired"],
   failed: ["awaiting_customer", "unknown", "unresolved"],
   expired: ["awaiting_customer", "unknown"],
   unresolved: ["unknown"],
 } as const satisfies Record<PaymentStatus, readonly PaymentStatus[]>;
 
+/** Final for the customer and for us: nothing moves it but a provider's late confirmation of an expired payment (above). */
 export const TERMINAL = {
   awaiting_customer: false,
   unknown: false,

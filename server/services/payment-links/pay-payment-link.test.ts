@@ -146,6 +146,14 @@ describe("paying a payment link", () => {
     expect((await serviceRefusal(pay(link))).code).toBe("link_used");
   });
 
+  it("closes a single-use link again when its expired attempt turns out paid (a late success)", async () => {
+    const link = await newLink({ singleUse: true });
+    const first = await pay(link);
+    await moveTo(first.id, "expired");
+    await moveTo(first.id, "succeeded"); // the provider confirms the customer paid after all
+    expect((await serviceRefusal(pay(link))).code).toBe("link_used");
+  });
+
   it("leaves a single-use link usable when the provider refuses the prompt (sandbox …06)", async () => {
     const link = await newLink({ singleUse: true });
     const rejected = await pay(link, { msisdn: "263770000006" });

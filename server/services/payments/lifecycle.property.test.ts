@@ -109,9 +109,13 @@ describe("payment lifecycle, property-based", () => {
 
         // Never failed without a definitive decline.
         if (history.includes("failed")) expect(declineSeen).toBe(true);
-        // A terminal state, once reached, is the last state.
+        // A terminal state, once reached, is the last state, but for an expired payment the
+        // provider then confirms as paid.
         const firstTerminal = history.findIndex((s) => TERMINAL[s]);
-        if (firstTerminal >= 0) expect(new Set(history.slice(firstTerminal)).size).toBe(1);
+        if (firstTerminal >= 0) {
+          const after = [...new Set(history.slice(firstTerminal))];
+          expect(after.length === 1 || (after.length === 2 && after[0] === "expired" && after[1] === "succeeded"), after.join("→")).toBe(true);
+        }
         // Exactly one event per transition into an evented state, none for rolled-back changes.
         const expected: string[] = [];
         for (let i = 1; i < history.length; i++) {

@@ -59,6 +59,30 @@ describe("provider callbacks", () => {
     expect(await eventTypes(p.id)).toEqual(["payment.succeeded"]);
   });
 
+  it("takes a success that comes after expiry: the customer paid as the prompt ran out, and the money moved", async () => {
+    const p = await seedPayment(m, "awaiting_customer", { msisdn: "263770000003" });
+    const db = await getDb();
+    await db.update(payments).set({ status: "expired", expiredAt: new Date() }).where(eq(payments.id, p.id));
+    // A late decline or a stale "pending" changes nothing: the payment did expire unpaid.
+    expect(await receive(callbackFor(p, "INSUFFICIENT_FUNDS"))).toMatchObject({ outcome: "ignored", reason: "payment already expired" });
+    const late = await receive(callbackFor(p, "SUCCESS"));
+    expect(late).toMatchObject({ status: 200, outcome: "applied" });
+    const [row] = await db.select().from(payments).where(eq(payments.id, p.id));
+    expect(row).toMatchObject({ status: "succeeded", providerReference: sandboxReference(p.id) });
+    expect(row!.expiredAt).not.toBeNull(); // both times stay in status_transitions
+    expect(await eventTypes(p.id)).toEqual(["payment.succeeded"]);
+    const [event] = await db.select().from(events).where(eq(events.objectId, p.id));
+    expect(event!.data.previous_attributes).toEqual({ status: "expired" });
+    expect((await receive(callbackFor(p, "SUCCESS"))).outcome).toBe("duplicate");
+  });
+
+  it("never turns a declined payment into a paid one", async () => {
+    const p = await seedPayment(m, "awaiting_customer");
+    await receive(callbackFor(p, "INSUFFICIENT_FUNDS"));
+    expect(await receive(callbackFor(p, "SUCCESS"))).toMatchObject({ outcome: "ignored", reason: "payment already failed" });
+    expect(await eventTypes(p.id)).toEqual(["payment.failed"]);
+  });
+
   it("fails a payment only on a definitive decline, with its reason", async () => {
     const p = await seedPayment(m, "awaiting_customer");
     expect((await receive(callbackFor(p, "PENDING"))).outcome).toBe("ignored");
