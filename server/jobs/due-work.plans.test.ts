@@ -44,7 +44,7 @@ describe.runIf(env().DATABASE_URL)("nextDueAt after the due rows grew past the l
         await insert(SEEN + 1, SEEN + UNSEEN, "awaiting_customer", "now() + i * interval '1 second'");
         const [first] = rowsOf<{ at: string }>(await tx.execute(sql`select min(expires_at) as at from payments where status = 'awaiting_customer'`));
         const before = await entriesRead(tx, "payments");
-        const due = await nextDueAt(tx);
+        const due = await nextDueAt(tx, new Date());
         return { reads: (await entriesRead(tx, "payments")) - before, expiry: due.kinds.expiry, earliest: new Date(first!.at) };
       });
       expect(expiry).toEqual(earliest);

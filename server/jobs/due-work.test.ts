@@ -7,7 +7,9 @@ import { inRolledBackTransaction } from "@/server/testing/rolled-back";
 import { payDueSettlements } from "@/server/services/settlements/pay-settlement";
 import { runSettlements } from "@/server/services/settlements/run-settlements";
 import { seedPayment, seedTestMerchant } from "@/server/testing/fixtures";
-import { claimDueDeliveries, claimDuePayments, claimDueRefunds, LEASE_MS } from "./due-work";
+import { eq } from "drizzle-orm";
+import { payments } from "@/db/schema";
+import { claimDueDeliveries, claimDuePayments, claimDueRefunds, LEASE_MS, nextDueAt } from "./due-work";
 
 /**
  * Every query runs as a prepared statement, and PostgreSQL soon plans one generically: without its
@@ -58,5 +60,24 @@ describe("a claim of due payments", () => {
     expect(claimed[0]).toEqual({ ...due, nextCheckAt: new Date(now.getTime() + LEASE_MS), updatedAt: claimed[0]!.updatedAt });
     // Leased: a second claim at the same moment finds nothing.
     expect(await claimDuePayments(await getDb(), "expiry", now, 10, m.merchant.id)).toEqual([]);
+  });
+});
+
+describe("the next due time", () => {
+  it("does not count an expiry that a worker holds: the runner would pass again at once until the lease ran out", async () => {
+    const m = await seedTestMerchant();
+    const t0 = new Date("2001-01-01T00:00:00Z"); // before any other test's payment, so it is the earliest
+    const p = await seedPayment(m, "awaiting_customer", { msisdn: "263770000003", at: t0, expiresInMs: 1_000 });
+    const db = await getDb();
+    try {
+      const now = new Date();
+      expect((await nextDueAt(db, now)).kinds.expiry).toEqual(p.expiresAt);
+      expect((await claimDuePayments(db, "expiry", now, 10, m.merchant.id)).map((c) => c.id)).toEqual([p.id]);
+      // Held (as by a worker that died mid-expiry): not due until the lease runs out, then due again.
+      expect((await nextDueAt(db, now)).kinds.expiry).not.toEqual(p.expiresAt);
+      expect((await nextDueAt(db, new Date(now.getTime() + LEASE_MS))).kinds.expiry).toEqual(p.expiresAt);
+    } finally {
+      await db.update(payments).set({ status: "expired", expiredAt: new Date(), nextCheckAt: null }).where(eq(payments.id, p.id));
+    }
   });
 });

@@ -111,11 +111,14 @@ const earliest = (column: AnyPgColumn, table: PgTable, pending?: SQL) =>
  * payments to expire or reconcile, pending refunds, unrelayed events, test payouts and webhook
  * deliveries. A runner skips the claims of kinds with nothing due, so an idle pass costs this one read.
  */
-export async function nextDueAt(db: Db): Promise<DueTimes> {
+export async function nextDueAt(db: Db, now: Date): Promise<DueTimes> {
   type Row = Record<"expiry" | "reconcile" | "refunds" | "outbox" | "payouts" | "deliveries", Date | string | null>;
+  // An expiry being run holds a lease in next_check_at (see claimDuePayments): it is not due again
+  // until the lease runs out, and a runner that counted it would pass again at once, and again.
+  const unleased = or(isNull(payments.nextCheckAt), lte(payments.nextCheckAt, now));
   const [row] = rowsOf<Row>(
     await db.execute(sql`select
-      ${earliest(payments.expiresAt, payments, PENDING.expiry)} as expiry,
+      ${earliest(payments.expiresAt, payments, and(PENDING.expiry, unleased))} as expiry,
       ${earliest(payments.nextCheckAt, payments, PENDING.reconcile)} as reconcile,
       ${earliest(refunds.nextCheckAt, refunds, PENDING.refunds)} as refunds,
       ${earliest(outbox.createdAt, outbox)} as outbox,

@@ -113,8 +113,8 @@ export class LocalRunner {
     this.partFailed = false;
     await this.part("housekeeping", () => this.housekeeping(), undefined);
     // One read says which kinds have anything due; the others cost nothing this pass.
-    const due = await nextDueAt(this.deps.db);
     const now = this.deps.clock.now();
+    const due = await nextDueAt(this.deps.db, now);
     const isDue = (at: Date | null) => at !== null && at.getTime() <= now.getTime();
     // Outbox rows are due the moment they exist, whatever their clock said.
     const relayed = due.kinds.outbox ? await this.part("relaying events to webhooks", () => this.relayEvents(), 0) : 0;
@@ -308,7 +308,7 @@ export class LocalRunner {
     let sleep = MAX_SLEEP_MS;
     try {
       await this.tick();
-      const due = await nextDueAt(this.deps.db);
+      const due = await nextDueAt(this.deps.db, this.deps.clock.now());
       // With a backlog of deliveries, finished attempts claim the next ones: no need to wake for them.
       const times = [due.work, this.moreDeliveriesDue ? null : due.deliveries].filter((d) => d !== null);
       if (times.length) sleep = Math.min(MAX_SLEEP_MS, Math.max(0, Math.min(...times.map((d) => d.getTime())) - this.deps.clock.now().getTime()));
