@@ -3,7 +3,7 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "./client";
 import { rowsOf } from "./rows";
-import { inTransaction, isTransaction } from "./transaction";
+import { afterCommit, inTransaction, isTransaction } from "./transaction";
 
 const table = sql.raw(`tx_probe_${randomBytes(4).toString("hex")}`);
 
@@ -49,5 +49,29 @@ describe("inTransaction", () => {
       }),
     ).rejects.toThrow("inner failed");
     expect(await ids()).toEqual(["kept"]);
+  });
+
+  it("runs afterCommit's work once the outermost transaction has committed, and never for one rolled back", async () => {
+    const db = await getDb();
+    const seen: string[] = [];
+    await inTransaction(db, async (tx) => {
+      await tx.execute(sql`insert into ${table} values ('signalled')`);
+      // As a service called with the caller's transaction does.
+      await inTransaction(tx, async (inner) => {
+        afterCommit(inner, () => seen.push("after commit"));
+      });
+      seen.push("inside");
+    });
+    expect(seen).toEqual(["inside", "after commit"]);
+    await expect(
+      inTransaction(db, async (tx) => {
+        afterCommit(tx, () => seen.push("rolled back"));
+        throw new Error("boom");
+      }),
+    ).rejects.toThrow("boom");
+    expect(seen).toHaveLength(2);
+    // Outside any transaction: at once.
+    afterCommit(db, () => seen.push("now"));
+    expect(seen).toHaveLength(3);
   });
 });

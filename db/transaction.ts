@@ -7,13 +7,35 @@ export function isTransaction(db: Db): boolean {
   return db instanceof PgTransaction;
 }
 
+/** What to do once each open transaction (begun by inTransaction) has committed. */
+const onCommit = new WeakMap<Db, (() => void)[]>();
+
 /**
  * Runs `fn` in a transaction: the one `db` already is, or a new one. Inside a transaction it adds
  * no savepoint (two statements more): a failure in `fn` aborts the caller's whole transaction, so
  * this is for callers that let it propagate rather than recover and carry on.
  */
-export function inTransaction<T>(db: Db, fn: (tx: Db) => Promise<T>): Promise<T> {
-  return isTransaction(db) ? fn(db) : db.transaction(fn);
+export async function inTransaction<T>(db: Db, fn: (tx: Db) => Promise<T>): Promise<T> {
+  if (isTransaction(db)) return fn(db);
+  const committed: (() => void)[] = [];
+  const result = await db.transaction((tx) => {
+    onCommit.set(tx, committed);
+    return fn(tx);
+  });
+  for (const then of committed) then();
+  return result;
+}
+
+/**
+ * Runs `then` once what was written through `db` is visible to everyone: after the commit of the
+ * transaction `db` is (begun by inTransaction), or now when `db` is not one. A signal to other
+ * workers sent from inside a transaction could reach them before its rows do; a rolled-back
+ * transaction sends nothing.
+ */
+export function afterCommit(db: Db, then: () => void): void {
+  const queue = onCommit.get(db);
+  if (queue) queue.push(then);
+  else then();
 }
 
 /**

@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { placeholder, placeholders, preparedPerShape } from "@/db/prepared-once";
-import { inTransaction } from "@/db/transaction";
+import { afterCommit, inTransaction } from "@/db/transaction";
 import { checkoutSessions, payments, type EventRow, type Payment } from "@/db/schema";
 import { checkoutSessionStatus } from "@/server/domain/checkout";
 import { PAYMENT_EVENT } from "@/server/domain/events";
@@ -71,8 +71,10 @@ export async function transitionPayment(ctx: BaseContext, input: TransitionInput
     alsoRecorded = others;
     return { payment: updated, changed: true, event: event ?? null };
   });
-  signalAfterCommit([result]);
-  if (alsoRecorded.length) signalJobs({ type: "events.recorded", eventIds: alsoRecorded.map((e) => e.id) });
+  afterCommit(ctx.db, () => {
+    signalMoves([result]);
+    if (alsoRecorded.length) signalJobs({ type: "events.recorded", eventIds: alsoRecorded.map((e) => e.id) });
+  });
   return result;
 }
 
@@ -104,7 +106,7 @@ export async function transitionPayments(
     const byPayment = new Map(recorded.map((e) => [e.objectId, e]));
     return updated.map((payment) => ({ payment, changed: true, event: byPayment.get(payment.id) ?? null }));
   });
-  signalAfterCommit(results);
+  afterCommit(ctx.db, () => signalMoves(results));
   return results;
 }
 
@@ -191,7 +193,7 @@ function eventsFor(moved: Payment[], previous: Map<string, PaymentStatus>, now: 
   });
 }
 
-function signalAfterCommit(results: TransitionResult[]): void {
+function signalMoves(results: TransitionResult[]): void {
   const eventIds = results.flatMap((r) => (r.event ? [r.event.id] : []));
   if (eventIds.length) signalJobs({ type: "events.recorded", eventIds });
   for (const r of results) {

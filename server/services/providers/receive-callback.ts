@@ -1,4 +1,5 @@
 import type { Db } from "@/db/client";
+import { inTransaction } from "@/db/transaction";
 import { placeholders, preparedOnce } from "@/db/prepared-once";
 import { providerCallbacks, type CallbackOutcome, type Payment } from "@/db/schema";
 import { newId } from "@/server/domain/ids";
@@ -41,7 +42,8 @@ export async function receiveProviderCallback(
   const parsed = provider.parseCallback(input.rawBody);
   if (!parsed) return { status: 400, reason: "unreadable callback" };
 
-  return ctx.db.transaction(async (tx) => {
+  // The move's signals to the workers go once this commits (inTransaction), not before its rows exist.
+  return inTransaction(ctx.db, async (tx) => {
     const payment = await lockPayment(tx, parsed.paymentId);
     const { outcome, reason } = judgeCallback(payment, parsed, provider.name);
     if (outcome === "ignored" || outcome === "quarantined") {
