@@ -11,3 +11,4 @@ export * from "./payment-links";
 export * from "./checkout-sessions";
 export * from "./settlements";
 export * from "./security-events";
+export * from "./ended-sessions";

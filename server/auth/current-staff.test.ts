@@ -63,8 +63,26 @@ describe("the session cookie", () => {
     expect((await currentStaff()).session).toBeNull();
   });
 
+  it("signed out of signs no one in, whoever kept a copy; the staff member's other sessions go on", async () => {
+    const other = await signIn({ id: staffId, email: email(), revocation: 0 });
+    const token = await signIn({ id: staffId, email: email(), revocation: 0 });
+    expect(token.sid).not.toBe(other.sid);
+    // next-auth decodes the cookie and calls this when the browser signs out.
+    await authOptions().events!.signOut!({ token } as never);
+    await holdToken(token);
+    expect((await currentStaff()).session).toBeNull();
+    await holdToken(other);
+    expect((await currentStaff()).session?.staff.id).toBe(staffId);
+    // Signing out twice (two tabs) is one end.
+    await authOptions().events!.signOut!({ token } as never);
+  });
+
   it("made before sessions carried their marks signs no one in (one sign-in again after the upgrade)", async () => {
     await holdToken({ sub: staffId });
+    expect((await currentStaff()).session).toBeNull();
+    // Or before they carried an id, which signing out ends.
+    const { sid: _sid, ...withoutId } = await signIn({ id: staffId, email: email(), revocation: 0 });
+    await holdToken(withoutId);
     expect((await currentStaff()).session).toBeNull();
   });
 

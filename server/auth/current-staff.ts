@@ -20,7 +20,8 @@ export async function currentStaff(): Promise<{ base: Base; session: StaffSessio
   const base = await systemContext();
   const cookie = (await getServerSession(authOptions())) as { staffId?: string; marks?: SessionMarks } | null;
   const livemode = (await cookies()).get(MODE_COOKIE)?.value === "live";
-  const session = cookie?.staffId ? await loadStaffSession(base, cookie.staffId) : null;
+  const sessionId = cookie?.marks?.sessionId;
+  const session = cookie?.staffId && typeof sessionId === "string" ? await loadStaffSession(base, cookie.staffId, sessionId) : null;
   const maxAgeMs = env().SESSION_MAX_AGE_HOURS * 3_600_000;
   const current = session !== null && sessionStillValid(cookie?.marks ?? {}, session.staff.sessionsRevokedAt, base.clock.now(), maxAgeMs);
   const address = trustedClientAddress((await headers()).get("x-forwarded-for"));

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import type { NextAuthOptions } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
 import { getDb } from "@/db/client";
@@ -9,6 +10,7 @@ import { trustedClientAddress } from "@/server/http/client-address";
 import { consumeSignInAttempt, forgetSignInFailures } from "@/server/rate-limit";
 import { log } from "@/server/log";
 import { authenticateStaff } from "@/server/services/staff/authenticate-staff";
+import { endStaffSession } from "@/server/services/staff/end-staff-session";
 import { knownDeviceOf } from "./known-device";
 import { authSecret, secureCookies } from "./secret";
 
@@ -72,13 +74,23 @@ export function authOptions(): NextAuthOptions {
       jwt({ token, user }) {
         if (user) {
           token.sub = user.id;
+          token.sid = randomBytes(18).toString("base64url");
           token.signedInAt = Date.now();
           token.revocation = (user as { revocation?: number }).revocation ?? 0;
         }
         return token;
       },
       session({ session, token }) {
-        return { ...session, staffId: token.sub, marks: { signedInAt: token.signedInAt, revocation: token.revocation } };
+        return { ...session, staffId: token.sub, marks: { signedInAt: token.signedInAt, revocation: token.revocation, sessionId: token.sid } };
+      },
+    },
+    events: {
+      // Signing out ends this session on the server too: a copy of its cookie signs no one in.
+      async signOut({ token }) {
+        const sid = token?.sid;
+        if (!token?.sub || typeof sid !== "string" || typeof token.signedInAt !== "number") return;
+        const expiresAt = new Date(token.signedInAt + env().SESSION_MAX_AGE_HOURS * 3_600_000);
+        await endStaffSession({ db: await getDb(), clock: systemClock }, { staffId: token.sub, sessionId: sid, expiresAt });
       },
     },
   };

@@ -7,22 +7,23 @@ const revokedAt = new Date("2026-11-27T09:00:00Z");
 
 describe("a dashboard session", () => {
   it("holds from sign-in for the session's length, however it was renewed", () => {
-    expect(sessionStillValid({ signedInAt: now.getTime() - 7.9 * HOUR, revocation: 0 }, null, now, 8 * HOUR)).toBe(true);
-    expect(sessionStillValid({ signedInAt: now.getTime() - 8 * HOUR - 1, revocation: 0 }, null, now, 8 * HOUR)).toBe(false);
+    expect(sessionStillValid({ signedInAt: now.getTime() - 7.9 * HOUR, revocation: 0, sessionId: "s" }, null, now, 8 * HOUR)).toBe(true);
+    expect(sessionStillValid({ signedInAt: now.getTime() - 8 * HOUR - 1, revocation: 0, sessionId: "s" }, null, now, 8 * HOUR)).toBe(false);
   });
 
   it("ends with a revocation after its sign-in, and not with the one it signed in after", () => {
     const signedInAt = now.getTime() - HOUR;
-    expect(sessionStillValid({ signedInAt, revocation: 0 }, revokedAt, now, 8 * HOUR)).toBe(false);
-    expect(sessionStillValid({ signedInAt, revocation: revocationStamp(revokedAt) }, revokedAt, now, 8 * HOUR)).toBe(true);
-    expect(sessionStillValid({ signedInAt, revocation: revocationStamp(revokedAt) }, new Date(revokedAt.getTime() + 1), now, 8 * HOUR)).toBe(false);
+    expect(sessionStillValid({ signedInAt, revocation: 0, sessionId: "s" }, revokedAt, now, 8 * HOUR)).toBe(false);
+    expect(sessionStillValid({ signedInAt, revocation: revocationStamp(revokedAt), sessionId: "s" }, revokedAt, now, 8 * HOUR)).toBe(true);
+    expect(sessionStillValid({ signedInAt, revocation: revocationStamp(revokedAt), sessionId: "s" }, new Date(revokedAt.getTime() + 1), now, 8 * HOUR)).toBe(false);
   });
 
-  it("needs both marks as numbers, and a sign-in time not in the future beyond a minute's skew", () => {
+  it("needs both marks as numbers, its id, and a sign-in time not in the future beyond a minute's skew", () => {
     expect(sessionStillValid({}, null, now, 8 * HOUR)).toBe(false);
+    expect(sessionStillValid({ signedInAt: now.getTime(), revocation: 0 }, null, now, 8 * HOUR)).toBe(false);
     expect(sessionStillValid({ signedInAt: now.getTime() }, null, now, 8 * HOUR)).toBe(false);
-    expect(sessionStillValid({ signedInAt: String(now.getTime()), revocation: 0 }, null, now, 8 * HOUR)).toBe(false);
-    expect(sessionStillValid({ signedInAt: now.getTime() + 30_000, revocation: 0 }, null, now, 8 * HOUR)).toBe(true);
-    expect(sessionStillValid({ signedInAt: now.getTime() + 2 * 60_000, revocation: 0 }, null, now, 8 * HOUR)).toBe(false);
+    expect(sessionStillValid({ signedInAt: String(now.getTime()), revocation: 0, sessionId: "s" }, null, now, 8 * HOUR)).toBe(false);
+    expect(sessionStillValid({ signedInAt: now.getTime() + 30_000, revocation: 0, sessionId: "s" }, null, now, 8 * HOUR)).toBe(true);
+    expect(sessionStillValid({ signedInAt: now.getTime() + 2 * 60_000, revocation: 0, sessionId: "s" }, null, now, 8 * HOUR)).toBe(false);
   });
 });

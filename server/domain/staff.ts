@@ -20,7 +20,7 @@ export const MODE_COOKIE = "mari_mode";
  * in, and the staff member's last revocation then (a password change or reset, or signing out
  * everywhere; 0 for none).
  */
-export type SessionMarks = { signedInAt?: unknown; revocation?: unknown };
+export type SessionMarks = { signedInAt?: unknown; revocation?: unknown; sessionId?: unknown };
 
 export function revocationStamp(sessionsRevokedAt: Date | null): number {
   return sessionsRevokedAt?.getTime() ?? 0;
@@ -32,8 +32,8 @@ export function revocationStamp(sessionsRevokedAt: Date | null): number {
  * servers' clocks need not agree). A cookie without the marks (made before they were kept) does not.
  */
 export function sessionStillValid(marks: SessionMarks, sessionsRevokedAt: Date | null, now: Date, maxAgeMs: number): boolean {
-  const { signedInAt, revocation } = marks;
-  if (typeof signedInAt !== "number" || typeof revocation !== "number") return false;
+  const { signedInAt, revocation, sessionId } = marks;
+  if (typeof signedInAt !== "number" || typeof revocation !== "number" || typeof sessionId !== "string") return false;
   const age = now.getTime() - signedInAt;
   return age >= -60_000 && age <= maxAgeMs && revocation === revocationStamp(sessionsRevokedAt);
 }

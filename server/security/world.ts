@@ -128,7 +128,7 @@ export async function fingerprint(merchantIds: string[]): Promise<Record<string,
 export async function staffContext(m: TestMerchant, role: StaffRole, livemode = false): Promise<TrpcContext> {
   const id = await insertTestStaff(m, role);
   const base = await systemContext();
-  return { base, session: await loadStaffSession(base, id), livemode };
+  return { base, session: await loadStaffSession(base, id, "session-of-a-test"), livemode };
 }
 
 // Tests read into parsed JSON freely, as server/testing/api.ts lets them.

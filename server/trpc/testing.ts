@@ -33,7 +33,7 @@ export async function insertTestStaff(m: TestMerchant, role: StaffRole): Promise
 export async function dashboardAs(m: TestMerchant, role: StaffRole, livemode = false) {
   const id = await insertTestStaff(m, role);
   const base = await systemContext();
-  return createCaller({ base, session: await loadStaffSession(base, id), livemode });
+  return createCaller({ base, session: await loadStaffSession(base, id, "session-of-a-test"), livemode });
 }
 
 /** No one signed in. */

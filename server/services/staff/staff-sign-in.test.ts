@@ -38,11 +38,11 @@ describe("staff sign-in", () => {
   });
 
   it("loads the staff member with their merchant on every request, without the password hash", async () => {
-    const session = await loadStaffSession(await base(), staffId);
+    const session = await loadStaffSession(await base(), staffId, "session-of-a-test");
     expect(session?.merchant.id).toBe(m.merchant.id);
     expect(session?.staff).toMatchObject({ id: staffId, role: "developer" });
     expect(session?.staff).not.toHaveProperty("passwordHash");
-    expect(await loadStaffSession(await base(), newId("staffUser"))).toBeNull();
+    expect(await loadStaffSession(await base(), newId("staffUser"), "session-of-a-test")).toBeNull();
   });
 });
 

@@ -8,7 +8,7 @@ import { seedPayment, seedSucceededPayment, seedTestMerchant, type TestMerchant 
 
 // The session the route sees: next-auth reads it from the request's cookie inside Next; here the
 // test says who (if anyone) is signed in.
-const session = vi.hoisted(() => ({ current: null as { staffId?: string; marks?: { signedInAt: number; revocation: number } } | null }));
+const session = vi.hoisted(() => ({ current: null as { staffId?: string; marks?: { signedInAt: number; revocation: number; sessionId: string } } | null }));
 vi.mock("next-auth", () => ({ getServerSession: async () => session.current }));
 // And the request's cookies (the test/live switch), which Next gives through next/headers.
 const jar = vi.hoisted(() => ({ current: new Map<string, string>() }));
@@ -26,7 +26,7 @@ async function staffOf(m: TestMerchant): Promise<string> {
 }
 
 /** A session cookie signed in just now, as next-auth's callbacks make it (server/auth/options.ts). */
-const signedIn = (staffId: string) => ({ staffId, marks: { signedInAt: Date.now(), revocation: 0 } });
+const signedIn = (staffId: string) => ({ staffId, marks: { signedInAt: Date.now(), revocation: 0, sessionId: `session-of-${staffId}` } });
 
 const get = (query = "", cookie?: string) => {
   jar.current = new Map((cookie ?? "").split(";").filter(Boolean).map((c) => c.trim().split("=") as [string, string]));
