@@ -45,7 +45,8 @@ function Loaded({ e }: { e: Detail }) {
   const me = useQuery(trpc.session.me.queryOptions());
   const [editing, setEditing] = useState(false);
   const [confirm, setConfirm] = useState<"disable" | "roll" | "delete" | null>(null);
-  // A live endpoint's new secret is a live secret: rolling it asks for the member's password again.
+  // A live endpoint's new secret is a live secret, and where it sends is worth as much: rolling it,
+  // or saving its settings (its URL among them), asks for the member's password again.
   const askPassword = e.livemode;
   const [secret, setSecret] = useState<{ value: string; overlapHours: number; oldUntil: string | null } | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
@@ -134,7 +135,8 @@ function Loaded({ e }: { e: Detail }) {
             busy={update.isPending}
             error={update.error ? errorMessage(update.error) : null}
             livemode={me.data?.livemode ?? e.livemode}
-            onSubmit={(v) => update.mutate({ id: e.id, url: v.url, enabledEvents: v.enabledEvents, description: v.description })}
+            askPassword={askPassword}
+            onSubmit={(v) => update.mutate({ id: e.id, url: v.url, enabledEvents: v.enabledEvents, description: v.description, confirmPassword: v.confirmPassword })}
             onCancel={() => {
               setEditing(false);
               update.reset();

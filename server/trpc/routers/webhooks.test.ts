@@ -5,7 +5,7 @@ import { webhookEndpoints } from "@/db/schema";
 import { newId } from "@/server/domain/ids";
 import { createEndpoint } from "@/server/services/webhooks/create-endpoint";
 import { seedTestMerchant, type TestMerchant } from "@/server/testing/fixtures";
-import { dashboardAs, dashboardSignedOut, refusal } from "../testing";
+import { dashboardAs, dashboardSignedOut, refusal, STAFF_TEST_PASSWORD } from "../testing";
 
 let b: TestMerchant;
 beforeAll(async () => {
@@ -98,6 +98,22 @@ describe("dashboard: webhook endpoints", () => {
     expect(await dev.webhooks.delete({ id: created.id })).toEqual({ id: created.id });
     expect(await refusal(dev.webhooks.get({ id: created.id }))).toBe("NOT_FOUND");
     expect((await dev.webhooks.list({})).data).toEqual([]);
+  });
+
+  it("in live mode, saving an endpoint's URL needs the caller's password, as creating one does; switching it off does not", async () => {
+    const m = await seedTestMerchant();
+    const live = await dashboardAs(m, "developer", true);
+    const endpoint = await endpointOf(m, true);
+    const elsewhere = { id: endpoint.id, url: "https://127.0.0.1:9/elsewhere", enabledEvents: ["*" as const] };
+    expect(await refusal(live.webhooks.update(elsewhere))).toBe("BAD_REQUEST");
+    expect(await refusal(live.webhooks.update({ ...elsewhere, confirmPassword: "not the password" }))).toBe("BAD_REQUEST");
+    const [unchanged] = await (await getDb()).select().from(webhookEndpoints).where(eq(webhookEndpoints.id, endpoint.id));
+    expect(unchanged!.url).toBe("https://127.0.0.1:9/live");
+    expect(await live.webhooks.update({ ...elsewhere, confirmPassword: STAFF_TEST_PASSWORD })).toMatchObject({ url: "https://127.0.0.1:9/elsewhere" });
+    expect(await live.webhooks.update({ id: endpoint.id, disabled: true })).toMatchObject({ status: "disabled" });
+    // Test mode asks for nothing.
+    const test = await endpointOf(m);
+    expect(await (await dashboardAs(m, "developer")).webhooks.update({ id: test.id, url: "http://127.0.0.1:9/other" })).toMatchObject({ url: "http://127.0.0.1:9/other" });
   });
 
   it("answers nothing to someone signed out", async () => {

@@ -74,9 +74,24 @@ export const webhooksRouter = router({
       return toEndpointResource(endpoint, { withSecret: true, now: ctx.service.clock.now() });
     }),
 
+  /**
+   * Where a live endpoint sends is as much a secret's worth as its secret: a stolen session that
+   * pointed it elsewhere would receive every later event, and any replay. Saving a live endpoint's
+   * URL needs the caller's password, as creating one does; switching it on or off does not.
+   */
   update: developerProcedure
-    .input(z.object({ id: objectId, url: url.optional(), enabledEvents: enabledEvents.optional(), description: description.nullable().optional(), disabled: z.boolean().optional() }))
+    .input(
+      z.object({
+        id: objectId,
+        url: url.optional(),
+        enabledEvents: enabledEvents.optional(),
+        description: description.nullable().optional(),
+        disabled: z.boolean().optional(),
+        confirmPassword: confirmPasswordInput,
+      }),
+    )
     .mutation(async ({ ctx, input }) => {
+      if (ctx.service.livemode && input.url !== undefined) await confirmCallerPassword(ctx, input.confirmPassword);
       const endpoint = await updateEndpoint(ctx.service, input.id, {
         url: input.url,
         enabledEvents: input.enabledEvents,
