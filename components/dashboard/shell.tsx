@@ -4,7 +4,8 @@ import { signOut } from "next-auth/react";
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 import type { ReactNode } from "react";
-import { MODE_COOKIE, roleAllows, type StaffRole } from "@/server/domain/staff";
+import { MODE_COOKIE, modeName, roleAllows, type StaffRole } from "@/server/domain/staff";
+import { MODE_CHANNEL } from "./trpc";
 import { useHydrated } from "@/components/ui/use-hydrated";
 
 /** Every area of the dashboard; each is a folder under app/dashboard/(shell)/. */
@@ -29,7 +30,13 @@ export function DashboardShell({ merchantName, email, role, livemode, children }
   const ready = useHydrated();
   const current = (href: string) => (href === "/dashboard" ? pathname === href : pathname.startsWith(href));
   const switchMode = (live: boolean) => {
-    document.cookie = `${MODE_COOKIE}=${live ? "live" : "test"}; path=/; max-age=31536000; samesite=lax`;
+    document.cookie = `${MODE_COOKIE}=${modeName(live)}; path=/; max-age=31536000; samesite=lax`;
+    // The cookie is every tab's: the others say they now show the other mode's data (trpc.tsx).
+    if (typeof BroadcastChannel !== "undefined") {
+      const channel = new BroadcastChannel(MODE_CHANNEL);
+      channel.postMessage(modeName(live));
+      channel.close();
+    }
     // Every page and every query reads the mode: start them all again in the new one.
     window.location.reload();
   };

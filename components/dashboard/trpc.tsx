@@ -1,9 +1,10 @@
 "use client";
 
-import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { createTRPCClient, httpBatchLink, TRPCClientError } from "@trpc/client";
 import { createTRPCContext } from "@trpc/tanstack-react-query";
-import { useState, type ReactNode } from "react";
+import { useEffect, useState, type ReactNode } from "react";
+import { modeName, PAGE_MODE_HEADER } from "@/server/domain/staff";
 import type { AppRouter } from "@/server/trpc/routers/_app";
 
 export const { TRPCProvider, useTRPC, useTRPCClient } = createTRPCContext<AppRouter>();
@@ -21,8 +22,16 @@ export function isMissing(e: unknown): boolean {
 
 const clientError = (e: unknown) => e instanceof TRPCClientError && typeof e.data?.httpStatus === "number" && e.data.httpStatus < 500;
 
-function makeQueryClient() {
+/** The server refused a call because the test/live switch changed in another tab (server/trpc/init.ts). */
+const modeChanged = (e: unknown) => e instanceof TRPCClientError && (e.data as { code?: string } | undefined)?.code === "PRECONDITION_FAILED";
+
+function makeQueryClient(onModeChanged: () => void) {
+  const watch = (e: unknown) => {
+    if (modeChanged(e)) onModeChanged();
+  };
   return new QueryClient({
+    queryCache: new QueryCache({ onError: watch }),
+    mutationCache: new MutationCache({ onError: watch }),
     defaultOptions: {
       // Refused or missing is not going to change by asking again.
       queries: { staleTime: 10_000, retry: (n, e) => !clientError(e) && n < 2, refetchOnWindowFocus: true },
@@ -30,13 +39,43 @@ function makeQueryClient() {
   });
 }
 
-/** The dashboard's data layer: one query client and one tRPC client per browser tab. */
-export function DashboardProviders({ children }: { children: ReactNode }) {
-  const [queryClient] = useState(makeQueryClient);
-  const [trpcClient] = useState(() => createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: "/api/trpc" })] }));
+/** Tabs of this browser tell each other when the switch changes (shell.tsx). */
+export const MODE_CHANNEL = "mari-mode";
+
+/**
+ * The dashboard's data layer: one query client and one tRPC client per browser tab. Every call
+ * says which mode the tab's page was drawn in; when the switch has changed in another tab, the
+ * server refuses it rather than act in the other environment, and the tab says to reload.
+ */
+export function DashboardProviders({ livemode, children }: { livemode: boolean; children: ReactNode }) {
+  const [stale, setStale] = useState(false);
+  const [queryClient] = useState(() => makeQueryClient(() => setStale(true)));
+  const [trpcClient] = useState(() =>
+    createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: "/api/trpc", headers: { [PAGE_MODE_HEADER]: modeName(livemode) } })] }),
+  );
+  useEffect(() => {
+    if (typeof BroadcastChannel === "undefined") return;
+    const channel = new BroadcastChannel(MODE_CHANNEL);
+    channel.onmessage = (m: MessageEvent<unknown>) => {
+      if (m.data !== modeName(livemode)) setStale(true);
+    };
+    return () => channel.close();
+  }, [livemode]);
+  const other = modeName(!livemode);
   return (
     <QueryClientProvider client={queryClient}>
       <TRPCProvider trpcClient={trpcClient} queryClient={queryClient}>
+        {stale ? (
+          <div className="mode-changed" role="alert">
+            <span>
+              {other[0]!.toUpperCase() + other.slice(1)} mode was chosen in another tab. This page still shows {modeName(livemode)} data, and
+              changes nothing until it is reloaded.
+            </span>
+            <button type="button" onClick={() => window.location.reload()}>
+              Reload in {other} mode
+            </button>
+          </div>
+        ) : null}
         {children}
       </TRPCProvider>
     </QueryClientProvider>

@@ -14,6 +14,13 @@ export function roleAllows(role: StaffRole, needed: StaffRole): boolean {
 
 /** The dashboard's test/live switch, as a cookie: `live`, or anything else for test. */
 export const MODE_COOKIE = "mari_mode";
+/**
+ * The mode a dashboard tab's page was drawn in, sent with each of its calls: the cookie is one for
+ * every tab, so after a switch in another tab this one's calls would act in the other environment
+ * under its own banner. A call whose page mode is not the cookie's is refused (PRECONDITION_FAILED).
+ */
+export const PAGE_MODE_HEADER = "x-mari-page-mode";
+export const modeName = (livemode: boolean) => (livemode ? "live" : "test");
 
 /**
  * What a dashboard session cookie carries beyond the staff id, set once at sign-in: when it signed

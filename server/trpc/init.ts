@@ -5,7 +5,7 @@ import { staffServiceContext } from "@/server/auth/current-staff";
 import type { ServiceContext } from "@/server/context";
 import { invalidParam, isServiceError, type ErrorType } from "@/server/domain/errors";
 import { findUnstorable, UNSTORABLE_MESSAGE } from "@/server/domain/unstorable";
-import { roleAllows, type StaffRole } from "@/server/domain/staff";
+import { modeName, roleAllows, type StaffRole } from "@/server/domain/staff";
 import { toParamError } from "@/server/http/validation";
 import { log } from "@/server/log";
 import { confirmStaffPassword } from "@/server/services/staff/confirm-password";
@@ -20,6 +20,8 @@ export type TrpcContext = {
   livemode: boolean;
   /** Where the request came from, when trusted proxies tell it. */
   clientAddress?: string | null;
+  /** The mode the calling tab's page was drawn in (PAGE_MODE_HEADER), when it says. */
+  pageLivemode?: boolean;
 };
 
 /** The one map from the service's error types to tRPC's codes (the /v1 twin is server/http/errors.ts). */
@@ -72,6 +74,12 @@ const refuseUnstorable = t.middleware(async ({ getRawInput, next }) => {
 /** Signed in: the staff member's own merchant, in the chosen environment, as a service context. */
 const staffProcedure = t.procedure.use(mapErrors).use(refuseUnstorable).use(({ ctx, next }) => {
   if (!ctx.session) throw new TRPCError({ code: "UNAUTHORIZED", message: "Sign in again." });
+  if (ctx.pageLivemode !== undefined && ctx.pageLivemode !== ctx.livemode) {
+    throw new TRPCError({
+      code: "PRECONDITION_FAILED",
+      message: `This page shows ${modeName(ctx.pageLivemode)} data, but ${modeName(ctx.livemode)} mode was chosen in another tab. Reload the page to work in ${modeName(ctx.livemode)} mode.`,
+    });
+  }
   const service: ServiceContext = staffServiceContext(ctx.base, ctx.session, ctx.livemode, ctx.clientAddress);
   return next({ ctx: { ...ctx, staff: ctx.session.staff, service } });
 });

@@ -28,12 +28,13 @@ export async function insertTestStaff(m: TestMerchant, role: StaffRole): Promise
 
 /**
  * The dashboard's procedures as a staff member of `m` with `role` sees them, in test or live
- * mode: a real staff row (insertTestStaff), loaded the way a request loads it.
+ * mode: a real staff row (insertTestStaff), loaded the way a request loads it. `pageLivemode` is
+ * the mode the calling tab's page was drawn in, when it says one.
  */
-export async function dashboardAs(m: TestMerchant, role: StaffRole, livemode = false) {
+export async function dashboardAs(m: TestMerchant, role: StaffRole, livemode = false, opts: { pageLivemode?: boolean } = {}) {
   const id = await insertTestStaff(m, role);
   const base = await systemContext();
-  return createCaller({ base, session: await loadStaffSession(base, id, "session-of-a-test"), livemode });
+  return createCaller({ base, session: await loadStaffSession(base, id, "session-of-a-test"), livemode, pageLivemode: opts.pageLivemode });
 }
 
 /** No one signed in. */

@@ -12,7 +12,7 @@ export default async function ShellLayout({ children }: { children: ReactNode })
   const { session: me, livemode } = await currentStaff();
   if (!me) redirect("/dashboard/sign-in");
   return (
-    <DashboardProviders>
+    <DashboardProviders livemode={livemode}>
       <DashboardShell merchantName={me.merchant.name} email={me.staff.email} role={me.staff.role} livemode={livemode}>
         {children}
       </DashboardShell>
