@@ -58,7 +58,7 @@ export function authOptions(): NextAuthOptions {
             log.warn("sign-in rate limited", { retryAfterSeconds: limit.retryAfterSeconds });
             throw new Error("rate_limited");
           }
-          const staff = await authenticateStaff({ db: await getDb(), clock: systemClock, clientAddress: address }, { business, email, password: String(credentials?.password ?? "") }).catch((e: unknown) => {
+          const staff = await authenticateStaff({ db: await getDb(), clock: systemClock, clientAddress: address }, { business, email, password: String(credentials?.password ?? ""), knownBrowser: known !== null }).catch((e: unknown) => {
             // Every password check slot is taken (a flood of attempts): say so rather than "do not match".
             throw isServiceError(e) && e.code === "rate_limited" ? new Error("busy") : e;
           });

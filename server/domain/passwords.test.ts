@@ -62,14 +62,28 @@ describe("password work on the thread pool", () => {
     const salt = Buffer.alloc(16).toString("base64");
     const cheap = `scrypt$1024$8$1$${salt}$${Buffer.alloc(32).toString("base64")}`;
     const checks = Array.from({ length: 80 }, () => verifyPassword("guess", cheap));
-    expect(passwordWork()).toEqual({ running: 2, waiting: 64 });
+    expect(passwordWork()).toEqual({ running: 2, waiting: 64, knownWaiting: 0 });
     const settled = await Promise.allSettled(checks);
     const refused = settled.filter((r) => r.status === "rejected");
     expect(refused).toHaveLength(14);
     for (const r of refused) expect((r as PromiseRejectedResult).reason).toMatchObject({ code: "rate_limited" });
     expect(settled.filter((r) => r.status === "fulfilled" && r.value === false)).toHaveLength(66);
-    expect(passwordWork()).toEqual({ running: 0, waiting: 0 });
+    expect(passwordWork()).toEqual({ running: 0, waiting: 0, knownWaiting: 0 });
     // And it still works afterwards.
     expect(await verifyPassword("guess", cheap)).toBe(false);
+  });
+
+  it("checks someone known ahead of a flood of strangers, in a line of their own the flood cannot fill", async () => {
+    const salt = Buffer.alloc(16).toString("base64");
+    const cheap = `scrypt$1024$8$1$${salt}$${Buffer.alloc(32).toString("base64")}`;
+    const order: string[] = [];
+    const flood = Array.from({ length: 80 }, (_, i) => verifyPassword("guess", cheap).then(() => order.push(`stranger ${i}`)));
+    const known = verifyPassword("guess", cheap, { known: true }).then(() => order.push("known"));
+    expect(passwordWork()).toEqual({ running: 2, waiting: 64, knownWaiting: 1 });
+    const settled = await Promise.allSettled([...flood, known]);
+    // Refused: 14 strangers, never the known one; checked right after the two running when it came.
+    expect(settled.filter((r) => r.status === "rejected")).toHaveLength(14);
+    expect(order.indexOf("known")).toBe(2);
+    expect(passwordWork()).toEqual({ running: 0, waiting: 0, knownWaiting: 0 });
   });
 });

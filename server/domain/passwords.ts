@@ -6,36 +6,47 @@ import { ServiceError } from "./errors";
  * session cookie's key derivation, DNS lookups for webhook deliveries, file reads. A flood of
  * sign-in attempts (each about 0.1–0.4 s of one thread) would queue all of that behind it, so at
  * most two run at once, a bounded number wait, and past that an attempt is refused at once.
+ *
+ * Such a flood, from anyone, with made-up addresses, would also keep staff out: every sign-in would
+ * wait behind it, or be refused. So checks for someone known (a browser that signed in to that
+ * login before, a signed-in member confirming their password) have a line of their own, served
+ * first: a flood without such a browser cannot fill it.
  */
 const SCRYPT_AT_ONCE = 2;
 const SCRYPT_WAITING_MAX = 64;
+const KNOWN_WAITING_MAX = 16;
 let running = 0;
 const waiting: Array<() => void> = [];
+const knownWaiting: Array<() => void> = [];
 
 /** Too many password checks are already running or waiting: try again in a moment. */
 const passwordWorkBusy = () =>
   new ServiceError("rate_limited", "Mari is busy checking other passwords. Try again in a few seconds.", undefined, { retryAfterSeconds: 2 });
 
-async function scrypt(password: string, salt: Buffer, keylen: number, options: ScryptOptions): Promise<Buffer> {
+/** Whose password is checked: someone known goes in the line served first. */
+export type PasswordCheckFor = { known?: boolean };
+
+async function scrypt(password: string, salt: Buffer, keylen: number, options: ScryptOptions, who: PasswordCheckFor = {}): Promise<Buffer> {
   if (running >= SCRYPT_AT_ONCE) {
-    if (waiting.length >= SCRYPT_WAITING_MAX) throw passwordWorkBusy();
-    await new Promise<void>((resolve) => waiting.push(resolve));
+    const line = who.known ? knownWaiting : waiting;
+    if (line.length >= (who.known ? KNOWN_WAITING_MAX : SCRYPT_WAITING_MAX)) throw passwordWorkBusy();
+    await new Promise<void>((resolve) => line.push(resolve));
   } else {
     running++;
   }
   try {
     return await new Promise<Buffer>((resolve, reject) => scryptCb(password, salt, keylen, options, (err, key) => (err ? reject(err) : resolve(key))));
   } finally {
-    // The slot passes straight to the next in line, or is given up.
-    const next = waiting.shift();
+    // The slot passes straight to the next in line, the known first, or is given up.
+    const next = knownWaiting.shift() ?? waiting.shift();
     if (next) next();
     else running--;
   }
 }
 
-/** Tests: how many password checks run and wait now. */
-export function passwordWork(): { running: number; waiting: number } {
-  return { running, waiting: waiting.length };
+/** Tests: how many password checks run and wait now (the known ones' line apart). */
+export function passwordWork(): { running: number; waiting: number; knownWaiting: number } {
+  return { running, waiting: waiting.length, knownWaiting: knownWaiting.length };
 }
 
 // OWASP's scrypt floor: N=2^17, r=8, p=1 (128 MiB); maxmem must allow it.
@@ -100,15 +111,16 @@ export async function hashPassword(password: string): Promise<string> {
   return ["scrypt", PARAMS.N, PARAMS.r, PARAMS.p, salt.toString("base64"), key.toString("base64")].join("$");
 }
 
-export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+export async function verifyPassword(password: string, stored: string, who: PasswordCheckFor = {}): Promise<boolean> {
   const [algo, n, r, p, salt, hash] = stored.split("$");
   if (algo !== "scrypt" || !n || !r || !p || !salt || !hash) return false;
   const expected = Buffer.from(hash, "base64");
-  const actual = await scrypt(password.normalize("NFKC"), Buffer.from(salt, "base64"), expected.length, {
-    N: Number(n),
-    r: Number(r),
-    p: Number(p),
-    maxmem: 256 * 1024 * 1024,
-  });
+  const actual = await scrypt(
+    password.normalize("NFKC"),
+    Buffer.from(salt, "base64"),
+    expected.length,
+    { N: Number(n), r: Number(r), p: Number(p), maxmem: 256 * 1024 * 1024 },
+    who,
+  );
   return actual.length === expected.length && timingSafeEqual(actual, expected);
 }

@@ -11,13 +11,15 @@ let decoy: Promise<string> | undefined;
 /**
  * A staff member by business (its slug), e-mail address (both in any case) and password, or null;
  * never says which of the three was wrong, and an unknown business or address costs as long as a
- * wrong password. A sign-in, and a wrong password for a staff member's login, go in their
+ * wrong password. A browser that signed in to this login before (`knownBrowser`) has its password
+ * checked ahead of others' (passwords.ts). A sign-in, and a wrong password for a staff member's login, go in their
  * merchant's security log (attempts at logins no one has go nowhere: they belong to no merchant).
  */
 export async function authenticateStaff(
   base: BaseContext & { clientAddress?: string | null },
-  input: { business: string; email: string; password: string },
+  input: { business: string; email: string; password: string; knownBrowser?: boolean },
 ): Promise<StaffUser | null> {
+  const who = { known: input.knownBrowser };
   const business = loginPart(input.business);
   const email = loginPart(input.email);
   if (business.length === 0 || business.length > BUSINESS_INPUT_MAX || email.length === 0 || email.length > 320 || input.password.length === 0 || input.password.length > 1024) return null;
@@ -29,10 +31,10 @@ export async function authenticateStaff(
   const staff = row?.staff;
   if (!staff) {
     decoy ??= hashPassword("decoy password that matches nothing");
-    await verifyPassword(input.password, await decoy);
+    await verifyPassword(input.password, await decoy, who);
     return null;
   }
-  const matches = await verifyPassword(input.password, staff.passwordHash);
+  const matches = await verifyPassword(input.password, staff.passwordHash, who);
   const target = { id: staff.id, label: staff.email };
   if (!matches) {
     await recordSecurityEvent(base.db, { ...base, actor: { type: "anonymous" } }, { merchantId: staff.merchantId, action: "staff.sign_in_failed", target });

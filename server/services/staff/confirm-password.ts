@@ -33,7 +33,8 @@ export async function confirmStaffPassword(base: BaseContext, input: { staffId: 
     const wait = minutes === 1 ? "a minute" : `${minutes} minutes`;
     throw new ServiceError("rate_limited", `Too many password attempts. Wait ${wait} and try again.`, input.param, { retryAfterSeconds: allowed.retryAfterSeconds });
   }
-  if (!(await verifyPassword(input.password, staff.passwordHash))) throw invalidParam(input.param, "That is not your current password.");
+  // A signed-in member: checked ahead of sign-ins from unknown browsers.
+  if (!(await verifyPassword(input.password, staff.passwordHash, { known: true }))) throw invalidParam(input.param, "That is not your current password.");
   await forgetSignInFailures(login, known);
   return staff;
 }
