@@ -135,6 +135,15 @@ describe("provider callbacks", () => {
     expect(await callbacksOf(p.id)).toHaveLength(0);
   });
 
+  it("answers 400 to a signed callback that could not be stored (a NUL in a field), and changes nothing", async () => {
+    const p = await seedPayment(m, "awaiting_customer");
+    for (const overrides of [{ merchant_tx_id: `${p.id}\u0000` }, { event_id: "evt\u0000x" }, { transaction_ref: "\ud800" }]) {
+      expect(await receive(callbackFor(p, "SUCCESS", overrides))).toEqual({ status: 400, reason: "unreadable callback" });
+    }
+    expect(await eventTypes(p.id)).toEqual([]);
+    expect(await callbacksOf(p.id)).toEqual([]);
+  });
+
   it("quarantines an amount that is not the payment's", async () => {
     const p = await seedPayment(m, "awaiting_customer");
     const r = await receive(callbackFor(p, "SUCCESS", { amount: p.chargedAmount - 1 }));

@@ -7,6 +7,7 @@ import type { BaseContext } from "@/server/context";
 import { log } from "@/server/log";
 import type { ParsedCallback, ProviderRegistry } from "@/server/providers/port";
 import { canTransition } from "@/server/domain/payment-status";
+import { findUnstorable } from "@/server/domain/unstorable";
 import { applyProviderOutcome } from "../payments/apply-provider-outcome";
 import { lockPayment } from "../payments/prepared";
 
@@ -41,6 +42,9 @@ export async function receiveProviderCallback(
   }
   const parsed = provider.parseCallback(input.rawBody);
   if (!parsed) return { status: 400, reason: "unreadable callback" };
+  // PostgreSQL text cannot hold a NUL (nor half a surrogate pair): such a callback could never be
+  // recorded, and a 500 would have the provider send it again forever.
+  if (findUnstorable(parsed) || findUnstorable(input.rawBody)) return { status: 400, reason: "unreadable callback" };
 
   // The move's signals to the workers go once this commits (inTransaction), not before its rows exist.
   return inTransaction(ctx.db, async (tx) => {
