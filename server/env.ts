@@ -55,7 +55,8 @@ const schema = z.object({
   BENCH_ROUTES: bool(false),
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: flag,
   /** Shared secret the sandbox wallet signs its callbacks with. */
-  SANDBOX_CALLBACK_SECRET: z.string().min(16).default("sandbox_callback_secret_for_tests_only"),
+  // Unset: made from the data key (server/providers/registry.ts), so it is never a published value.
+  SANDBOX_CALLBACK_SECRET: z.string().min(16).optional(),
   /** Scales the sandbox's answer delays (1 = real-life seconds); tests make it small. */
   SANDBOX_DELAY_SCALE: z.coerce.number().min(0).default(1),
   /**

@@ -1,3 +1,5 @@
+import { createHmac } from "node:crypto";
+import { dataKey } from "@/server/data-key";
 import { env } from "@/server/env";
 import type { ProviderRegistry, WalletProvider } from "./port";
 import { SandboxProvider } from "./sandbox/client";
@@ -6,9 +8,19 @@ import { SandboxProvider } from "./sandbox/client";
 // are shared by everything in the process.
 const holder = globalThis as unknown as { __mariSandbox?: SandboxProvider };
 
+/**
+ * What the sandbox signs its callbacks with: SANDBOX_CALLBACK_SECRET, or one made from the data
+ * key, the same on every instance that shares it. Never a value written in the source: live mode is
+ * served by the sandbox in this build, and anyone who could sign a callback could mark their own
+ * live payment paid.
+ */
+export function callbackSecret(): string {
+  return env().SANDBOX_CALLBACK_SECRET ?? createHmac("sha256", dataKey()).update("mari sandbox callback secret").digest("base64url");
+}
+
 function createSandbox(): SandboxProvider {
   const s = new SandboxProvider();
-  s.secret = env().SANDBOX_CALLBACK_SECRET;
+  s.secret = callbackSecret();
   s.delayScale = env().SANDBOX_DELAY_SCALE;
   return s;
 }

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { BackgroundScope } from "@/server/background";
 import { systemClock, type Clock } from "@/server/clock";
 import { idTime } from "@/server/domain/ids";
@@ -78,7 +78,8 @@ export class SandboxProvider implements WalletProvider {
   clock: Clock = systemClock;
   /** Multiplies the answer delays; 0 answers at once. */
   delayScale = 1;
-  secret = "sandbox_callback_secret_for_tests_only";
+  /** What callbacks are signed with: the registry sets the process's; a sandbox made alone has one of its own. */
+  secret = randomBytes(24).toString("base64url");
   private sink: CallbackSink | undefined;
   /** Callbacks are background work: their timers must not hold on to the request that pushed. */
   private readonly background = new BackgroundScope("SandboxCallbacks");
