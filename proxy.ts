@@ -5,6 +5,7 @@ import { env } from "@/server/env";
 import { newId } from "@/server/domain/ids";
 import { isMalformedPath, malformedPathResponse } from "@/server/http/errors";
 import { contentSecurityPolicy } from "@/server/http/security-headers";
+import { PAGE_PATH_HEADER } from "@/server/domain/staff";
 
 /**
  * The pages people use (hosted checkout and the dashboard):
@@ -37,6 +38,8 @@ export async function proxy(request: NextRequest): Promise<Response> {
   const policy = contentSecurityPolicy(nonce, env().NODE_ENV === "development");
   const headers = new Headers(request.headers);
   headers.set("x-nonce", nonce);
+  // For the dashboard's layout: where to come back to after signing in again (an ended session).
+  headers.set(PAGE_PATH_HEADER, `${pathname}${search}`);
   headers.set("content-security-policy", policy);
   const response = NextResponse.next({ request: { headers } });
   response.headers.set("Content-Security-Policy", policy);

@@ -4,7 +4,7 @@ import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from "@ta
 import { createTRPCClient, httpBatchLink, TRPCClientError } from "@trpc/client";
 import { createTRPCContext } from "@trpc/tanstack-react-query";
 import { useEffect, useState, type ReactNode } from "react";
-import { modeName, PAGE_MODE_HEADER } from "@/server/domain/staff";
+import { modeName, PAGE_MODE_HEADER, signInPath } from "@/server/domain/staff";
 import type { AppRouter } from "@/server/trpc/routers/_app";
 
 export const { TRPCProvider, useTRPC, useTRPCClient } = createTRPCContext<AppRouter>();
@@ -22,12 +22,22 @@ export function isMissing(e: unknown): boolean {
 
 const clientError = (e: unknown) => e instanceof TRPCClientError && typeof e.data?.httpStatus === "number" && e.data.httpStatus < 500;
 
-/** The server refused a call because the test/live switch changed in another tab (server/trpc/init.ts). */
-const modeChanged = (e: unknown) => e instanceof TRPCClientError && (e.data as { code?: string } | undefined)?.code === "PRECONDITION_FAILED";
+const codeOf = (e: unknown) => (e instanceof TRPCClientError ? (e.data as { code?: string } | undefined)?.code : undefined);
+
+/**
+ * The session ended (signed out here or elsewhere, removed, run out): to sign in, and back to this
+ * page after, rather than an error with a "Try again" that cannot succeed.
+ */
+function signInAgain(): void {
+  window.location.assign(signInPath(`${window.location.pathname}${window.location.search}`));
+}
 
 function makeQueryClient(onModeChanged: () => void) {
   const watch = (e: unknown) => {
-    if (modeChanged(e)) onModeChanged();
+    const code = codeOf(e);
+    // The server refused a call because the test/live switch changed in another tab (server/trpc/init.ts).
+    if (code === "PRECONDITION_FAILED") onModeChanged();
+    else if (code === "UNAUTHORIZED") signInAgain();
   };
   return new QueryClient({
     queryCache: new QueryCache({ onError: watch }),

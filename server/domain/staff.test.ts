@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { revocationStamp, sessionStillValid } from "./staff";
+import { revocationStamp, sessionStillValid, signInPath } from "./staff";
 
 const HOUR = 3_600_000;
 const now = new Date("2026-11-27T12:00:00Z");
@@ -25,5 +25,13 @@ describe("a dashboard session", () => {
     expect(sessionStillValid({ signedInAt: String(now.getTime()), revocation: 0, sessionId: "s" }, null, now, 8 * HOUR)).toBe(false);
     expect(sessionStillValid({ signedInAt: now.getTime() + 30_000, revocation: 0, sessionId: "s" }, null, now, 8 * HOUR)).toBe(true);
     expect(sessionStillValid({ signedInAt: now.getTime() + 2 * 60_000, revocation: 0, sessionId: "s" }, null, now, 8 * HOUR)).toBe(false);
+  });
+});
+
+describe("signing in again", () => {
+  it("comes back to the dashboard page it left, and never to anywhere else", () => {
+    expect(signInPath("/dashboard/payments?status=failed")).toBe("/dashboard/sign-in?callbackUrl=%2Fdashboard%2Fpayments%3Fstatus%3Dfailed");
+    expect(signInPath("https://elsewhere.example/dashboard")).toBe("/dashboard/sign-in");
+    expect(signInPath(null)).toBe("/dashboard/sign-in");
   });
 });

@@ -21,6 +21,13 @@ export const MODE_COOKIE = "mari_mode";
  */
 export const PAGE_MODE_HEADER = "x-mari-page-mode";
 export const modeName = (livemode: boolean) => (livemode ? "live" : "test");
+/** Set by proxy.ts on page requests: the page's path and query, to come back to after signing in. */
+export const PAGE_PATH_HEADER = "x-mari-page-path";
+
+/** The sign-in page, coming back to `path` after (a dashboard path only: never another site). */
+export function signInPath(path: string | null): string {
+  return path?.startsWith("/dashboard") ? `/dashboard/sign-in?callbackUrl=${encodeURIComponent(path)}` : "/dashboard/sign-in";
+}
 
 /**
  * What a dashboard session cookie carries beyond the staff id, set once at sign-in: when it signed
