@@ -11,6 +11,8 @@ export const createPaymentLinkBody = z.strictObject({
   description: z
     .string({ error: "description must be a string" })
     .min(1, "description must not be empty")
+    // Shown to the customer as what they pay for: spaces alone say nothing.
+    .regex(/\S/, "description must not be blank")
     .max(500, "description must be at most 500 characters")
     .describe("What the customer pays for; shown on the link's page."),
   single_use: z.boolean({ error: "single_use must be a boolean" }).optional().describe("true: the link takes one payment (a failed or expired attempt does not count)."),

@@ -214,7 +214,7 @@ export const webhookOperations = {
     operationId: "rollWebhookSecret",
     method: "POST",
     path: "/v1/webhook_endpoints/{id}/roll_secret",
-    summary: "New signing secret; the old one keeps signing alongside it for 24 h.",
+    summary: "New signing secret; the old one keeps signing alongside it for 24 h. One old secret at a time: a second roll within the 24 h replaces it.",
     tag: "Webhooks",
     scope: "webhooks:write",
     secretInResponse: true,

@@ -94,6 +94,7 @@ describe("POST /v1/payment_links", () => {
     ["amount", { amount: undefined }],
     ["currency", { currency: "EUR" }],
     ["description", { description: "" }],
+    ["description", { description: "   " }],
     ["description", { description: undefined }],
     ["single_use", { single_use: "yes" }],
     ["expires_at", { expires_at: "next week" }],
