@@ -88,6 +88,8 @@ export class SandboxProvider implements WalletProvider {
   /** Refund submissions received per refund id, and the refunds taken (once each) per payment. */
   private readonly refundCallLog = new Map<string, number>();
   private readonly refundsByPayment = new Map<string, Set<string>>();
+  /** Refunds it refused and never took: asked about, it says so (as a provider would say "no such refund"). */
+  private readonly refusedRefunds = new Map<string, true>();
 
   pushCalls(idempotencyKey: string): number {
     return this.calls.get(idempotencyKey) ?? 0;
@@ -144,6 +146,11 @@ export class SandboxProvider implements WalletProvider {
     if (this.faults.refund === "error") throw new ProviderUnavailableError("sandbox: refund API unavailable");
     record(this.refundCallLog, request.idempotencyKey);
     if (this.faults.refund === "rejected") {
+      // Refuses even a refund it took before (a provider that does not dedupe its refusals).
+      if (!this.refundsByPayment.get(request.paymentId)?.has(request.idempotencyKey)) {
+        this.refusedRefunds.set(request.idempotencyKey, true);
+        trim(this.refusedRefunds);
+      }
       return { outcome: "rejected", failureCode: "refund_rejected", message: "The wallet provider refused the refund request." };
     }
     // Deduped on our refund id: however often it is submitted, it is one refund.
@@ -157,6 +164,7 @@ export class SandboxProvider implements WalletProvider {
 
   async queryRefund(query: RefundQuery, signal: AbortSignal): Promise<RefundOutcome> {
     if (signal.aborted || this.faults.refund === "error") throw new ProviderUnavailableError("sandbox: refund API unavailable");
+    if (this.refusedRefunds.has(query.idempotencyKey)) return { kind: "failed", failureCode: "refund_rejected", message: "The wallet provider refused the refund request." };
     return toRefundOutcome(this.refundStatusAt(query.idempotencyKey, query.msisdn));
   }
 

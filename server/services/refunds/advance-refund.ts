@@ -1,7 +1,6 @@
 import { eq } from "drizzle-orm";
 import { payments, refunds, type Refund } from "@/db/schema";
-import { callProvider, STATUS_QUERY_TIMEOUT_MS } from "../providers/call-provider";
-import { scheduleNextCheck, submitRefund, type RefundContext } from "./submit-refund";
+import { queryProviderRefund, scheduleNextCheck, submitRefund, type RefundContext } from "./submit-refund";
 import { transitionRefund } from "./transition-refund";
 
 /**
@@ -19,11 +18,7 @@ export async function advanceRefund(ctx: RefundContext, refundId: string): Promi
   const { refund, payment } = row;
   if (!refund.submittedAt) return submitRefund(ctx, refund, payment);
 
-  const outcome = await callProvider(
-    ctx.providers.byName(refund.provider),
-    (provider, signal) => provider.queryRefund({ idempotencyKey: refund.id, providerReference: refund.providerReference, msisdn: payment.customerMsisdn }, signal),
-    { timeoutMs: STATUS_QUERY_TIMEOUT_MS, what: "refund query", about: { refund: refund.id } },
-  );
+  const outcome = await queryProviderRefund(ctx, refund, payment);
   if (outcome === "unavailable") return scheduleNextCheck(ctx, refund);
   switch (outcome.kind) {
     case "succeeded":

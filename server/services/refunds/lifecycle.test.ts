@@ -156,6 +156,49 @@ describe("refund lifecycle with the sandbox", () => {
     }
   });
 
+  it("an answer lost, then the resubmission refused: the provider is asked, and its refund of the first stands; no second refund is allowed", async () => {
+    const restore = setEnv({ PROVIDER_PUSH_TIMEOUT_MS: "100" });
+    try {
+      const { clock, runner, ctx } = await setup();
+      const p = await seedSucceededPayment(m, { msisdn: "263770000001", amount: 1_000 });
+      sandbox.faults.refund = "timeout"; // the provider takes it; its answer is lost
+      const created = await createRefund(ctx, { paymentId: p.id });
+      expect(created).toMatchObject({ status: "pending", submittedAt: null, checkAttempts: 1 });
+      sandbox.faults.refund = "rejected"; // and it refuses the copy
+      clock.advance(10_000);
+      await runner.tick();
+      expect(sandbox.refundCalls(created.id)).toBe(2);
+      expect(sandbox.refundsTaken(p.id)).toEqual([created.id]);
+      // Not failed: the provider said it has the refund, which then completes.
+      const row = await refundRow(created.id);
+      expect(row.status === "succeeded" || (row.status === "pending" && row.submittedAt !== null)).toBe(true);
+      sandbox.resetFaults();
+      clock.advance(3_000);
+      await runner.tick();
+      expect((await refundRow(created.id)).status).toBe("succeeded");
+      expect(await amountRefunded(p.id)).toBe(1_000);
+      expect((await api("POST", "/v1/refunds", { key: m.keys.test, body: { payment: p.id }, idempotencyKey: `again-${p.id}` })).body.error.code).toBe(
+        "refund_amount_invalid",
+      );
+    } finally {
+      restore();
+    }
+  });
+
+  it("never reached, then refused: asked, the provider has no such refund, so it fails and its amount is free", async () => {
+    const { clock, runner, ctx } = await setup();
+    const p = await seedSucceededPayment(m, { msisdn: "263770000001", amount: 1_000 });
+    sandbox.faults.refund = "error";
+    const created = await createRefund(ctx, { paymentId: p.id });
+    expect(created).toMatchObject({ status: "pending", submittedAt: null, checkAttempts: 1 });
+    sandbox.faults.refund = "rejected";
+    clock.advance(10_000);
+    await runner.tick();
+    expect(await refundRow(created.id)).toMatchObject({ status: "failed", failureCode: "refund_rejected" });
+    expect(sandbox.refundsTaken(p.id)).toEqual([]);
+    expect((await eventsOf(created.id)).map((e) => e.type)).toEqual(["refund.failed"]);
+  });
+
   it("a request that died before submitting: the runner submits it when the lease runs out, not before", async () => {
     const { clock, runner } = await setup();
     const p = await seedSucceededPayment(m, { msisdn: "263770000001" });

@@ -4,7 +4,7 @@ import { nextRefundCheckAt } from "@/server/domain/refund-schedule";
 import type { BaseContext } from "@/server/context";
 import { env } from "@/server/env";
 import type { ProviderRegistry } from "@/server/providers/port";
-import { callProvider } from "../providers/call-provider";
+import { callProvider, STATUS_QUERY_TIMEOUT_MS } from "../providers/call-provider";
 import { transitionRefund } from "./transition-refund";
 
 export type RefundContext = BaseContext & { providers: ProviderRegistry };
@@ -15,7 +15,8 @@ export type RefundedPayment = Pick<Payment, "id" | "customerMsisdn" | "providerR
  * Hands a pending refund to the provider, with our refund id as its idempotency key: a second
  * submission (a retried request, the due-work verb after a crash or an outage) is the same refund
  * to the provider, never a second one. Accepted → `submitted_at`, the reference and the first
- * status check; rejected → failed; unreachable → still unsubmitted, submitted again later.
+ * status check; rejected → failed (after asking the provider, when an earlier submission went
+ * unanswered); unreachable → still unsubmitted, submitted again later.
  */
 export async function submitRefund(ctx: RefundContext, refund: Refund, payment: RefundedPayment): Promise<Refund> {
   const result = await callProvider(
@@ -37,13 +38,36 @@ export async function submitRefund(ctx: RefundContext, refund: Refund, payment: 
 
   if (result === "unavailable") return scheduleNextCheck(ctx, refund);
   if (result.outcome === "rejected") {
+    // An earlier submission went unanswered (checkAttempts): the provider may have taken it, and a
+    // provider that refuses the copy would have us free the amount for a second refund. Its own
+    // word on the refund decides: only a refund it does not have fails here.
+    if (refund.checkAttempts > 0) {
+      const asked = await queryProviderRefund(ctx, refund, payment);
+      if (asked === "unavailable") return scheduleNextCheck(ctx, refund);
+      if (asked.kind === "succeeded") return (await transitionRefund(ctx, { refundId: refund.id, to: "succeeded" })).refund;
+      if (asked.kind === "pending") return markSubmitted(ctx, refund, null);
+    }
     return (await transitionRefund(ctx, { refundId: refund.id, to: "failed", failure: { code: result.failureCode, message: result.message } })).refund;
   }
+  return markSubmitted(ctx, refund, result.providerReference);
+}
+
+/** Where the provider says a refund it was sent stands (its idempotency key is our refund id). */
+export function queryProviderRefund(ctx: RefundContext, refund: Refund, payment: RefundedPayment) {
+  return callProvider(
+    ctx.providers.byName(refund.provider),
+    (provider, signal) => provider.queryRefund({ idempotencyKey: refund.id, providerReference: refund.providerReference, msisdn: payment.customerMsisdn }, signal),
+    { timeoutMs: STATUS_QUERY_TIMEOUT_MS, what: "refund query", about: { refund: refund.id } },
+  );
+}
+
+/** The provider has the refund: submitted now, first status check on the schedule. */
+async function markSubmitted(ctx: RefundContext, refund: Refund, providerReference: string | null): Promise<Refund> {
   const now = ctx.clock.now();
   // Only the first accepted submission records itself; another one racing it finds the row done.
   const [submitted] = await ctx.db
     .update(refunds)
-    .set({ submittedAt: now, providerReference: result.providerReference, checkAttempts: 0, nextCheckAt: nextRefundCheckAt(0, now), updatedAt: now })
+    .set({ submittedAt: now, providerReference, checkAttempts: 0, nextCheckAt: nextRefundCheckAt(0, now), updatedAt: now })
     .where(and(eq(refunds.id, refund.id), eq(refunds.status, "pending"), isNull(refunds.submittedAt)))
     .returning();
   return submitted ?? current(ctx, refund.id);
