@@ -2,6 +2,7 @@
 
 import { redirect, RedirectType } from "next/navigation";
 import { isServiceError } from "@/server/domain/errors";
+import { isId } from "@/server/domain/ids";
 import { log } from "@/server/log";
 import { payCheckoutSession } from "@/server/services/checkout-sessions/pay-checkout-session";
 import { payPaymentLink } from "@/server/services/payment-links/pay-payment-link";
@@ -22,7 +23,13 @@ const UNAVAILABLE =
  * that follows the attempt, so a reload never posts twice; the attempt key in the form makes a
  * double tap, or a tap sent again after a dropped connection, the same payment.
  */
-async function attempt(form: FormData, pay: (attempt: CustomerAttempt) => Promise<{ id: string }>, pagePath: string, next: (paymentId: string) => string): Promise<PayFormState> {
+async function attempt(
+  form: FormData,
+  pay: (attempt: CustomerAttempt) => Promise<{ id: string }>,
+  pagePath: string,
+  next: (paymentId: string) => string,
+  reloadPath: string = pagePath,
+): Promise<PayFormState> {
   const msisdn = String(form.get("msisdn") ?? "");
   const idempotencyKey = String(form.get("attempt_key") ?? "");
   // What the page showed; a form without it (an older page) is charged as it stands.
@@ -35,7 +42,7 @@ async function attempt(form: FormData, pay: (attempt: CustomerAttempt) => Promis
       log.error("hosted payment attempt failed", { page: pagePath, error: e instanceof Error ? e.message : String(e) });
       return { msisdn, error: { code: "api_error", message: UNAVAILABLE, param: null } };
     }
-    if (RELOAD_PAGE.has(e.code)) redirect(pagePath);
+    if (RELOAD_PAGE.has(e.code)) redirect(reloadPath);
     // The charge changed since the page was rendered: the page again, with the new amount and a word on why.
     if (e.param === QUOTE_CHANGED_PARAM) redirect(`${pagePath}?${AMOUNT_CHANGED_PARAM}=1`);
     // The attempt's reference taken by another payment at the same moment: the merchant's matter,
@@ -49,11 +56,15 @@ async function attempt(form: FormData, pay: (attempt: CustomerAttempt) => Promis
 
 export async function payLinkAction(linkId: string, _previous: PayFormState, form: FormData): Promise<PayFormState> {
   const path = `/pay/${linkId}`;
+  // A retry after a failed attempt names it: refused (someone has used the link since), the page
+  // comes back to that attempt and says the link is used, instead of dropping it without a word.
+  const shown = String(form.get("payment") ?? "");
   return attempt(
     form,
     async (customer) => payPaymentLink(await systemContext(), { linkId, ...customer }),
     path,
     (paymentId) => `${path}?payment=${paymentId}`,
+    isId("payment", shown) ? `${path}?payment=${shown}` : path,
   );
 }
 

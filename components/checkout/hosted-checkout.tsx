@@ -1,7 +1,7 @@
-import { PHASE_IS_FINAL, successRedirect, takesAnotherAttempt } from "@/server/domain/hosted";
-import { formatAmount } from "@/server/domain/money";
+import { formatPageAmount, PHASE_IS_FINAL, successRedirect, takesAnotherAttempt } from "@/server/domain/hosted";
 import type { HostedPage } from "@/server/schemas/hosted";
 import type { PayFormState } from "./pay-form-state";
+import { holdBackScript } from "./hold-back-script";
 import { PayPanel } from "./pay-panel";
 
 type Props = {
@@ -11,6 +11,8 @@ type Props = {
   attemptKey: string;
   /** Shown again because the charge changed as Pay was tapped (AMOUNT_CHANGED_PARAM). */
   amountChanged?: boolean;
+  /** This response's script nonce (proxy.ts), for the page's one inline script. */
+  nonce: string | undefined;
 };
 
 /**
@@ -18,7 +20,7 @@ type Props = {
  * else; then the island, which takes the number and follows the attempt (or, on a closed page,
  * says why, and shows this browser's own attempt if it made one).
  */
-export function HostedCheckout({ page, action, attemptKey, amountChanged = false }: Props) {
+export function HostedCheckout({ page, action, attemptKey, amountChanged = false, nonce }: Props) {
   const { quote } = page;
   const attempt = page.attempt;
   const followsAttempt = attempt !== null && !PHASE_IS_FINAL[attempt.phase];
@@ -29,10 +31,10 @@ export function HostedCheckout({ page, action, attemptKey, amountChanged = false
       <header className="summary">
         <p className="merchant">{page.merchant_name}</p>
         <h1 className="title">{page.description}</h1>
-        <p className="amount">{formatAmount(quote.charged_amount, quote.currency)}</p>
+        <p className="amount">{formatPageAmount(quote.charged_amount, quote.currency)}</p>
         {quote.fee !== null ? (
           <p className="fee">
-            {formatAmount(quote.amount, quote.currency)} + {formatAmount(quote.fee, quote.currency)} transaction fee
+            {formatPageAmount(quote.amount, quote.currency)} + {formatPageAmount(quote.fee, quote.currency)} transaction fee
           </p>
         ) : null}
       </header>
@@ -41,7 +43,11 @@ export function HostedCheckout({ page, action, attemptKey, amountChanged = false
           The amount changed just as you tapped Pay, so nothing was sent to your phone. Check the amount above, then tap Pay again.
         </p>
       ) : null}
-      <PayPanel key={attempt?.id ?? "new"} initial={page} action={action} attemptKey={attemptKey} />
+      {/* Before the island: read as the HTML arrives, so that a browser which sent an attempt from
+          here never sees a form or "Link already used" while the island's script is on its way. */}
+      <script nonce={nonce} suppressHydrationWarning dangerouslySetInnerHTML={{ __html: holdBackScript(page.id, page.state !== "open") }} />
+      {/* A new island for each state the server shows (an attempt, a link used since): none of the last one's is carried over. */}
+      <PayPanel key={`${page.state}:${attempt?.id ?? "new"}`} initial={page} action={action} attemptKey={attemptKey} />
       {/* Without JavaScript the page follows the attempt by reloading itself, and a paid checkout goes on to the merchant. */}
       {followsAttempt ? (
         <noscript>

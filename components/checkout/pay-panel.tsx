@@ -1,13 +1,13 @@
 "use client";
 
 import { unstable_rethrow } from "next/navigation";
-import { Component, useActionState, useEffect, useRef, useState, type ReactNode } from "react";
-import { formatCountdown, formatHarareTime, PHASE_IS_FINAL, secondsLeft, successRedirect, takesAnotherAttempt } from "@/server/domain/hosted";
-import { formatAmount } from "@/server/domain/money";
+import { Component, useActionState, useEffect, useLayoutEffect, useRef, useState, type ReactNode } from "react";
+import { formatCountdown, formatHarareTime, formatPageAmount, PHASE_IS_FINAL, secondsLeft, successRedirect, takesAnotherAttempt } from "@/server/domain/hosted";
 import { NETWORK_NAMES, networkHint } from "@/server/domain/msisdn-rules";
 import { normaliseMsisdnZw } from "@/server/domain/msisdn-zw";
 import type { HostedAttempt, HostedPage } from "@/server/schemas/hosted";
 import { INITIAL_PAY_FORM_STATE, type PayFormState } from "./pay-form-state";
+import { formKey, keysToAsk, readSentAttempts, updateSentAttempts, withAnswer, withDone, withSent } from "./sent-attempts";
 
 /** Between two polls of the status route: the issue's "every 2–3 s at most". */
 const POLL_MS = 2_500;
@@ -29,14 +29,28 @@ type Props = {
  */
 export function PayPanel({ initial, action, attemptKey }: Props) {
   const { page, serverNow, adopt, offline } = useFollowedPage(initial);
-  const key = useSentAttempt(page, attemptKey, adopt);
+  const { key, lookup } = useSentAttempt(page, attemptKey, adopt);
   const attempt = page.attempt;
   const canPay = takesAnotherAttempt(page.state, attempt?.phase);
+  const closedPage = !attempt && page.state !== "open";
+  // Until the island has run, the page's first script decides (checkout.css): `data-unless-sent`
+  // goes, and `data-if-sent` comes, when this browser kept an attempt to look up.
+  const early = lookup.phase === "early";
+  const checking = lookup.phase === "checking" && (closedPage || (canPay && lookup.holdsForm));
+  const formHeld = checking && !closedPage && lookup.failures === 0;
+  useEffect(() => {
+    if (attempt && PHASE_IS_FINAL[attempt.phase]) updateSentAttempts(page.id, (list) => withDone(list, attempt.id));
+  }, [page.id, attempt]);
   return (
     <>
       {/* Always there, so that what changes inside it is announced (a region that appears with its text is not). */}
       <div aria-live="polite">
-        {attempt ? <AttemptStatus key={attempt.id} page={page} attempt={attempt} serverNow={serverNow} /> : page.state !== "open" ? <ClosedPage page={page} /> : null}
+        {attempt ? (
+          <AttemptStatus key={attempt.id} page={page} attempt={attempt} serverNow={serverNow} />
+        ) : closedPage && !checking ? (
+          <ClosedPage page={page} early={early} />
+        ) : null}
+        {checking || (early && (closedPage || canPay)) ? <CheckingAttempt early={early} failed={lookup.failures > 0} closed={closedPage} /> : null}
         {offline ? (
           <p className="card offline">
             This page cannot reach us: check your connection. Your payment may still go through; this page shows the outcome once you are back
@@ -44,78 +58,112 @@ export function PayPanel({ initial, action, attemptKey }: Props) {
           </p>
         ) : null}
       </div>
-      {canPay ? <PayForm page={page} action={action} attemptKey={key} retry={attempt !== null} /> : null}
+      {canPay && !formHeld ? <PayForm page={page} action={action} attemptKey={key} retry={attempt !== null} early={early} /> : null}
     </>
   );
 }
 
-/** What this browser sent from a page: the attempt's key, and its payment once the page has seen it. */
-type SentAttempt = { key: string; at: number; paymentId?: string };
+/** Pages this document has sent a Pay from: one shown again after that is showing our answer, so nothing was lost. */
+const sentFromHere = new Set<string>();
 
-/** Older attempts are not looked for: a day covers a reload, a dropped connection, a reopened link. */
-const SENT_ATTEMPT_TTL_MS = 24 * 3_600_000;
+/** Between look-ups of a kept attempt that got no answer: soon at first, then every 30 s, never giving up. */
+const LOOKUP_RETRY_MS = [1_000, 2_000, 4_000, 8_000, 15_000, 30_000] as const;
 
-const sentAttemptName = (pageId: string) => `mari.attempt.${pageId}`;
-
-function readSentAttempt(pageId: string): SentAttempt | null {
-  try {
-    const sent = JSON.parse(localStorage.getItem(sentAttemptName(pageId)) ?? "null") as SentAttempt | null;
-    return sent && typeof sent.key === "string" && Date.now() - sent.at < SENT_ATTEMPT_TTL_MS ? sent : null;
-  } catch {
-    return null; // storage refused (private mode) or garbled: nothing remembered
-  }
-}
-
-function writeSentAttempt(pageId: string, sent: SentAttempt): void {
-  try {
-    localStorage.setItem(sentAttemptName(pageId), JSON.stringify(sent));
-  } catch {
-    // Without storage a reload forgets the attempt, as before.
-  }
-}
+type Lookup = {
+  /** `early` until the island has run (as the server rendered it), `checking` while a kept attempt is looked up. */
+  phase: "early" | "checking" | "settled";
+  /** Look-ups in a row that got no answer. */
+  failures: number;
+  /** The form waits for the answer: this page's earlier Pay may have been answered where no one saw it. */
+  holdsForm: boolean;
+};
 
 /**
- * The key the form sends, and what the page does with the last attempt this browser sent from it.
+ * The key the form sends, and what the page does with the attempts this browser sent from it.
  * Pay is tapped on a phone whose connection may drop before the answer arrives: the attempt may
- * have reached us and prompted the phone, but the page never learnt it. So the key is kept before
- * it is sent; on the next load the page asks for that attempt and shows it (a prompt still on the
- * phone, a payment already made) instead of a fresh form that would charge again. An attempt
- * that never arrived leaves its key to the form, so sending it again is the same attempt.
+ * have reached us and prompted the phone, but the page never learnt it. So each key is kept
+ * before it is sent (sent-attempts.ts); on the next load the form takes the kept key whose payment
+ * is not known (sending it again is the same attempt), and the page asks for those attempts and
+ * shows this browser's newest (a prompt still on the phone, a payment already made) instead of a
+ * fresh form that would charge again, or "Link already used" to the customer who used it. Until
+ * the answer comes it says it is checking; a look-up that fails is asked again, and the form
+ * comes back meanwhile with the kept key, so no one is stranded.
  */
-function useSentAttempt(page: HostedPage, freshKey: string, adopt: (view: HostedPage) => void): string {
+function useSentAttempt(page: HostedPage, freshKey: string, adopt: (view: HostedPage) => void): { key: string; lookup: Lookup } {
   const [key, setKey] = useState(freshKey);
-  const first = useRef({ page, adopt });
+  const [lookup, setLookup] = useState<Lookup>({ phase: "early", failures: 0, holdsForm: false });
+  const first = useRef({ page, adopt, freshKey });
 
-  useEffect(() => {
-    const { page: shown, adopt: show } = first.current;
-    const sent = readSentAttempt(shown.id);
-    // Nothing sent from here, or what was sent is what the page shows: nothing to ask.
-    if (!sent || (sent.paymentId !== undefined && sent.paymentId === shown.attempt?.id)) return;
+  // Before the first paint after hydration: the page never shows a form with the wrong key, nor
+  // "Link already used", for a frame.
+  useLayoutEffect(() => {
+    const { page: shown, adopt: show, freshKey: fresh } = first.current;
+    // Shown again after this document's own Pay was answered: that answer is what the page shows.
+    const answered = sentFromHere.has(shown.id);
+    const kept = readSentAttempts(shown.id);
+    if (!answered) setKey(formKey(kept, fresh));
+    const keys = keysToAsk(kept, { open: shown.state === "open", attemptId: shown.attempt?.id ?? null });
+    if (keys.length === 0) {
+      setLookup({ phase: "settled", failures: 0, holdsForm: false });
+      return;
+    }
+    setLookup({ phase: "checking", failures: 0, holdsForm: !answered });
+    const path = `${shown.status_path.split("?")[0]}?${keys.map((k) => `attempt=${encodeURIComponent(k)}`).join("&")}`;
     let stopped = false;
-    void (async () => {
-      // Offline: no view, the form keeps its key, and sending it again finds the attempt if it arrived.
-      const view = await askStatus(`${shown.status_path.split("?")[0]}?attempt=${encodeURIComponent(sent.key)}`).catch(() => null);
-      const found = view?.attempt;
-      if (stopped || !view || !found) {
-        if (!stopped && sent.paymentId === undefined) setKey(sent.key);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const ask = async (failures: number) => {
+      const view = await askStatus(path).catch(() => null);
+      if (stopped) return;
+      if (!view) {
+        setLookup((l) => ({ ...l, failures: failures + 1 }));
+        timer = setTimeout(() => void ask(failures + 1), LOOKUP_RETRY_MS[Math.min(failures, LOOKUP_RETRY_MS.length - 1)]);
         return;
       }
-      writeSentAttempt(shown.id, { ...sent, paymentId: found.id });
-      // Shown instead of what the page shows when it is newer, and the page would otherwise offer
-      // to pay again while it is under way, or has nothing else for this customer. A finished
-      // attempt on a page that takes another payment stays a memory.
-      const newer = !shown.attempt || Date.parse(found.created_at) > Date.parse(shown.attempt.created_at);
+      const found = view.attempt;
+      const known = updateSentAttempts(shown.id, (list) =>
+        withAnswer(list, keys, found && view.attempt_key ? { key: view.attempt_key, paymentId: found.id, done: PHASE_IS_FINAL[found.phase] } : null),
+      );
+      if (!answered) setKey(formKey(known, fresh));
+      setLookup({ phase: "settled", failures: 0, holdsForm: false });
+      if (!found || found.id === shown.attempt?.id) return;
+      // Shown instead of what the page shows when it is newer (ids sort by time), and the page
+      // would otherwise offer to pay again while it is under way, or has nothing else for this
+      // customer. A finished attempt on a page that takes another payment stays a memory.
+      const newer = !shown.attempt || found.id > shown.attempt.id;
       const worthShowing = !PHASE_IS_FINAL[found.phase] || shown.state !== "open" || shown.attempt !== null;
-      if (found.id === shown.attempt?.id || !newer || !worthShowing) return;
+      if (!newer || !worthShowing) return;
       show(view);
       if (view.kind === "payment_link") window.history.replaceState(null, "", `?payment=${found.id}`);
-    })();
+    };
+    void ask(0);
     return () => {
       stopped = true;
+      clearTimeout(timer);
     };
   }, []);
 
-  return key;
+  return { key, lookup };
+}
+
+/**
+ * Said while the page looks up what became of an attempt this browser sent, instead of a form that
+ * could pay again or "Link already used" for the customer who used it. `early`: before the island
+ * has run, shown only on a page its first script marked.
+ */
+function CheckingAttempt({ early, failed, closed }: { early: boolean; failed: boolean; closed: boolean }) {
+  return (
+    <section className="card checking" data-if-sent={early ? "" : undefined}>
+      <h2>Checking your payment…</h2>
+      {failed ? (
+        <p>
+          We could not check yet: check your connection. This page keeps trying.{" "}
+          {closed ? "If you paid, your wallet's messages show it." : "If you tap Pay now, it is the same payment as before, not a second one."}
+        </p>
+      ) : (
+        <p className="muted">You tapped Pay on this page earlier. We are looking up what became of that payment, so that you do not pay twice.</p>
+      )}
+    </section>
+  );
 }
 
 /** Polls in a row that got no answer before the page says it is offline (one lost poll is a mobile network's normal). */
@@ -192,9 +240,9 @@ function useFollowedPage(initial: HostedPage): { page: HostedPage; serverNow: nu
 }
 
 /** A page that takes no payment, with nothing of this customer's to show: why, and the way back. */
-function ClosedPage({ page }: { page: HostedPage }) {
+function ClosedPage({ page, early }: { page: HostedPage; early: boolean }) {
   return (
-    <section className="card">
+    <section className="card" data-unless-sent={early ? "" : undefined}>
       <h2>{page.state === "complete" ? "Already paid" : page.state === "link_used" ? "Link already used" : "No longer available"}</h2>
       <p>{page.notice}</p>
       <ReturnLink page={page} />
@@ -211,8 +259,10 @@ function ReturnLink({ page }: { page: HostedPage }) {
 }
 
 function AttemptStatus({ page, attempt, serverNow }: { page: HostedPage; attempt: HostedAttempt; serverNow: number }) {
-  const amount = formatAmount(attempt.charged_amount, attempt.currency);
+  const amount = formatPageAmount(attempt.charged_amount, attempt.currency);
   const wallet = attempt.network_name ?? "your wallet provider";
+  // Time left to approve the prompt, by the server's clock.
+  const left = secondsLeft(Date.parse(attempt.expires_at), serverNow);
   // Focus follows the attempt, so that a screen reader starts at its news and not at the page's top.
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => heading.current?.focus(), []);
@@ -221,13 +271,21 @@ function AttemptStatus({ page, attempt, serverNow }: { page: HostedPage; attempt
     <section className="card status" data-phase={attempt.phase}>
       {attempt.phase === "waiting" ? (
         <>
+          {/* Once the prompt's time is up, asking for the PIN is no use: the provider's word is awaited. */}
           <h2 ref={heading} tabIndex={-1}>
-            Check your phone and enter your PIN
+            {left > 0 ? "Check your phone and enter your PIN" : `Waiting for ${wallet} to confirm`}
           </h2>
           <p>
             We sent a prompt for <strong>{amount}</strong> to <strong className="msisdn">{attempt.msisdn_masked}</strong> ({wallet}).
           </p>
-          <Countdown expiresAt={attempt.expires_at} serverNow={serverNow} />
+          {/* Each second's tick is not news: the live region around the status leaves it out. */}
+          {left > 0 ? (
+            <p className="countdown" aria-live="off">
+              Time left to approve: <span role="timer">{formatCountdown(left)}</span>
+            </p>
+          ) : (
+            <p>The time to approve it is up. This page shows the outcome as soon as {wallet} tells us.</p>
+          )}
         </>
       ) : attempt.phase === "confirming" ? (
         <>
@@ -244,7 +302,10 @@ function AttemptStatus({ page, attempt, serverNow }: { page: HostedPage; attempt
               you need to ask them about it, quote reference <strong>{attempt.reference}</strong>.
             </p>
           ) : (
-            <p className="muted">This usually takes less than a minute. This page updates by itself.</p>
+            <p className="muted">
+              Most payments are confirmed within minutes; some take longer. This page updates by itself, and you can close it: {page.merchant_name}{" "}
+              will see the outcome as soon as we have it.
+            </p>
           )}
         </>
       ) : attempt.phase === "succeeded" ? (
@@ -272,19 +333,6 @@ function AttemptStatus({ page, attempt, serverNow }: { page: HostedPage; attempt
   );
 }
 
-/** Time left to approve the prompt, by the server's clock. Past zero it waits for the provider's word. */
-function Countdown({ expiresAt, serverNow }: { expiresAt: string; serverNow: number }) {
-  const left = secondsLeft(Date.parse(expiresAt), serverNow);
-  // Each second's tick is not news: the live region around the status leaves it out.
-  return left > 0 ? (
-    <p className="countdown" aria-live="off">
-      Time left to approve: <span role="timer">{formatCountdown(left)}</span>
-    </p>
-  ) : (
-    <p className="countdown">Waiting for your wallet provider to confirm…</p>
-  );
-}
-
 function Receipt({ page, attempt, heading }: { page: HostedPage; attempt: HostedAttempt; heading: React.RefObject<HTMLHeadingElement | null> }) {
   const next = page.success_url ? successRedirect(page.success_url, page.id) : null;
   useEffect(() => {
@@ -300,7 +348,7 @@ function Receipt({ page, attempt, heading }: { page: HostedPage; attempt: Hosted
       </h2>
       <dl className="receipt">
         <dt>Paid</dt>
-        <dd>{formatAmount(attempt.charged_amount, attempt.currency)}</dd>
+        <dd>{formatPageAmount(attempt.charged_amount, attempt.currency)}</dd>
         <dt>To</dt>
         <dd>{page.merchant_name}</dd>
         <dt>Reference</dt>
@@ -310,7 +358,7 @@ function Receipt({ page, attempt, heading }: { page: HostedPage; attempt: Hosted
         <dt>Wallet reference</dt>
         <dd>{attempt.provider_reference ?? "–"}</dd>
         <dt>From</dt>
-        <dd>{attempt.msisdn_masked}</dd>
+        <dd className="msisdn">{attempt.msisdn_masked}</dd>
       </dl>
       {next ? (
         <p>
@@ -347,7 +395,7 @@ class LostAnswer extends Component<{ children: (lost: PayFormState | null) => Re
   }
 }
 
-function PayForm(props: { page: HostedPage; action: Props["action"]; attemptKey: string; retry: boolean }) {
+function PayForm(props: { page: HostedPage; action: Props["action"]; attemptKey: string; retry: boolean; early: boolean }) {
   const typed = useRef("");
   return (
     <LostAnswer typed={() => typed.current}>
@@ -361,6 +409,7 @@ function PayFormFields({
   action,
   attemptKey,
   retry,
+  early,
   initial,
   onTyped,
 }: {
@@ -368,6 +417,7 @@ function PayFormFields({
   action: Props["action"];
   attemptKey: string;
   retry: boolean;
+  early: boolean;
   initial: PayFormState;
   onTyped: (number: string) => void;
 }) {
@@ -376,12 +426,13 @@ function PayFormFields({
   const [checked, setChecked] = useState<string | null>(null);
   const hint = networkHint(typed);
   const error = checked ?? state.error?.message ?? null;
-  const charged = formatAmount(page.quote.charged_amount, page.quote.currency);
+  const charged = formatPageAmount(page.quote.charged_amount, page.quote.currency);
   return (
     <form
       className="card"
       action={formAction}
       noValidate
+      data-unless-sent={early ? "" : undefined}
       onSubmit={(e) => {
         // The server's own rules, so the message is the one it would answer, without the wait.
         const result = normaliseMsisdnZw(typed);
@@ -390,12 +441,16 @@ function PayFormFields({
           setChecked(result.message);
           return;
         }
-        // Kept before it is sent: if the answer is lost, the next load asks what became of it.
-        writeSentAttempt(page.id, { key: attemptKey, at: Date.now() });
+        // Kept before it is sent, beside what was sent before: if the answer is lost, the next load
+        // asks what became of it; if it is refused (another tab used the link), the rest still stand.
+        updateSentAttempts(page.id, (list) => withSent(list, attemptKey, Date.now()));
+        sentFromHere.add(page.id);
         onTyped(typed);
       }}
     >
       <input type="hidden" name="attempt_key" value={attemptKey} />
+      {/* The attempt the page shows: if this one is refused (the link has been used since), the page comes back to it. */}
+      {retry && page.kind === "payment_link" && page.attempt ? <input type="hidden" name="payment" value={page.attempt.id} /> : null}
       <input type="hidden" name="quoted" value={page.quote.charged_amount} />
       <label htmlFor="msisdn">{retry ? "Try again: your mobile money number" : "Your mobile money number"}</label>
       <input
@@ -436,18 +491,27 @@ function PayFormFields({
   );
 }
 
-/** Test mode only: the sandbox's numbers (README "Sandbox numbers"), for whoever is trying the page. */
+/** The sandbox's numbers (README "Sandbox numbers"). */
+const TEST_NUMBERS = [
+  ["077 000 0001", "succeeds"],
+  ["077 000 0002", "is declined"],
+  ["077 000 0003", "never answers (expires)"],
+  ["077 000 0004", "times out, then succeeds"],
+  ["077 000 0005", "stays unconfirmed"],
+  ["077 000 0006", "is refused at the prompt"],
+] as const;
+
+/** Test mode only: the sandbox's numbers, for whoever is trying the page. */
 function TestNumbers() {
   return (
     <details className="muted">
       <summary>Test numbers</summary>
       <ul>
-        <li>077 000 0001 succeeds</li>
-        <li>077 000 0002 is declined</li>
-        <li>077 000 0003 never answers (expires)</li>
-        <li>077 000 0004 times out, then succeeds</li>
-        <li>077 000 0005 stays unconfirmed</li>
-        <li>077 000 0006 is refused at the prompt</li>
+        {TEST_NUMBERS.map(([number, outcome]) => (
+          <li key={number}>
+            <span className="msisdn">{number}</span> {outcome}
+          </li>
+        ))}
       </ul>
     </details>
   );

@@ -16,6 +16,35 @@ async function loseAnswers(page: Page, path: string): Promise<void> {
   });
 }
 
+/**
+ * Holds the page's look-up of an attempt this browser sent (`…/status?attempt=`), as a slow network
+ * does, until the returned function is called.
+ */
+async function holdAttemptLookups(page: Page): Promise<() => void> {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  await page.route(/\/status\?(.*&)?attempt=/, async (route) => {
+    await released;
+    await route.continue();
+  });
+  return release;
+}
+
+/** From the next load on, notes whether "Link already used" is ever on screen, frame by frame. */
+async function watchForUsed(page: Page): Promise<void> {
+  await page.addInitScript(() => {
+    const w = window as unknown as { sawUsed: boolean };
+    w.sawUsed = false;
+    const look = () => {
+      for (const h of document.querySelectorAll("h2")) if (h.textContent === "Link already used" && h.checkVisibility()) w.sawUsed = true;
+      requestAnimationFrame(look);
+    };
+    requestAnimationFrame(look);
+  });
+}
+
+const sawUsed = (page: Page) => page.evaluate(() => (window as unknown as { sawUsed: boolean }).sawUsed);
+
 /** The pay action's POST never leaves the phone. */
 async function dropRequests(page: Page, path: string): Promise<void> {
   await page.route(`**${path}`, (route) => (route.request().method() === "POST" ? route.abort("internetdisconnected") : route.continue()));
@@ -138,4 +167,103 @@ test("a page that loses its connection while the prompt waits says so, and carri
   await expect(statusRegion(page).getByRole("heading")).toHaveText("Check your phone and enter your PIN");
   await context.setOffline(false);
   await expect(notice).toHaveCount(0, { timeout: 15_000 });
+});
+
+test("after a lost answer, the reloaded page offers no form while it asks what became of the attempt: no second payment meanwhile", async ({ page, request }) => {
+  const link = await createLink(request); // takes many payments: the form is what comes back
+  await page.goto(`/pay/${link.id}`);
+  await loseAnswers(page, `/pay/${link.id}`);
+  await pay(page, "0770000003");
+  await expect(numberError(page)).toContainText("could not reach the payment service");
+  await page.unrouteAll();
+
+  const release = await holdAttemptLookups(page);
+  await page.reload();
+  await expect(page.getByRole("heading", { name: "Checking your payment…" })).toBeVisible();
+  await page.waitForTimeout(1_000);
+  await expect(page.getByLabel(/mobile money number/i)).toHaveCount(0);
+  release();
+  await expect(statusRegion(page).getByRole("heading")).toHaveText("Check your phone and enter your PIN");
+  await expect(page.getByRole("heading", { name: "Checking your payment…" })).toHaveCount(0);
+  expect(await paymentsOfLink(request, link.id)).toHaveLength(1);
+});
+
+test("after a lost answer, a page that cannot ask gives the form back with the same attempt: Pay again is one payment", async ({ page, request }) => {
+  const link = await createLink(request);
+  await page.goto(`/pay/${link.id}`);
+  await loseAnswers(page, `/pay/${link.id}`);
+  await pay(page, "0770000003");
+  await expect(numberError(page)).toContainText("could not reach the payment service");
+  await page.unrouteAll();
+  await page.route(/\/status\?(.*&)?attempt=/, (route) => route.abort("internetdisconnected"));
+  await page.reload();
+  await pay(page, "0770000003");
+  await expect(statusRegion(page).getByRole("heading")).toHaveText("Check your phone and enter your PIN");
+  expect(await paymentsOfLink(request, link.id)).toHaveLength(1);
+});
+
+test("a single-use link reloaded by the customer whose answer was lost never reads 'Link already used'; a failed look-up is asked again", async ({ page, request }) => {
+  const link = await createLink(request, { single_use: true });
+  await page.goto(`/pay/${link.id}`);
+  await loseAnswers(page, `/pay/${link.id}`);
+  await pay(page, "0770000003");
+  await expect(numberError(page)).toContainText("could not reach the payment service");
+  await page.unrouteAll();
+
+  // The first two look-ups get no answer; the page keeps asking.
+  let refused = 0;
+  await page.route(/\/status\?(.*&)?attempt=/, (route) => (++refused <= 2 ? route.abort("connectionreset") : route.continue()));
+  await watchForUsed(page);
+  await page.reload();
+  await expect(page.getByRole("heading", { name: "Checking your payment…" })).toBeVisible();
+  await expect(statusRegion(page).getByRole("heading")).toHaveText("Check your phone and enter your PIN", { timeout: 15_000 });
+  expect(refused).toBeGreaterThanOrEqual(3);
+  expect(await sawUsed(page)).toBe(false);
+  await expect(page.getByText("Link already used")).toHaveCount(0);
+  expect(await paymentsOfLink(request, link.id)).toHaveLength(1);
+});
+
+test("before the page's script has loaded, a browser that sent an attempt sees neither 'Link already used' nor a form", async ({ page, request }) => {
+  const link = await createLink(request, { single_use: true });
+  await page.goto(`/pay/${link.id}`);
+  await loseAnswers(page, `/pay/${link.id}`);
+  await pay(page, "0770000003");
+  await expect(numberError(page)).toContainText("could not reach the payment service");
+  await page.unrouteAll();
+
+  // A slow network: the page's HTML arrives, its scripts do not (yet).
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  await page.route(/\/_next\/static\/chunks\/.*\.js(\?.*)?$/, async (route) => {
+    await released;
+    await route.continue();
+  });
+  await watchForUsed(page);
+  await page.goto(`/pay/${link.id}`, { waitUntil: "domcontentloaded" });
+  await expect(page.getByRole("heading", { name: "Checking your payment…" })).toBeVisible();
+  await expect(page.getByText("Link already used")).toBeHidden();
+  await expect(page.getByLabel(/mobile money number/i)).toBeHidden();
+  release();
+  await expect(statusRegion(page).getByRole("heading")).toHaveText("Check your phone and enter your PIN");
+  expect(await sawUsed(page)).toBe(false);
+});
+
+test("a second tab's refused Pay does not make the browser forget the payment the first tab made", async ({ page, context, request }) => {
+  const link = await createLink(request, { single_use: true });
+  const second = await context.newPage();
+  await page.goto(`/pay/${link.id}`);
+  await second.goto(`/pay/${link.id}`);
+  await pay(page, "0770000001");
+  await expect(statusRegion(page).getByRole("heading")).toHaveText("Payment received", { timeout: 15_000 });
+
+  // The second tab still shows the form it loaded; its Pay is refused, the link being used.
+  await pay(second, "0770000001");
+  await expect(statusRegion(second).getByRole("heading")).toHaveText("Payment received", { timeout: 15_000 });
+  await expect(second.getByText("Link already used")).toHaveCount(0);
+
+  // Reopened from the message it came in, in either tab: this browser's receipt.
+  await page.goto(`/pay/${link.id}`);
+  await expect(statusRegion(page).getByRole("heading")).toHaveText("Payment received");
+  await expect(page.getByText("Link already used")).toHaveCount(0);
+  expect(await paymentsOfLink(request, link.id)).toHaveLength(1);
 });

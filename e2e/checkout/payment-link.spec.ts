@@ -68,6 +68,8 @@ test("…04 times out, then succeeds: confirming (never failed), then the receip
   const status = statusRegion(page);
   await expect(status.getByRole("heading")).toHaveText("Confirming your payment", { timeout: 10_000 });
   await expect(status).toContainText("Do not pay again.");
+  // An outcome the provider has not given may take hours: no promise of a minute.
+  expect(await status.textContent()).toMatch(/Do not pay again\.(?!.*less than a minute)/);
   await neverSaysFailed(page, 3_000);
   await expect(status.getByRole("heading")).toHaveText("Payment received", { timeout: 20_000 });
   expect((await getPayment(request, attemptOf(page))).status).toBe("succeeded");
@@ -208,4 +210,87 @@ test("a page whose charge is no longer the one it shows sends no prompt, and com
   await pay(page, "077 123 4567");
   await expect(statusRegion(page).getByRole("heading")).toHaveText("Check your phone and enter your PIN");
   expect((await paymentsOfLink(request, link.id)).map((p) => p.charged_amount)).toEqual([2_500]);
+});
+
+test("a declined customer on a single-use link someone else has since paid reads that it is used, and is offered no retry", async ({ page, browser, request }) => {
+  const link = await createLink(request, { single_use: true });
+  await page.goto(`/pay/${link.id}`);
+  await pay(page, "0770000002");
+  await expect(statusRegion(page).getByRole("heading")).toHaveText("Payment not completed", { timeout: 15_000 });
+  const declined = attemptOf(page);
+
+  const other = await browser.newContext();
+  const someoneElse = await other.newPage();
+  await someoneElse.goto(`/pay/${link.id}`);
+  await pay(someoneElse, "0770000001");
+  await expect(statusRegion(someoneElse).getByRole("heading")).toHaveText("Payment received", { timeout: 15_000 });
+  await other.close();
+
+  // The declined page, still showing the form it had: its Pay is refused, and the page says why.
+  await pay(page, "0770000001");
+  await expect(statusRegion(page)).toContainText("This payment link has already been used");
+  await expect(statusRegion(page).getByRole("heading")).toHaveText("Payment not completed");
+  await expect(statusRegion(page)).toContainText("You have not been charged.");
+  await expect(page.getByLabel(/mobile money number/i)).toHaveCount(0);
+  expect(attemptOf(page)).toBe(declined);
+
+  // Opened again: the same, never a form.
+  await page.reload();
+  await expect(statusRegion(page)).toContainText("This payment link has already been used");
+  await expect(page.getByLabel(/mobile money number/i)).toHaveCount(0);
+  expect(await paymentsOfLink(request, link.id)).toHaveLength(2);
+});
+
+test("/pay/ and /checkout/ without an id: the hosted page that says so, under the page's script policy", async ({ page }) => {
+  const violations: string[] = [];
+  page.on("console", (m) => {
+    if (/Content Security Policy/i.test(m.text())) violations.push(m.text());
+  });
+  for (const path of ["/pay/", "/checkout/", "/pay", "/checkout"]) {
+    const res = await page.goto(path);
+    expect(res?.status(), path).toBe(404);
+    expect(res?.headers()["content-security-policy"], path).toMatch(/'nonce-/);
+    await expect(page.getByRole("heading", { level: 1 })).toHaveText("This payment page does not exist");
+    await expect(page.getByText("You have not been charged.")).toBeVisible();
+  }
+  expect(violations).toEqual([]);
+});
+
+test("once the prompt's time is up the page stops asking for the PIN, and waits for the wallet provider", async ({ page, request }) => {
+  const link = await createLink(request);
+  await page.goto(`/pay/${link.id}`);
+  // The server's clock as the page reads it from each status answer runs 200 s ahead: the
+  // sandbox merchant's 180 s prompt has run out while the payment still waits.
+  await page.route(/\/status\?/, async (route) => {
+    const res = await route.fetch();
+    const body = (await res.json()) as { server_time: string };
+    await route.fulfill({ response: res, json: { ...body, server_time: new Date(Date.parse(body.server_time) + 200_000).toISOString() } });
+  });
+  await pay(page, "0770000003");
+  const status = statusRegion(page);
+  await expect(status).toContainText("Waiting for EcoCash to confirm");
+  await expect(status.getByRole("timer")).toHaveCount(0);
+  await expect(status.getByRole("heading")).not.toHaveText(/PIN/);
+});
+
+test("amounts do not break between the currency and the number, and the largest fits its line at 320 px", async ({ page, request }) => {
+  await page.setViewportSize({ width: 320, height: 640 });
+  // The largest amount a payment may carry, and the fee on top.
+  const link = await createLink(request, { amount: 99_999_999 }, "customer_fee");
+  await page.goto(`/pay/${link.id}`);
+  await expect(page.getByRole("button", { name: /^Pay / })).toBeVisible();
+  const text = (await page.locator("main").textContent()) ?? "";
+  expect(text).toContain("USD\u00a01,014,999.99");
+  expect(text).not.toMatch(/USD \d/);
+  const lines = (selector: string) =>
+    page.locator(selector).evaluate((el) => {
+      const range = document.createRange();
+      range.selectNodeContents(el);
+      return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size;
+    });
+  expect(await lines(".amount")).toBe(1);
+  expect(await lines("form button")).toBe(1);
+  await pay(page, "0770000003");
+  await expect(statusRegion(page).getByRole("timer")).toBeVisible();
+  expect((await page.locator("main").textContent()) ?? "").not.toMatch(/USD \d/);
 });

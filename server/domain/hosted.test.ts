@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ATTEMPT_PHASE, formatCountdown, formatHarareTime, PHASE_IS_FINAL, returnToMerchant, secondsLeft, successRedirect } from "./hosted";
+import { ATTEMPT_PHASE, formatCountdown, formatHarareTime, formatPageAmount, PHASE_IS_FINAL, returnToMerchant, secondsLeft, successRedirect } from "./hosted";
+import { formatAmount } from "./money";
 import { PAYMENT_STATUSES, TERMINAL } from "./payment-status";
 
 describe("attempt phases", () => {
@@ -26,6 +27,14 @@ describe("countdown", () => {
     [-5, "0:00"],
   ])("shows %i s as %s", (s, text) => {
     expect(formatCountdown(s)).toBe(text);
+  });
+});
+
+describe("formatPageAmount", () => {
+  it("holds the currency and the number together with a no-break space, and says what formatAmount says", () => {
+    expect(formatPageAmount(2_538, "USD")).toBe("USD\u00a025.38");
+    expect(formatPageAmount(12_345_678, "ZWG")).toBe("ZWG\u00a0123,456.78");
+    expect(formatPageAmount(2_538, "USD").replace("\u00a0", " ")).toBe(formatAmount(2_538, "USD"));
   });
 });
 

@@ -1,5 +1,6 @@
 import type { FailureCode, PaymentStatus } from "./payment-status";
 import { HARARE_OFFSET_MS } from "./harare-time";
+import { formatAmount, type Currency } from "./money";
 
 /**
  * What the customer on a hosted page is told about their attempt. `unknown` and `unresolved` are
@@ -25,6 +26,12 @@ export const PHASE_IS_FINAL = {
   failed: true,
   expired: true,
 } as const satisfies Record<AttemptPhase, boolean>;
+
+/**
+ * How many of the attempt keys a browser sent from one page it may ask about at once
+ * (`…/status?attempt=…&attempt=…`): the keys it kept for that page, newest first.
+ */
+export const MAX_ATTEMPT_KEYS = 5;
 
 /** A hosted page's state: `open` takes a payment; the others are pages without a form. */
 export type HostedPageState = "open" | "link_used" | "link_expired" | "complete" | "expired";
@@ -54,6 +61,14 @@ export const GENERIC_FAILURE_MESSAGE = "The payment did not go through. You have
 /** Whole seconds left until `expiresAt` by the server's clock, never negative. */
 export function secondsLeft(expiresAtMs: number, serverNowMs: number): number {
   return Math.max(0, Math.ceil((expiresAtMs - serverNowMs) / 1000));
+}
+
+/**
+ * An amount as a hosted page shows it: `formatAmount`'s words, held together by a no-break space,
+ * so that a narrow phone never puts the currency at a line's end and the number on the next.
+ */
+export function formatPageAmount(amount: number, currency: Currency): string {
+  return formatAmount(amount, currency).replaceAll(" ", "\u00a0");
 }
 
 /** `m:ss` for a countdown. */

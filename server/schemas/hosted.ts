@@ -24,6 +24,12 @@ export type HostedPage = {
   notice: string | null;
   /** This customer's attempt: the one in the page's URL (links) or the session's latest. */
   attempt: HostedAttempt | null;
+  /**
+   * Asked by attempt keys (`…/status?attempt=`): the one of them that made `attempt`, so that the
+   * browser which sent it knows which of its attempts that was. Null otherwise. Only the browser
+   * that sent a key holds it, and it finds nothing that `?payment=` would not.
+   */
+  attempt_key: string | null;
   /** Checkout sessions only. */
   success_url: string | null;
   /** The way back to the merchant: the session's cancel_url, or the home page of its success_url's site (returnToMerchant). */

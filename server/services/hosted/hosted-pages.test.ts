@@ -4,6 +4,7 @@ import { getDb } from "@/db/client";
 import { merchants } from "@/db/schema";
 import { manualClock, systemClock, type Clock } from "@/server/clock";
 import { quoteFee } from "@/server/domain/fees";
+import { takesAnotherAttempt } from "@/server/domain/hosted";
 import { providers } from "@/server/providers/registry";
 import { serviceRefusal } from "@/server/testing/expect-error";
 import { seedTestMerchant, uniqueRef, type TestMerchant } from "@/server/testing/fixtures";
@@ -75,9 +76,11 @@ describe("the payment link page", () => {
     expect((await viewPaymentLinkPage(await base(), { linkId: link.id, paymentId: "pay_nonsense" }))!.attempt).toBeNull();
 
     // A page whose answer was lost asks by the key it sent; the key finds nothing through another link.
-    expect((await viewPaymentLinkPage(await base(), { linkId: link.id, attemptKey }))!.attempt).toMatchObject({ id: payment.id, phase: "waiting" });
-    expect((await viewPaymentLinkPage(await base(), { linkId: other.id, attemptKey }))!.attempt).toBeNull();
-    expect((await viewPaymentLinkPage(await base(), { linkId: link.id, attemptKey: key() }))!.attempt).toBeNull();
+    expect(await viewPaymentLinkPage(await base(), { linkId: link.id, attemptKeys: [attemptKey] })).toMatchObject({ attempt: { id: payment.id, phase: "waiting" }, attempt_key: attemptKey });
+    expect((await viewPaymentLinkPage(await base(), { linkId: other.id, attemptKeys: [attemptKey] }))!.attempt).toBeNull();
+    expect(await viewPaymentLinkPage(await base(), { linkId: link.id, attemptKeys: [key()] })).toMatchObject({ attempt: null, attempt_key: null });
+    // The page's own view names no key: only a look-up by key does.
+    expect(page!.attempt_key).toBeNull();
     // The merchant's pricing is not the customer's business when the merchant bears the fee.
     expect(page!.quote).toMatchObject({ fee: null, fee_bearer: "merchant", charged_amount: 1_000 });
     expect(page!.attempt).not.toHaveProperty("fee");
@@ -107,6 +110,45 @@ describe("the payment link page", () => {
     expect(await viewPaymentLinkPage(await base(), { linkId: link.id, paymentId: first.id })).toMatchObject({ state: "open", attempt: { id: first.id } });
     await fail(first.id);
     expect(await viewPaymentLinkPage(await base(), { linkId: link.id })).toMatchObject({ state: "open", notice: null });
+  });
+
+  it("shows a declined customer that someone else has since used the single-use link, not a form that would be refused", async () => {
+    const link = await createPaymentLink(await merchantPays.ctx(), { amount: 1_000, currency: "USD", description: "Once", singleUse: true });
+    const declined = await payPaymentLink(await base(), { linkId: link.id, msisdn: "0771234567", idempotencyKey: key() });
+    await fail(declined.id);
+    const retry = await viewPaymentLinkPage(await base(), { linkId: link.id, paymentId: declined.id });
+    expect(retry).toMatchObject({ state: "open", notice: null, attempt: { id: declined.id, phase: "failed" } });
+    expect(takesAnotherAttempt(retry!.state, retry!.attempt!.phase)).toBe(true);
+
+    const paid = await payPaymentLink(await base(), { linkId: link.id, msisdn: "0712345678", idempotencyKey: key() });
+    const used = await viewPaymentLinkPage(await base(), { linkId: link.id, paymentId: declined.id });
+    expect(used).toMatchObject({ state: "link_used", notice: expect.stringContaining("already been used"), attempt: { id: declined.id, phase: "failed" } });
+    expect(takesAnotherAttempt(used!.state, used!.attempt!.phase)).toBe(false);
+    // The one who paid it still sees their own attempt on an open page.
+    expect(await viewPaymentLinkPage(await base(), { linkId: link.id, paymentId: paid.id })).toMatchObject({ state: "open", attempt: { id: paid.id } });
+  });
+
+  it("asked by several attempt keys, shows the newest payment one of them made and names its key", async () => {
+    const link = await createPaymentLink(await merchantPays.ctx(), { amount: 1_000, currency: "USD", description: "Once", singleUse: true });
+    const paidKey = key();
+    const paid = await payPaymentLink(await base(), { linkId: link.id, msisdn: "0771234567", idempotencyKey: paidKey });
+    // A second tab's attempt, refused because the first holds the link: it made no payment.
+    const refusedKey = key();
+    expect(await serviceRefusal(payPaymentLink(await base(), { linkId: link.id, msisdn: "0771234567", idempotencyKey: refusedKey }))).toMatchObject({ code: "link_used" });
+
+    // The browser asks with both, newest first: the one that paid answers, and it is named.
+    const view = await viewPaymentLinkPage(await base(), { linkId: link.id, attemptKeys: [refusedKey, paidKey] });
+    expect(view).toMatchObject({ state: "open", attempt: { id: paid.id }, attempt_key: paidKey, status_path: `/pay/${link.id}/status?payment=${paid.id}` });
+    expect(await viewPaymentLinkPage(await base(), { linkId: link.id, attemptKeys: [refusedKey] })).toMatchObject({ state: "link_used", attempt: null, attempt_key: null });
+
+    // On a link that takes many payments, the newer of two payments is the one shown.
+    const many = await createPaymentLink(await merchantPays.ctx(), { amount: 1_000, currency: "USD", description: "Many" });
+    const [olderKey, newerKey] = [key(), key()];
+    await payPaymentLink(await base(), { linkId: many.id, msisdn: "0771234567", idempotencyKey: olderKey });
+    const newer = await payPaymentLink(await base(), { linkId: many.id, msisdn: "0771234567", idempotencyKey: newerKey });
+    for (const keys of [[olderKey, newerKey], [newerKey, olderKey]]) {
+      expect(await viewPaymentLinkPage(await base(), { linkId: many.id, attemptKeys: keys })).toMatchObject({ attempt: { id: newer.id }, attempt_key: newerKey });
+    }
   });
 
   it("is link_expired after its expiry or deactivation, and null for a link that does not exist", async () => {
@@ -207,9 +249,10 @@ describe("the checkout page", () => {
     expect(paid!.attempt!.succeeded_at).not.toBeNull();
 
     // A page whose answer was lost asks by the key it sent: that attempt, or none.
-    expect((await viewCheckoutPage(await base(), s.id, firstKey))!.attempt).toMatchObject({ id: first.id, phase: "failed" });
-    expect((await viewCheckoutPage(await base(), s.id, secondKey))!.attempt).toMatchObject({ id: second.id });
-    expect((await viewCheckoutPage(await base(), s.id, key()))!.attempt).toBeNull();
+    expect(await viewCheckoutPage(await base(), s.id, [firstKey])).toMatchObject({ attempt: { id: first.id, phase: "failed" }, attempt_key: firstKey });
+    expect(await viewCheckoutPage(await base(), s.id, [key(), secondKey, firstKey])).toMatchObject({ attempt: { id: second.id }, attempt_key: secondKey });
+    expect(await viewCheckoutPage(await base(), s.id, [key()])).toMatchObject({ attempt: null, attempt_key: null });
+    expect(paid!.attempt_key).toBeNull();
   });
 
   it("offers the way back to the merchant: the cancel_url, or without one the home page of the success_url's site", async () => {

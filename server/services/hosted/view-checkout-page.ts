@@ -6,7 +6,7 @@ import { returnToMerchant } from "@/server/domain/hosted";
 import { isId } from "@/server/domain/ids";
 import type { BaseContext } from "@/server/context";
 import { pageQuote, toHostedAttempt, type HostedPage } from "@/server/schemas/hosted";
-import { paymentOfAttempt } from "../payments/pay-through-origin";
+import { attemptByKeys } from "./attempt-by-keys";
 
 const NOTICES = {
   open: null,
@@ -17,10 +17,10 @@ const NOTICES = {
 /**
  * `/checkout/{id}` as the customer sees it, or null for no such session. The session's latest
  * attempt is part of it, so reopening the page (or polling it) shows where that attempt is.
- * With `attemptKey`, the attempt is the one the page sent with that key, or none: how a page whose
- * answer was lost learns whether its attempt arrived.
+ * With `attemptKeys`, the attempt is the newest one the browser sent with one of those keys, or
+ * none: how a page whose answer was lost learns whether its attempt arrived.
  */
-export async function viewCheckoutPage(base: BaseContext, sessionId: string, attemptKey?: string): Promise<HostedPage | null> {
+export async function viewCheckoutPage(base: BaseContext, sessionId: string, attemptKeys?: readonly string[]): Promise<HostedPage | null> {
   if (!isId("checkoutSession", sessionId)) return null;
   const now = base.clock.now();
   const [row] = await base.db
@@ -30,9 +30,12 @@ export async function viewCheckoutPage(base: BaseContext, sessionId: string, att
     .where(eq(checkoutSessions.id, sessionId));
   if (!row) return null;
   const { session, merchant } = row;
+  const byKey = attemptKeys?.length ? await attemptByKeys(base.db, session, attemptKeys) : undefined;
   const [attempt] =
-    attemptKey !== undefined
-      ? [await paymentOfAttempt(base.db, session, attemptKey)]
+    attemptKeys?.length
+      ? byKey
+        ? [byKey.payment]
+        : []
       : session.paymentId
         ? await base.db.select().from(payments).where(eq(payments.id, session.paymentId))
         : [];
@@ -48,6 +51,7 @@ export async function viewCheckoutPage(base: BaseContext, sessionId: string, att
     state,
     notice: NOTICES[state],
     attempt: attempt ? toHostedAttempt(attempt) : null,
+    attempt_key: byKey?.key ?? null,
     // Where a paid checkout goes next: told once it is paid, so that the page is no shortcut to it.
     success_url: attempt?.status === "succeeded" ? session.successUrl : null,
     // The way back to the merchant, on a closed page as on an open one.

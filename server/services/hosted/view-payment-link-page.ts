@@ -6,22 +6,24 @@ import { formatHarareTime } from "@/server/domain/hosted";
 import { holdsSingleUseLink, linkClosedReason } from "@/server/domain/payment-links";
 import type { BaseContext } from "@/server/context";
 import { pageQuote, toHostedAttempt, type HostedPage } from "@/server/schemas/hosted";
-import { paymentOfAttempt } from "../payments/pay-through-origin";
 import { paymentThrough } from "../payments/payments-through";
+import { attemptByKeys } from "./attempt-by-keys";
 
 const USED =
   "This payment link has already been used. If you paid through it, check your wallet's messages before paying again; otherwise ask the merchant for a new one.";
 
 /**
  * `/pay/{id}` as the customer sees it, or null for no such link. `paymentId` is the attempt in the
- * page's URL after paying: shown only when it was made through this link. `attemptKey` finds an
- * attempt whose answer never reached the page (the connection dropped as Pay was tapped): the key
- * the page sent it with, which only that page holds. A closed or used link still shows that
- * customer's attempt, since its outcome is what they came back for.
+ * page's URL after paying: shown only when it was made through this link. `attemptKeys` find an
+ * attempt whose answer never reached the page (the connection dropped as Pay was tapped): the keys
+ * the browser sent its attempts with, which only that browser holds; the newest payment one of
+ * them made is shown. A closed or used link still shows that customer's attempt, since its outcome
+ * is what they came back for; and a failed or expired one on a single-use link someone else has
+ * paid since is shown with the link used, not with a form that would be refused.
  */
 export async function viewPaymentLinkPage(
   base: BaseContext,
-  input: { linkId: string; paymentId?: string; attemptKey?: string },
+  input: { linkId: string; paymentId?: string; attemptKeys?: readonly string[] },
 ): Promise<HostedPage | null> {
   if (!isId("paymentLink", input.linkId)) return null;
   const now = base.clock.now();
@@ -33,16 +35,22 @@ export async function viewPaymentLinkPage(
   if (!row) return null;
   const { link, merchant } = row;
 
+  const byKey = !input.paymentId && input.attemptKeys?.length ? await attemptByKeys(base.db, link, input.attemptKeys) : undefined;
   const [attempt] =
     input.paymentId && isId("payment", input.paymentId)
       ? await base.db.select().from(payments).where(eq(payments.id, input.paymentId))
-      : input.attemptKey
-        ? [await paymentOfAttempt(base.db, link, input.attemptKey)]
+      : byKey
+        ? [byKey.payment]
         : [];
   const mine = attempt?.paymentLinkId === link.id ? attempt : undefined;
 
   const closed = linkClosedReason(link, now, (at) => formatHarareTime(at.toISOString()));
-  const used = !closed && !mine && link.singleUse && (await paymentThrough(base.db, { paymentLinkId: link.id }, holdsSingleUseLink)) !== undefined;
+  // Held by this customer's own attempt, the link is theirs; otherwise whoever holds it has used it.
+  const used =
+    !closed &&
+    link.singleUse &&
+    !(mine && holdsSingleUseLink(mine.status)) &&
+    (await paymentThrough(base.db, { paymentLinkId: link.id }, holdsSingleUseLink)) !== undefined;
   const state = closed ? "link_expired" : used ? "link_used" : "open";
 
   return {
@@ -55,6 +63,7 @@ export async function viewPaymentLinkPage(
     state,
     notice: closed ?? (used ? USED : null),
     attempt: mine ? toHostedAttempt(mine) : null,
+    attempt_key: mine && byKey ? byKey.key : null,
     success_url: null,
     cancel_url: null,
     status_path: `/pay/${link.id}/status${mine ? `?payment=${mine.id}` : ""}`,

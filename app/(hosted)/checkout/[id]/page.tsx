@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Metadata } from "next";
+import { headers } from "next/headers";
 import { notFound } from "next/navigation";
 import { connection } from "next/server";
 import { cache } from "react";
@@ -28,5 +29,6 @@ export async function generateMetadata(props: Props): Promise<Metadata> {
 export default async function CheckoutSessionPage(props: Props) {
   const { id, page, amountChanged } = await load(props);
   if (!page) notFound();
-  return <HostedCheckout page={page} action={payCheckoutAction.bind(null, id)} attemptKey={randomUUID()} amountChanged={amountChanged} />;
+  const nonce = (await headers()).get("x-nonce") ?? undefined;
+  return <HostedCheckout page={page} action={payCheckoutAction.bind(null, id)} attemptKey={randomUUID()} amountChanged={amountChanged} nonce={nonce} />;
 }

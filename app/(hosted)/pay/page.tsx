@@ -1,0 +1,12 @@
+import type { Metadata } from "next";
+import { notFound } from "next/navigation";
+import { connection } from "next/server";
+
+export const metadata: Metadata = { title: "Payment page not found", robots: { index: false } };
+
+// /pay without a link id – the hosted "does not exist" page, rendered for the request (so its
+// scripts carry the response's nonce), not Next's prerendered 404, whose scripts the page's CSP refuses
+export default async function PayWithoutLink(): Promise<never> {
+  await connection();
+  notFound();
+}

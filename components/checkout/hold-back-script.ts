@@ -1,0 +1,18 @@
+import { SENT_ATTEMPT_TTL_MS, sentAttemptsName } from "./sent-attempts";
+
+/**
+ * The page's first script, inline in its HTML and run as that is read: marks the page (`data-sent`
+ * on its `<main>`) when this browser kept an attempt it may still have to look up, so that until
+ * the island has run, the page shows "Checking your payment…" instead of a form or "Link already
+ * used" (checkout.css). Conservative: the island decides, this only holds back. Without
+ * JavaScript it never runs, and the page is as the server rendered it. Kept apart from
+ * sent-attempts.ts so that none of it is in the island's bundle.
+ */
+export function holdBackScript(pageId: string, closed: boolean): string {
+  const name = JSON.stringify(sentAttemptsName(pageId));
+  return (
+    `try{var l=JSON.parse(localStorage.getItem(${name})||"null"),n=Date.now();l=Array.isArray(l)?l:l?[l]:[];` +
+    `if(l.some(function(a){return a&&n-a.at<${SENT_ATTEMPT_TTL_MS}&&(${closed ? "true" : "false"}||!a.paymentId||!a.done)}))` +
+    `document.currentScript.parentNode.setAttribute("data-sent","")}catch(e){}`
+  );
+}

@@ -1,0 +1,109 @@
+import { runInNewContext } from "node:vm";
+import { describe, expect, it } from "vitest";
+import { MAX_ATTEMPT_KEYS } from "@/server/domain/hosted";
+import { holdBackScript } from "./hold-back-script";
+import {
+  formKey,
+  keysToAsk,
+  parseSentAttempts,
+  SENT_ATTEMPT_TTL_MS,
+  withAnswer,
+  withDone,
+  withSent,
+  type SentAttempt,
+} from "./sent-attempts";
+
+const NOW = Date.parse("2026-11-22T10:00:00Z");
+
+describe("the attempts a browser kept for a page", () => {
+  it("keeps a refused second tab's key beside the first tab's paid one, never in its place", () => {
+    // Tab 1 paid; tab 2, loaded before that, taps Pay: its key is kept before the answer (link_used) comes.
+    const paid: SentAttempt[] = [{ key: "tab-1", at: NOW - 5_000, paymentId: "pay_1", done: true }];
+    const both = withSent(paid, "tab-2", NOW);
+    expect(both.map((a) => a.key)).toEqual(["tab-2", "tab-1"]);
+    // The next load asks with both; the answer names tab 1's payment, and that is what stays known.
+    expect(keysToAsk(both, { open: false, attemptId: null })).toEqual(["tab-2", "tab-1"]);
+    const answered = withAnswer(both, ["tab-2", "tab-1"], { key: "tab-1", paymentId: "pay_1", done: true });
+    expect(answered).toEqual([{ key: "tab-2", at: NOW }, paid[0]]);
+  });
+
+  it("sending the same key again changes nothing, and keeps no more than the status route looks up", () => {
+    const one = withSent([], "k1", NOW);
+    expect(withSent(one, "k1", NOW + 1_000)).toEqual(one);
+    let many: SentAttempt[] = [];
+    for (let i = 0; i < MAX_ATTEMPT_KEYS + 3; i++) many = withSent(many, `k${i}`, NOW + i);
+    expect(many).toHaveLength(MAX_ATTEMPT_KEYS);
+    expect(many[0]!.key).toBe(`k${MAX_ATTEMPT_KEYS + 2}`);
+  });
+
+  it("forgets the keys sent before the one that answered, and keeps those sent after (one may still be on its way)", () => {
+    const list: SentAttempt[] = [
+      { key: "newest", at: NOW },
+      { key: "found", at: NOW - 1 },
+      { key: "older", at: NOW - 2, paymentId: "pay_0", done: true },
+    ];
+    expect(withAnswer(list, ["newest", "found", "older"], { key: "found", paymentId: "pay_2", done: false })).toEqual([
+      { key: "newest", at: NOW },
+      { key: "found", at: NOW - 1, paymentId: "pay_2", done: false },
+    ]);
+    // Nothing found: keys that named a payment no longer answer for it; the others may yet.
+    expect(withAnswer(list, ["newest", "found", "older"], null)).toEqual(list.slice(0, 2));
+    // A key another tab added while the look-up was out is not the look-up's to judge.
+    expect(withAnswer([{ key: "other-tab", at: NOW + 5 }, ...list], ["newest"], null)).toHaveLength(4);
+  });
+
+  it("asks nothing when what it knows is what the page shows, or a finished attempt on a page that takes another", () => {
+    const waiting: SentAttempt[] = [{ key: "k", at: NOW, paymentId: "pay_1", done: false }];
+    expect(keysToAsk([], { open: true, attemptId: null })).toEqual([]);
+    expect(keysToAsk(waiting, { open: true, attemptId: "pay_1" })).toEqual([]);
+    // Reopened from the message it came in: the attempt still waits, so it is shown.
+    expect(keysToAsk(waiting, { open: true, attemptId: null })).toEqual(["k"]);
+    const finished = withDone(waiting, "pay_1");
+    expect(keysToAsk(finished, { open: true, attemptId: null })).toEqual([]);
+    // A single-use link this browser paid reads "used": its receipt is looked up instead.
+    expect(keysToAsk(finished, { open: false, attemptId: null })).toEqual(["k"]);
+    // A key whose payment is not known is always asked about.
+    expect(keysToAsk([{ key: "lost", at: NOW }, ...finished], { open: true, attemptId: "pay_1" })).toEqual(["lost", "k"]);
+  });
+
+  it("gives a new form the newest key whose payment is not known: sending it again is the same attempt", () => {
+    expect(formKey([], "fresh")).toBe("fresh");
+    expect(formKey([{ key: "lost", at: NOW }], "fresh")).toBe("lost");
+    expect(formKey([{ key: "paid", at: NOW, paymentId: "pay_1" }, { key: "older", at: NOW - 1 }], "fresh")).toBe("fresh");
+  });
+
+  it("reads what earlier pages kept (one entry), drops stale and garbled entries, newest first", () => {
+    expect(parseSentAttempts(JSON.stringify({ key: "old-shape", at: NOW - 1_000 }), NOW)).toEqual([{ key: "old-shape", at: NOW - 1_000 }]);
+    const raw = JSON.stringify([{ key: "a", at: NOW - 2 }, { key: "stale", at: NOW - SENT_ATTEMPT_TTL_MS }, { nonsense: true }, { key: "b", at: NOW - 1 }]);
+    expect(parseSentAttempts(raw, NOW).map((a) => a.key)).toEqual(["b", "a"]);
+    expect(parseSentAttempts("{not json", NOW)).toEqual([]);
+    expect(parseSentAttempts(null, NOW)).toEqual([]);
+  });
+});
+
+describe("the page's first script", () => {
+  function marks(stored: unknown, closed: boolean): boolean {
+    let marked = false;
+    const storage = { getItem: (name: string) => (name === "mari.attempt.plink_1" && stored !== undefined ? JSON.stringify(stored) : null) };
+    const main = { setAttribute: (name: string) => (marked = name === "data-sent") };
+    runInNewContext(holdBackScript("plink_1", closed), { localStorage: storage, document: { currentScript: { parentNode: main } }, Date: { now: () => NOW }, JSON });
+    return marked;
+  }
+
+  it("holds the page back when this browser kept an attempt it may still have to look up", () => {
+    expect(marks(undefined, false)).toBe(false);
+    expect(marks(undefined, true)).toBe(false);
+    expect(marks([{ key: "lost", at: NOW - 1_000 }], false)).toBe(true);
+    expect(marks({ key: "old-shape", at: NOW - 1_000 }, false)).toBe(true);
+    expect(marks([{ key: "k", at: NOW, paymentId: "pay_1", done: false }], false)).toBe(true);
+    // Finished: nothing to look up on an open page; a closed one looks up this browser's receipt.
+    expect(marks([{ key: "k", at: NOW, paymentId: "pay_1", done: true }], false)).toBe(false);
+    expect(marks([{ key: "k", at: NOW, paymentId: "pay_1", done: true }], true)).toBe(true);
+    expect(marks([{ key: "stale", at: NOW - SENT_ATTEMPT_TTL_MS }], true)).toBe(false);
+  });
+
+  it("never throws, whatever storage holds or refuses", () => {
+    expect(() => runInNewContext(holdBackScript("plink_1", true), { localStorage: { getItem: () => "{garbled" }, document: {}, Date, JSON })).not.toThrow();
+    expect(() => runInNewContext(holdBackScript("plink_1", true), { get localStorage(): never { throw new Error("SecurityError") }, document: {}, Date, JSON })).not.toThrow();
+  });
+});
