@@ -17,6 +17,19 @@ async function loseAnswers(page: Page, path: string): Promise<void> {
 }
 
 /**
+ * Opens the page and taps Pay with `msisdn`; the payment is made but its answer is lost, and the
+ * form says so. The network is back afterwards.
+ */
+async function payAndLoseTheAnswer(page: Page, path: string, msisdn: string): Promise<void> {
+  await page.goto(path);
+  await loseAnswers(page, path);
+  await pay(page, msisdn);
+  await expect(numberError(page)).toContainText("could not reach the payment service");
+  await expect(numberError(page)).toContainText("tap Pay again");
+  await page.unrouteAll();
+}
+
+/**
  * Holds the page's look-up of an attempt this browser sent (`…/status?attempt=`), as a slow network
  * does, until the returned function is called.
  */
@@ -74,11 +87,7 @@ test("a Pay whose answer is lost says so in the form; the reload shows the promp
 
 test("a Pay whose answer is lost, tapped again: the same attempt, one payment", async ({ page, request }) => {
   const link = await createLink(request);
-  await page.goto(`/pay/${link.id}`);
-  await loseAnswers(page, `/pay/${link.id}`);
-  await pay(page, "0770000001");
-  await expect(numberError(page)).toContainText("tap Pay again");
-  await page.unrouteAll();
+  await payAndLoseTheAnswer(page, `/pay/${link.id}`, "0770000001");
   await page.getByRole("button", { name: /^Pay / }).click();
   await expect(statusRegion(page).getByRole("heading")).toHaveText("Payment received", { timeout: 15_000 });
   expect(await paymentsOfLink(request, link.id)).toHaveLength(1);
@@ -140,11 +149,7 @@ test("a single-use link reopened by the customer who paid it shows their receipt
 
 test("a checkout whose Pay answer is lost shows its attempt after the reload; the status is announced, the countdown is not", async ({ page, request }) => {
   const session = await createSession(request);
-  await page.goto(`/checkout/${session.id}`);
-  await loseAnswers(page, `/checkout/${session.id}`);
-  await pay(page, "0770000003");
-  await expect(numberError(page)).toContainText("could not reach the payment service");
-  await page.unrouteAll();
+  await payAndLoseTheAnswer(page, `/checkout/${session.id}`, "0770000003");
   await page.reload();
   await expect(statusRegion(page).getByRole("heading")).toHaveText("Check your phone and enter your PIN");
   expect((await getSession(request, session.id)).payment).toMatch(/^pay_/);
@@ -171,11 +176,7 @@ test("a page that loses its connection while the prompt waits says so, and carri
 
 test("after a lost answer, the reloaded page offers no form while it asks what became of the attempt: no second payment meanwhile", async ({ page, request }) => {
   const link = await createLink(request); // takes many payments: the form is what comes back
-  await page.goto(`/pay/${link.id}`);
-  await loseAnswers(page, `/pay/${link.id}`);
-  await pay(page, "0770000003");
-  await expect(numberError(page)).toContainText("could not reach the payment service");
-  await page.unrouteAll();
+  await payAndLoseTheAnswer(page, `/pay/${link.id}`, "0770000003");
 
   const release = await holdAttemptLookups(page);
   await page.reload();
@@ -190,11 +191,7 @@ test("after a lost answer, the reloaded page offers no form while it asks what b
 
 test("after a lost answer, a page that cannot ask gives the form back with the same attempt: Pay again is one payment", async ({ page, request }) => {
   const link = await createLink(request);
-  await page.goto(`/pay/${link.id}`);
-  await loseAnswers(page, `/pay/${link.id}`);
-  await pay(page, "0770000003");
-  await expect(numberError(page)).toContainText("could not reach the payment service");
-  await page.unrouteAll();
+  await payAndLoseTheAnswer(page, `/pay/${link.id}`, "0770000003");
   await page.route(/\/status\?(.*&)?attempt=/, (route) => route.abort("internetdisconnected"));
   await page.reload();
   await pay(page, "0770000003");
@@ -204,11 +201,7 @@ test("after a lost answer, a page that cannot ask gives the form back with the s
 
 test("a single-use link reloaded by the customer whose answer was lost never reads 'Link already used'; a failed look-up is asked again", async ({ page, request }) => {
   const link = await createLink(request, { single_use: true });
-  await page.goto(`/pay/${link.id}`);
-  await loseAnswers(page, `/pay/${link.id}`);
-  await pay(page, "0770000003");
-  await expect(numberError(page)).toContainText("could not reach the payment service");
-  await page.unrouteAll();
+  await payAndLoseTheAnswer(page, `/pay/${link.id}`, "0770000003");
 
   // The first two look-ups get no answer; the page keeps asking.
   let refused = 0;
@@ -225,11 +218,7 @@ test("a single-use link reloaded by the customer whose answer was lost never rea
 
 test("before the page's script has loaded, a browser that sent an attempt sees neither 'Link already used' nor a form", async ({ page, request }) => {
   const link = await createLink(request, { single_use: true });
-  await page.goto(`/pay/${link.id}`);
-  await loseAnswers(page, `/pay/${link.id}`);
-  await pay(page, "0770000003");
-  await expect(numberError(page)).toContainText("could not reach the payment service");
-  await page.unrouteAll();
+  await payAndLoseTheAnswer(page, `/pay/${link.id}`, "0770000003");
 
   // A slow network: the page's HTML arrives, its scripts do not (yet).
   let release!: () => void;
