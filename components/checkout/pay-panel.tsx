@@ -152,7 +152,7 @@ function useSentAttempt(page: HostedPage, freshKey: string, adopt: (view: Hosted
  */
 function CheckingAttempt({ early, failed, closed }: { early: boolean; failed: boolean; closed: boolean }) {
   return (
-    <section className="card checking" data-if-sent={early ? "" : undefined}>
+    <section className="card" data-if-sent={early ? "" : undefined}>
       <h2>Checking your payment…</h2>
       {failed ? (
         <p>
