@@ -6,7 +6,7 @@ import { returnToMerchant } from "@/server/domain/hosted";
 import { isId } from "@/server/domain/ids";
 import type { BaseContext } from "@/server/context";
 import { pageQuote, toHostedAttempt, type HostedPage } from "@/server/schemas/hosted";
-import { attemptByKeys } from "./attempt-by-keys";
+import { newestPaymentOfAttempts } from "../payments/pay-through-origin";
 
 const NOTICES = {
   open: null,
@@ -30,7 +30,7 @@ export async function viewCheckoutPage(base: BaseContext, sessionId: string, att
     .where(eq(checkoutSessions.id, sessionId));
   if (!row) return null;
   const { session, merchant } = row;
-  const byKey = attemptKeys?.length ? await attemptByKeys(base.db, session, attemptKeys) : undefined;
+  const byKey = attemptKeys?.length ? await newestPaymentOfAttempts(base.db, session, attemptKeys) : undefined;
   const [attempt] =
     attemptKeys?.length
       ? byKey

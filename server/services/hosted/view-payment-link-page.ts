@@ -7,7 +7,7 @@ import { holdsSingleUseLink, linkClosedReason } from "@/server/domain/payment-li
 import type { BaseContext } from "@/server/context";
 import { pageQuote, toHostedAttempt, type HostedPage } from "@/server/schemas/hosted";
 import { paymentThrough } from "../payments/payments-through";
-import { attemptByKeys } from "./attempt-by-keys";
+import { newestPaymentOfAttempts } from "../payments/pay-through-origin";
 
 const USED =
   "This payment link has already been used. If you paid through it, check your wallet's messages before paying again; otherwise ask the merchant for a new one.";
@@ -35,7 +35,7 @@ export async function viewPaymentLinkPage(
   if (!row) return null;
   const { link, merchant } = row;
 
-  const byKey = !input.paymentId && input.attemptKeys?.length ? await attemptByKeys(base.db, link, input.attemptKeys) : undefined;
+  const byKey = !input.paymentId && input.attemptKeys?.length ? await newestPaymentOfAttempts(base.db, link, input.attemptKeys) : undefined;
   const [attempt] =
     input.paymentId && isId("payment", input.paymentId)
       ? await base.db.select().from(payments).where(eq(payments.id, input.paymentId))

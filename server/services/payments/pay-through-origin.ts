@@ -1,7 +1,8 @@
-import { and, eq } from "drizzle-orm";
+import { and, desc, eq, inArray } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { payments, type Payment } from "@/db/schema";
 import { invalidParam } from "@/server/domain/errors";
+import { MAX_ATTEMPT_KEYS } from "@/server/domain/hosted";
 import type { Currency } from "@/server/domain/money";
 import type { BaseContext } from "@/server/context";
 import type { ProviderRegistry } from "@/server/providers/port";
@@ -53,11 +54,33 @@ function originAttemptKey(originId: string, attemptKey: string): string {
   return `${originId}:${attemptKey}`;
 }
 
-/** The payment a customer's attempt made through `origin`, found by the key the page sent it with. */
-export async function paymentOfAttempt(db: Db, origin: Pick<PayableOrigin, "id" | "merchantId" | "livemode">, attemptKey: string): Promise<Payment | undefined> {
+/**
+ * The newest payment one of `attemptKeys` made through `origin`, and which key made it: a page asks
+ * with every attempt key its browser kept, since a later one may have been refused (another tab
+ * had used the link) while an earlier one paid. One read on the idempotency index, for at most
+ * MAX_ATTEMPT_KEYS keys; payment ids sort by the time they were made.
+ */
+export async function newestPaymentOfAttempts(
+  db: Db,
+  origin: Pick<PayableOrigin, "id" | "merchantId" | "livemode">,
+  attemptKeys: readonly string[],
+): Promise<{ payment: Payment; key: string } | undefined> {
+  const keys = [...new Set(attemptKeys)].slice(0, MAX_ATTEMPT_KEYS);
+  if (keys.length === 0) return undefined;
   const [payment] = await db
     .select()
     .from(payments)
-    .where(and(eq(payments.merchantId, origin.merchantId), eq(payments.livemode, origin.livemode), eq(payments.idempotencyKey, originAttemptKey(origin.id, attemptKey))));
-  return payment;
+    .where(
+      and(
+        eq(payments.merchantId, origin.merchantId),
+        eq(payments.livemode, origin.livemode),
+        inArray(
+          payments.idempotencyKey,
+          keys.map((key) => originAttemptKey(origin.id, key)),
+        ),
+      ),
+    )
+    .orderBy(desc(payments.id))
+    .limit(1);
+  return payment && { payment, key: payment.idempotencyKey!.slice(origin.id.length + 1) };
 }
