@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { boolean, index, integer, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
+import { bigint, boolean, index, integer, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
 import { CURRENCIES } from "@/server/domain/money";
 import { SETTLEMENT_LINE_KINDS, SETTLEMENT_STATUSES } from "@/server/domain/settlements";
 import { createdAt, idColumn, tstz } from "./columns";
@@ -19,11 +19,14 @@ export const settlements = pgTable(
     livemode: boolean("livemode").notNull(),
     currency: text("currency", { enum: CURRENCIES }).notNull(),
     status: text("status", { enum: SETTLEMENT_STATUSES }).notNull().default("pending"),
-    /** Net payout: gross − fee_total − refund_total. */
-    amount: integer("amount").notNull(),
-    grossAmount: integer("gross_amount").notNull(),
-    feeTotal: integer("fee_total").notNull(),
-    refundTotal: integer("refund_total").notNull(),
+    /**
+     * Net payout: gross − fee_total − refund_total. Totals are bigint: one payment fits an integer,
+     * but a day of them passes 2^31 minor units (ZWG 21.5 million), while 2^53 is far off.
+     */
+    amount: bigint("amount", { mode: "number" }).notNull(),
+    grossAmount: bigint("gross_amount", { mode: "number" }).notNull(),
+    feeTotal: bigint("fee_total", { mode: "number" }).notNull(),
+    refundTotal: bigint("refund_total", { mode: "number" }).notNull(),
     paymentCount: integer("payment_count").notNull(),
     refundCount: integer("refund_count").notNull(),
     periodStart: tstz("period_start").notNull(),

@@ -6,7 +6,7 @@ import { events, payments, refunds, settlementLines, settlements, type Payment }
 import { manualClock } from "@/server/clock";
 import type { ServiceContext } from "@/server/context";
 import { newId } from "@/server/domain/ids";
-import type { Currency } from "@/server/domain/money";
+import { MAX_AMOUNT, type Currency } from "@/server/domain/money";
 import type { PaymentStatus } from "@/server/domain/payment-status";
 import type { RefundStatus } from "@/server/domain/refunds";
 import { TEST_PAYOUT_DELAY_MS } from "@/server/domain/settlements";
@@ -254,6 +254,19 @@ describe("settlement runs", () => {
         ["refund", 2_500, 0, -2_500],
       ].sort(),
     );
+  });
+
+  it("a day's takings past 2^31 minor units make one batch with exact totals (ZWG 21.5 million is an ordinary day for a large merchant)", async () => {
+    const db = await getDb();
+    const m = await seedTestMerchant();
+    const count = 25;
+    for (let i = 0; i < count; i++) await insertPayment(m, { currency: "ZWG", amount: MAX_AMOUNT, fee: 1_500_000, at: future(1 + i / 100) });
+    const [s] = await runSettlements({ db, clock: manualClock(future(10)) }, { cutoff: future(5), merchantId: m.merchant.id });
+    const gross = count * MAX_AMOUNT;
+    expect(gross).toBeGreaterThan(2 ** 31);
+    expect(s).toMatchObject({ currency: "ZWG", grossAmount: gross, feeTotal: count * 1_500_000, amount: gross - count * 1_500_000, paymentCount: count });
+    const [stored] = await db.select().from(settlements).where(eq(settlements.id, s!.id));
+    expect(stored).toMatchObject({ grossAmount: gross, amount: gross - count * 1_500_000 });
   });
 
   it("refunds that outweigh a day's payments wait for a batch that pays something", async () => {
