@@ -1,8 +1,8 @@
 import { InngestTestEngine } from "@inngest/test";
 import { eq } from "drizzle-orm";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { getDb } from "@/db/client";
-import { events, settlements } from "@/db/schema";
+import { events, payments, settlements } from "@/db/schema";
 import { manualClock } from "@/server/clock";
 import { TEST_PAYOUT_DELAY_MS } from "@/server/domain/settlements";
 import { runSettlements } from "@/server/services/settlements/run-settlements";
@@ -30,6 +30,30 @@ describe("settlement functions", () => {
     expect(ctx.step.sendEvent).toHaveBeenCalledWith("schedule-test-payouts", [
       expect.objectContaining({ name: "settlement/created", data: { settlement_id: "stl_test", pay_after: "2026-11-22T00:00:05.000Z" }, id: "stl_test" }),
     ]);
+  });
+
+  it("settle-daily batches the day that just ended even when this server's clock is a moment behind the scheduler's", async () => {
+    const db = await getDb();
+    const m = await seedTestMerchant();
+    // Harare midnight of 1999-06-16 (UTC+2): long before other tests' payments, so the real run on
+    // a shared database batches little besides this merchant's payment.
+    const midnight = new Date("1999-06-15T22:00:00Z");
+    const paid = await seedPayment(m, "succeeded", { amount: 5_000, at: new Date(midnight.getTime() - 6 * 3_600_000) });
+    // The scheduler fires at midnight by its clock; this server's reads 23:59:59.8 (clocks are never
+    // exactly equal). The cutoff must still be this midnight, not the one a day before.
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(new Date(midnight.getTime() - 200));
+    try {
+      await new InngestTestEngine({ function: settleDailyFn }).execute({
+        steps: [{ id: "schedule-test-payouts", handler: () => undefined }],
+      });
+    } finally {
+      vi.useRealTimers();
+    }
+    const [row] = await db.select({ settlementId: payments.settlementId }).from(payments).where(eq(payments.id, paid.id));
+    expect(row!.settlementId).not.toBeNull();
+    const [batch] = await db.select().from(settlements).where(eq(settlements.id, row!.settlementId!));
+    expect(batch!.periodEnd).toEqual(midnight);
   });
 
   it("payout-test-settlement sleeps until pay_after, then pays the batch once", async () => {

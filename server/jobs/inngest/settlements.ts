@@ -6,6 +6,14 @@ import { inngest, settlementCreated } from "./client";
 import { jobDeps } from "./deps";
 
 /**
+ * The scheduler fires at midnight by its own clock, which this server's may trail by a moment. The
+ * cutoff is the Harare midnight at most this far ahead of this server's clock: read as "the last
+ * midnight", a clock 1 ms behind named the midnight a day earlier, whose batches were made
+ * already, and the day that just ended waited another day for its payout.
+ */
+const SCHEDULER_SKEW_MS = 10 * 60_000;
+
+/**
  * Every day at midnight in Harare: one batch per merchant + environment + currency of what
  * succeeded before midnight and is not settled yet. Running it again (a retry, a second trigger)
  * batches nothing twice; the test batches it makes are paid out by `payout-test-settlement`.
@@ -15,7 +23,8 @@ export const settleDailyFn = inngest.createFunction(
   async ({ step }) => {
     const made = await step.run("make-batches", async () => {
       const deps = await jobDeps();
-      const batches = await runSettlements(deps, { cutoff: dailyCutoff(deps.clock.now()) });
+      const cutoff = dailyCutoff(new Date(deps.clock.now().getTime() + SCHEDULER_SKEW_MS));
+      const batches = await runSettlements(deps, { cutoff });
       return batches.map((s) => ({ id: s.id, payAfter: s.payAfter?.toISOString() ?? null }));
     });
     const payouts = made.flatMap((s) => (s.payAfter ? [settlementCreated.create({ settlement_id: s.id, pay_after: s.payAfter }, { id: s.id })] : []));
