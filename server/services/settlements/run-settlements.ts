@@ -9,6 +9,7 @@ import { resourceMissing } from "@/server/domain/errors";
 import { newId } from "@/server/domain/ids";
 import type { Currency } from "@/server/domain/money";
 import { TEST_PAYOUT_DELAY_MS } from "@/server/domain/settlements";
+import { log } from "@/server/log";
 import { signalJobs } from "@/server/services/job-signals";
 
 export type SettlementRun = {
@@ -30,11 +31,27 @@ type Group = { merchantId: string; livemode: boolean; currency: Currency };
  */
 export async function runSettlements(ctx: BaseContext, run: SettlementRun): Promise<Settlement[]> {
   const made: Settlement[] = [];
+  const failed: { group: Group; error: unknown }[] = [];
   for (const group of await unsettledGroups(ctx.db, run)) {
-    const settlement = await settleGroup(ctx, group, run.cutoff);
-    if (settlement) made.push(settlement);
+    // Each group is its own transaction: one that cannot be written (its items stay unsettled for
+    // the next run) must not keep every merchant after it in the order from being paid.
+    try {
+      const settlement = await settleGroup(ctx, group, run.cutoff);
+      if (settlement) made.push(settlement);
+    } catch (error) {
+      log.error("settlement batch failed; its items wait for the next run", { ...group, error });
+      failed.push({ group, error });
+    }
   }
   if (made.length) signalJobs({ type: "settlements.created", settlements: made.map((s) => ({ id: s.id, payAfter: s.payAfter })) });
+  // Made batches stand; the failure still fails the run, so its driver retries and reports it.
+  if (failed.length) {
+    const names = failed.map(({ group: g }) => `${g.merchantId} ${g.livemode ? "live" : "test"} ${g.currency}`);
+    throw new AggregateError(
+      failed.map((f) => f.error),
+      `Settlement failed for ${failed.length} group(s) (${names.join(", ")}); ${made.length} batch(es) were made.`,
+    );
+  }
   return made;
 }
 

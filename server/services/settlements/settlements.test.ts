@@ -1,5 +1,5 @@
 import { randomInt } from "node:crypto";
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/db/client";
 import { events, payments, refunds, settlementLines, settlements, type Payment } from "@/db/schema";
@@ -267,6 +267,31 @@ describe("settlement runs", () => {
     expect(s).toMatchObject({ currency: "ZWG", grossAmount: gross, feeTotal: count * 1_500_000, amount: gross - count * 1_500_000, paymentCount: count });
     const [stored] = await db.select().from(settlements).where(eq(settlements.id, s!.id));
     expect(stored).toMatchObject({ grossAmount: gross, amount: gross - count * 1_500_000 });
+  });
+
+  it("a group whose batch cannot be written does not stop the groups after it; the run still reports the failure", async () => {
+    const db = await getDb();
+    const m = await seedTestMerchant();
+    const usd = await insertPayment(m, { currency: "USD", amount: 1_000, fee: 0, at: future(1) });
+    const zwg = await insertPayment(m, { currency: "ZWG", amount: 2_000, fee: 0, at: future(1) });
+    // Groups run in (merchant, livemode, currency) order: USD first. Its batch fails in the
+    // database, as any write can (a full disk, a lock timeout).
+    const fn = `settle_fails_${m.merchant.id.toLowerCase()}`;
+    await db.execute(sql.raw(`create function ${fn}() returns trigger language plpgsql as $$ begin raise exception 'batch write failed'; end $$`));
+    await db.execute(sql.raw(`create trigger ${fn} before insert on settlements for each row when (new.merchant_id = '${m.merchant.id}' and new.currency = 'USD') execute function ${fn}()`));
+    const ctx = { db, clock: manualClock(future(10)) };
+    try {
+      await expect(runSettlements(ctx, { cutoff: future(5), merchantId: m.merchant.id })).rejects.toThrow(/USD/);
+    } finally {
+      await db.execute(sql.raw(`drop trigger ${fn} on settlements`));
+      await db.execute(sql.raw(`drop function ${fn}()`));
+    }
+    const batchOf = async (id: string) => (await db.select({ s: payments.settlementId }).from(payments).where(eq(payments.id, id)))[0]!.s;
+    expect(await batchOf(zwg.id)).not.toBeNull();
+    expect(await batchOf(usd.id)).toBeNull();
+    // The failed group is taken by the next run.
+    const [later] = await runSettlements(ctx, { cutoff: future(5), merchantId: m.merchant.id });
+    expect(later).toMatchObject({ currency: "USD", amount: 1_000 });
   });
 
   it("refunds that outweigh a day's payments wait for a batch that pays something", async () => {
