@@ -26,22 +26,42 @@ export async function expirePayments(ctx: Ctx, paymentIds: string[]): Promise<Ma
  * The same for payments already read (the rows a claim of due expiries returned): the provider
  * asked about each at once, then the expired and the unknown each moved by one batched transition.
  * Rows no longer waiting or not yet due are left alone. Returns each payment as it now stands.
+ *
+ * A payment whose question or move throws (a fault of ours: a provider that cannot answer makes it
+ * `unknown` instead) holds up none of the others: they move, and then the failures are thrown
+ * together, leaving those payments waiting to be tried again (a claim's lease runs out).
  */
 export async function expireClaimed(ctx: Ctx, rows: Payment[]): Promise<Map<string, Payment>> {
   const now = ctx.clock.now();
   const state = new Map(rows.map((p) => [p.id, p]));
   const due = rows.filter((p) => p.status === "awaiting_customer" && p.expiresAt <= now);
+  const failed: { paymentId: string; error: unknown }[] = [];
 
-  const answers = await Promise.all(due.map(async (payment) => ({ payment, outcome: await askProvider(ctx.providers, payment) })));
+  const answers = await Promise.all(
+    due.map(async (payment) => {
+      try {
+        return { payment, outcome: await askProvider(ctx.providers, payment) };
+      } catch (error) {
+        failed.push({ paymentId: payment.id, error });
+        return null;
+      }
+    }),
+  );
   const toExpire: string[] = [];
   const toUnknown: string[] = [];
-  for (const { payment, outcome } of answers) {
+  for (const answer of answers) {
+    if (!answer) continue;
+    const { payment, outcome } = answer;
     if (outcome.kind === "pending" || outcome.kind === "unknown") {
       (outcome.kind === "pending" ? toExpire : toUnknown).push(payment.id);
       continue;
     }
-    const definitive = await applyProviderOutcome(ctx, payment, outcome);
-    if (definitive) state.set(payment.id, definitive.payment);
+    try {
+      const definitive = await applyProviderOutcome(ctx, payment, outcome);
+      if (definitive) state.set(payment.id, definitive.payment);
+    } catch (error) {
+      failed.push({ paymentId: payment.id, error });
+    }
   }
   for (const [ids, to] of [[toExpire, "expired"], [toUnknown, "unknown"]] as const) {
     const moved = await transitionPayments(ctx, ids, to);
@@ -49,6 +69,12 @@ export async function expireClaimed(ctx: Ctx, rows: Payment[]): Promise<Map<stri
     // Those that did not move had moved on meanwhile (a callback won the race): read them again.
     const stale = ids.filter((id) => !moved.some((r) => r.payment.id === id));
     if (stale.length) for (const p of await ctx.db.select().from(payments).where(inArray(payments.id, stale))) state.set(p.id, p);
+  }
+  if (failed.length) {
+    throw new AggregateError(
+      failed.map((f) => f.error),
+      `expiry failed for ${failed.map((f) => f.paymentId).join(", ")} (${failed.length} of ${due.length}); the others moved`,
+    );
   }
   return state;
 }

@@ -8,7 +8,8 @@ import { sandboxReference } from "@/server/providers/sandbox/client";
 import { seedPayment, seedTestMerchant, type TestMerchant } from "@/server/testing/fixtures";
 import { onJobSignal } from "@/server/services/job-signals";
 import { receiveProviderCallback } from "../providers/receive-callback";
-import { expirePayment } from "./expire-payment";
+import { expirePayment, expirePayments } from "./expire-payment";
+import type { ProviderRegistry, WalletProvider } from "@/server/providers/port";
 import { markUnresolved, reconcilePayment } from "./reconcile-payment";
 
 const HOUR = 3_600_000;
@@ -209,6 +210,30 @@ describe("expiry", () => {
     sandbox.faults.statusQuery = "error";
     expect((await expireAt(q, 0))!.status).toBe("unknown");
     expect(await eventTypes(p.id)).toEqual([]);
+  });
+
+  it("a payment whose status query throws holds up none of the others in its batch, and is tried again later", async () => {
+    // A fault of ours, not the provider's being unavailable (an adapter that cannot read an answer):
+    // it propagates. The batch it is in must still expire, settle or fail the others.
+    const broken = await seedPayment(m, "awaiting_customer", { msisdn: "263770000003" });
+    const others = [
+      await seedPayment(m, "awaiting_customer", { msisdn: "263770000003" }),
+      await seedPayment(m, "awaiting_customer", { msisdn: "263770000001" }),
+      await seedPayment(m, "awaiting_customer", { msisdn: "263770000002" }),
+    ];
+    const throwing: WalletProvider = Object.assign(Object.create(sandbox) as WalletProvider, {
+      queryStatus: (q: Parameters<WalletProvider["queryStatus"]>[0], signal: AbortSignal) =>
+        q.idempotencyKey === broken.id ? Promise.reject(new TypeError("cannot read the answer")) : sandbox.queryStatus(q, signal),
+    });
+    const registry: ProviderRegistry = { forPayment: () => throwing, byName: () => throwing };
+    const clock = manualClock(new Date(broken.expiresAt.getTime() + 1_000));
+    sandbox.clock = clock;
+    await expect(expirePayments({ db: await getDb(), clock, providers: registry }, [broken, ...others].map((p) => p.id))).rejects.toThrow();
+    const db = await getDb();
+    const status = async (id: string) => (await db.select({ status: payments.status }).from(payments).where(eq(payments.id, id)))[0]!.status;
+    expect(await Promise.all(others.map((p) => status(p.id)))).toEqual(["expired", "succeeded", "failed"]);
+    expect(await status(broken.id)).toBe("awaiting_customer");
+    expect(await eventTypes(broken.id)).toEqual([]);
   });
 
   it("is safe to run twice or late", async () => {
