@@ -11,7 +11,9 @@ export const createRefundBody = z.strictObject({
   payment: paymentId.describe("The succeeded payment to refund (pay_…)."),
   amount: amount
     .optional()
-    .describe("Amount to refund in minor units (cents), greater than 0. Defaults to all that remains refundable: the payment's amount less its pending and succeeded refunds (fees are not refunded)."),
+    .describe(
+      "Amount to refund in minor units (cents), greater than 0. Defaults to all that remains refundable: the payment's `amount` less its pending and succeeded refunds. Fees are not refunded: when the customer bore the fee, a full refund returns `amount`, not `charged_amount`.",
+    ),
   reason: z.enum(REFUND_REASONS, { error: `reason must be one of ${REFUND_REASONS.join(", ")}` }).optional(),
   metadata: metadataSchema.optional().describe("Kept on top of the payment's metadata, which the refund carries too (at most 50 keys together)."),
 });

@@ -9,15 +9,23 @@ export const settlementResource = z.object({
   object: z.literal("settlement"),
   livemode: z.boolean(),
   status: z.enum(SETTLEMENT_STATUSES).describe("pending until paid out; failed when the payout bounced (its items go into the next batch)."),
-  amount: z.number().int().describe("Net payout: gross_amount − fee_total − refund_total."),
+  amount: z
+    .number()
+    .int()
+    .describe("Net payout: gross_amount − fee_total − refund_total, always greater than 0 (when refunds and fees outweigh a period's payments no batch is made, and its items wait for the next one)."),
   currency: z.enum(CURRENCIES),
-  gross_amount: z.number().int().describe("Sum of the settled payments' amounts."),
+  gross_amount: z.number().int().describe("Sum of the settled payments' `amount`s (not `charged_amount`: a fee the customer paid on top is not the merchant's)."),
   fee_total: z.number().int().describe("Fees the merchant bore on those payments (customer-borne fees are not deducted)."),
-  refund_total: z.number().int().describe("Refunds that succeeded since the previous batch."),
+  refund_total: z
+    .number()
+    .int()
+    .describe("Sum of the refunds in this batch: those that succeeded before period_end and no earlier batch deducted, whichever batch paid their payments out."),
   payment_count: z.number().int(),
   refund_count: z.number().int(),
   period_start: timestamp.describe("When the earliest item in the batch succeeded."),
-  period_end: timestamp.describe("The cutoff: items that succeeded before it are in this batch or an earlier one."),
+  period_end: timestamp.describe(
+    "The cutoff (a midnight in Harare, UTC+2, for the daily run): every item in the batch succeeded before it. An item that succeeded before it and is not here is in an earlier batch or waits for a later one (a period whose refunds outweighed its payments, or a failed payout's items).",
+  ),
   paid_at: timestamp.nullable(),
   failed_at: timestamp.nullable(),
   failure_message: z.string().nullable(),
@@ -31,7 +39,7 @@ export const settlementLineResource = z.object({
   source: z.string().describe("The payment (pay_…) or refund (re_…)."),
   payment: z.string().describe("The payment the line is about: the source itself, or the payment a refund refunded."),
   amount: z.number().int(),
-  fee: z.number().int().describe("The fee the merchant bore on this payment; 0 for refunds."),
+  fee: z.number().int().describe("The fee the merchant bore on this payment (0 when the customer bore it); 0 for refunds, since fees are not refunded."),
   net: z.number().int().describe("What the line adds to the payout (negative for refunds)."),
   occurred_at: timestamp,
 });
