@@ -2,10 +2,7 @@ import type { Clock } from "@/server/clock";
 import type { Db } from "@/db/client";
 import { log } from "@/server/log";
 import type { ProviderRegistry } from "@/server/providers/port";
-import { expireClaimed } from "@/server/services/payments/expire-payment";
 import { sweepExpiredIdempotencyKeys } from "@/server/services/idempotency/sweep-expired-keys";
-import { reconcileClaimed } from "@/server/services/payments/reconcile-payment";
-import { advanceRefund } from "@/server/services/refunds/advance-refund";
 import { loadDeliveries, recordAttempts, sendDelivery, type AttemptResult, type Loaded, type WebhookSender } from "@/server/services/webhooks/attempt-delivery";
 import { fanOutEvents } from "@/server/services/webhooks/fan-out-events";
 import { dailyCutoff } from "@/server/domain/settlements";
@@ -13,12 +10,14 @@ import { payDueSettlements } from "@/server/services/settlements/pay-settlement"
 import { runSettlements } from "@/server/services/settlements/run-settlements";
 import { BackgroundScope } from "@/server/background";
 import { Batcher } from "./batcher";
-import { claimDueDeliveries, claimDuePayments, claimDueRefunds, nextDueAt } from "./due-work";
+import { CLAIM_SIZE, DUE_KINDS, runDueBatch } from "./due-batch";
+import { claimDueDeliveries, nextDueAt } from "./due-work";
+
+export { CLAIM_SIZE };
 
 type Deps = { db: Db; clock: Clock; providers: ProviderRegistry; webhooks: WebhookSender; merchantId?: string };
 
 const BATCH = 100;
-const CONCURRENCY = 32;
 /** Webhook attempts in flight at once; they wait on merchants' servers, not on this process. */
 export const DELIVERY_CONCURRENCY = 64;
 const RELAY_BATCH = 500;
@@ -34,19 +33,6 @@ const PASS_BUDGET_MS = 1_000;
  * batches instead of costing a pass each; a webhook leaves at most this much later.
  */
 export const PASS_SPACING_MS = 50;
-/** The kinds of due work a pass claims in turns. */
-const DUE_KINDS = ["expiry", "reconcile", "refunds"] as const;
-/**
- * How many of a kind one claim takes. Expiries come in bursts (a campaign's payments fall due
- * within a minute of each other), and a batch of them costs the same round trips whatever its size
- * (the claim, which returns the rows, then one transaction). While the API keeps node's thread busy
- * each round trip waits its turn on it: under a closed loop of creates, batches of 100 took
- * 470–670 ms, about 170 expiries a second, so 167 a second falling due left the runner 2–3 s
- * behind (bench/HISTORY.md).
- * A claim takes only what is due, so the batches are larger only when work has piled up.
- */
-export const CLAIM_SIZE: Record<(typeof DUE_KINDS)[number], number> = { expiry: 250, reconcile: BATCH, refunds: BATCH };
-
 /**
  * The default driver of durable work: in the server process, it claims what is due and runs the
  * same verbs the Inngest functions run. It sleeps until the earliest due time (at most a second)
@@ -157,34 +143,8 @@ export class LocalRunner {
   }
 
   /** Claims one batch of a kind of due work and runs it; a failure leaves the work due again when its lease ends. */
-  private async claimAndRun(kind: (typeof DUE_KINDS)[number]): Promise<string[]> {
-    const { db, clock, merchantId } = this.deps;
-    switch (kind) {
-      case "expiry": {
-        const claimed = await claimDuePayments(db, kind, clock.now(), CLAIM_SIZE.expiry, merchantId);
-        // Expiries move in batches: one transaction per claim instead of one per payment.
-        await expireClaimed(this.deps, claimed).catch((e: unknown) =>
-          log.error("expiries failed; they will be due again when their lease ends", { count: claimed.length, error: e }),
-        );
-        return claimed.map((p) => p.id);
-      }
-      case "reconcile": {
-        const claimed = await claimDuePayments(db, kind, clock.now(), CLAIM_SIZE.reconcile, merchantId);
-        await mapLimit(claimed, CONCURRENCY, (payment) =>
-          reconcileClaimed(this.deps, payment).catch((e: unknown) =>
-            log.error("due work failed; it will be due again when its lease ends", { kind, payment: payment.id, error: e }),
-          ),
-        );
-        return claimed.map((p) => p.id);
-      }
-      case "refunds": {
-        const ids = await claimDueRefunds(db, clock.now(), CLAIM_SIZE.refunds, { merchantId });
-        await mapLimit(ids, CONCURRENCY, (id) =>
-          advanceRefund(this.deps, id).catch((e: unknown) => log.error("refund work failed; it will be due again when its lease ends", { refund: id, error: e })),
-        );
-        return ids;
-      }
-    }
+  private claimAndRun(kind: (typeof DUE_KINDS)[number]): Promise<string[]> {
+    return runDueBatch(this.deps, kind);
   }
 
   /** The cutoff of the last daily settlement run this runner made (none yet: it runs on its first pass). */
@@ -322,12 +282,4 @@ export class LocalRunner {
     this.schedule(this.wakeRequested && !this.partFailed ? this.spacing() : Math.max(sleep, this.spacing()));
     this.wakeRequested = false;
   }
-}
-
-async function mapLimit<T>(items: T[], limit: number, fn: (item: T) => Promise<unknown>): Promise<void> {
-  let next = 0;
-  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) await fn(items[next++]!);
-  });
-  await Promise.all(workers);
 }

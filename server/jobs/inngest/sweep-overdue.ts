@@ -1,19 +1,22 @@
 import { cron } from "inngest";
 import { log } from "@/server/log";
 import { sweepExpiredIdempotencyKeys } from "@/server/services/idempotency/sweep-expired-keys";
-import { expireClaimed } from "@/server/services/payments/expire-payment";
-import { reconcileClaimed } from "@/server/services/payments/reconcile-payment";
-import { advanceRefund } from "@/server/services/refunds/advance-refund";
 import { attemptDelivery } from "@/server/services/webhooks/attempt-delivery";
 import { fanOutEvents } from "@/server/services/webhooks/fan-out-events";
 import { payDueSettlements } from "@/server/services/settlements/pay-settlement";
-import { claimDueDeliveries, claimDuePayments, claimDueRefunds } from "../due-work";
+import { drainDue } from "../due-batch";
+import { claimDueDeliveries } from "../due-work";
 import { deliveryScheduled, inngest } from "./client";
 import { jobDeps } from "./deps";
 
 const BATCH = 200;
 /** A delivery or refund this late past its time lost its function (a send or a run that never came). */
 const GRACE_MS = 2 * 60_000;
+/**
+ * How long one kind's step goes on claiming batches while a backlog remains (the next minute's run
+ * goes on with the rest): long enough to clear thousands of expiries, short enough for one request.
+ */
+const PART_BUDGET_MS = 15_000;
 
 /**
  * Every minute: whatever is overdue because a send was lost, a function failed for good or the
@@ -23,28 +26,14 @@ const GRACE_MS = 2 * 60_000;
 export const sweepOverdueFn = inngest.createFunction(
   { id: "sweep-overdue", triggers: [cron("* * * * *")], concurrency: 1 },
   async ({ step }) => {
-    const expired = await step.run("expire-overdue", async () => {
-      const deps = await jobDeps();
-      const claimed = await claimDuePayments(deps.db, "expiry", deps.clock.now(), BATCH);
-      await expireClaimed(deps, claimed);
-      return claimed.length;
-    });
-    const reconciled = await step.run("reconcile-overdue", async () => {
-      const deps = await jobDeps();
-      const claimed = await claimDuePayments(deps.db, "reconcile", deps.clock.now(), BATCH);
-      for (const payment of claimed) await reconcileClaimed(deps, payment);
-      return claimed.length;
-    });
+    // Batch after batch while a backlog remains; a payment or refund that fails is logged and left
+    // due when its lease ends, holding up neither its batch nor the steps after it.
+    const expired = await step.run("expire-overdue", async () => drainDue(await jobDeps(), "expiry", { budgetMs: PART_BUDGET_MS }));
+    const reconciled = await step.run("reconcile-overdue", async () => drainDue(await jobDeps(), "reconcile", { budgetMs: PART_BUDGET_MS }));
     // Pending refunds whose advance-refund run was lost, failed for good or ran out of steps.
-    const refunds = await step.run("refunds-overdue", async () => {
-      const deps = await jobDeps();
-      const ids = await claimDueRefunds(deps.db, deps.clock.now(), BATCH, { overdueMs: GRACE_MS });
-      // One refund's failure must not hold up the others: it is due again when its lease ends.
-      for (const id of ids) {
-        await advanceRefund(deps, id).catch((e: unknown) => log.error("overdue refund failed; due again when its lease ends", { refund: id, error: e }));
-      }
-      return ids.length;
-    });
+    const refunds = await step.run("refunds-overdue", async () =>
+      drainDue(await jobDeps(), "refunds", { budgetMs: PART_BUDGET_MS, refundGraceMs: GRACE_MS }),
+    );
     // Events whose relay send was lost, and deliveries whose function should have run minutes ago.
     const relayedIds = await step.run("relay-events", async () => (await fanOutEvents(await jobDeps(), { limit: 500 })).deliveryIds);
     if (relayedIds.length) {
@@ -53,7 +42,12 @@ export const sweepOverdueFn = inngest.createFunction(
     const redelivered = await step.run("deliver-overdue", async () => {
       const deps = await jobDeps();
       const ids = await claimDueDeliveries(deps.db, deps.clock.now(), BATCH, { overdueMs: GRACE_MS });
-      await Promise.all(ids.map((id) => attemptDelivery(deps, id)));
+      // One attempt's failure must not fail the step while the others run on unawaited: each is
+      // logged, and its delivery is due again when its lease ends.
+      const results = await Promise.allSettled(ids.map((id) => attemptDelivery(deps, id)));
+      results.forEach((r, i) => {
+        if (r.status === "rejected") log.error("overdue webhook attempt failed; due again when its lease ends", { delivery: ids[i], error: r.reason });
+      });
       return ids.length;
     });
     // Test payouts whose own function never ran (a lost send): paid at most a minute late.
