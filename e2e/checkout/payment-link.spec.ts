@@ -241,12 +241,12 @@ test("a declined customer on a single-use link someone else has since paid reads
   expect(await paymentsOfLink(request, link.id)).toHaveLength(2);
 });
 
-test("/pay/ and /checkout/ without an id: the hosted page that says so, under the page's script policy", async ({ page }) => {
+test("/pay and /checkout without an id, or with more after it: the hosted page that says so, under the page's script policy", async ({ page }) => {
   const violations: string[] = [];
   page.on("console", (m) => {
     if (/Content Security Policy/i.test(m.text())) violations.push(m.text());
   });
-  for (const path of ["/pay/", "/checkout/", "/pay", "/checkout"]) {
+  for (const path of ["/pay/", "/checkout/", "/pay", "/checkout", "/pay/plink_x/extra", "/checkout/cs_x/a/b"]) {
     const res = await page.goto(path);
     expect(res?.status(), path).toBe(404);
     expect(res?.headers()["content-security-policy"], path).toMatch(/'nonce-/);
