@@ -1,6 +1,6 @@
 import { InngestTestEngine } from "@inngest/test";
 import { eq } from "drizzle-orm";
-import { afterEach, beforeAll, describe, expect, it, onTestFinished } from "vitest";
+import { afterEach, beforeAll, describe, expect, it, onTestFinished, vi } from "vitest";
 import { getDb } from "@/db/client";
 import { events, payments, refunds } from "@/db/schema";
 import { systemClock } from "@/server/clock";
@@ -50,6 +50,27 @@ describe("Inngest functions", () => {
     expect((await db.select().from(events).where(eq(events.objectId, p.id))).map((e) => e.type)).toEqual(["payment.expired"]);
   });
 
+  it("expire-payment woken a moment before expires_at by this server's clock waits the difference, then expires", async () => {
+    // The scheduler's clock is ahead of this server's (or it resumed a sleep early): the expiry
+    // verb finds the payment not yet due and leaves it. It must not be left to the minute's sweep.
+    const p = await seedPayment(m, "awaiting_customer", { msisdn: "263770000003", at: new Date(Date.now() - 179_000), expiresInMs: 180_000 });
+    const t = new InngestTestEngine({ function: expirePaymentFn });
+    const { result, ctx } = await t.execute({
+      events: [{ name: "payment/created", data: { payment_id: p.id, expires_at: p.expiresAt.toISOString() } }],
+      steps: [
+        { id: "wait-for-expiry", handler: () => undefined },
+        // Stands for the second wait: real time passes, so the payment is due when it ends.
+        { id: "wait-for-expiry-1", handler: () => new Promise((resolve) => setTimeout(resolve, Math.max(0, p.expiresAt.getTime() - Date.now()) + 50)) },
+      ],
+    });
+    expect(ctx.step.sleep).toHaveBeenCalledWith("wait-for-expiry-1", expect.any(Number));
+    const waited = vi.mocked(ctx.step.sleep).mock.calls[0]![1] as number;
+    expect(waited).toBeGreaterThan(0);
+    expect(waited).toBeLessThanOrEqual(2_000);
+    expect(result).toEqual({ status: "expired" });
+    expect(await statusOf(p.id)).toBe("expired");
+  });
+
   it("reconcile-unknown asks on the backoff schedule and stops at an outcome", async () => {
     const p = await seedPayment(m, "unknown", { msisdn: "263770000001", at: new Date(Date.now() - HOUR) });
     const t = new InngestTestEngine({ function: reconcileUnknownFn });
@@ -81,6 +102,22 @@ describe("Inngest functions", () => {
     });
     expect(ctx.step.sleepUntil).toHaveBeenCalledWith("wait-24h", new Date(p.unknownSince!.getTime() + 24 * HOUR));
     expect(result).toEqual({ status: "unresolved" });
+  });
+
+  it("flag-unresolved woken a moment before the 24 h by this server's clock waits the difference, then flags", async () => {
+    const p = await seedPayment(m, "unknown", { msisdn: "263770000005", at: new Date(Date.now() - 24 * HOUR + 1_000) });
+    const t = new InngestTestEngine({ function: flagUnresolvedFn });
+    const { result, ctx } = await t.execute({
+      events: [{ name: "payment/unknown", data: { payment_id: p.id, unknown_since: p.unknownSince!.toISOString() } }],
+      steps: [
+        { id: "wait-24h", handler: () => undefined },
+        { id: "wait-24h-1", handler: () => new Promise((resolve) => setTimeout(resolve, Math.max(0, p.unknownSince!.getTime() + 24 * HOUR - Date.now()) + 50)) },
+      ],
+    });
+    expect(ctx.step.sleep).toHaveBeenCalledWith("wait-24h-1", expect.any(Number));
+    expect(result).toEqual({ status: "unresolved" });
+    const db = await getDb();
+    expect((await db.select().from(events).where(eq(events.objectId, p.id))).map((e) => e.type)).toEqual(["payment.unresolved"]);
   });
 
   it("flag-unresolved asks the provider first: an answer it now has wins over the flag", async () => {
