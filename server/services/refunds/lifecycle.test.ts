@@ -225,7 +225,9 @@ describe("refund lifecycle with the sandbox", () => {
   it("the runner's next wake-up counts pending refunds", async () => {
     const db = await getDb();
     const p = await seedSucceededPayment(m);
-    const early = new Date("2001-01-01T00:00:00Z");
+    // Earlier than anything other test files leave due on a shared database (their own old dates,
+    // such as a daily run's 1999 test payout), so this refund is the first work due.
+    const early = new Date("1970-01-01T00:00:01Z");
     // Inside a transaction that is rolled back: no other test's sweep can see or claim it.
     await inRolledBackTransaction(db, async (tx) => {
       await seedPendingRefund(p, { db: tx, nextCheckAt: early });
