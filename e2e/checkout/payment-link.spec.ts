@@ -256,6 +256,15 @@ test("/pay and /checkout without an id, or with more after it: the hosted page t
   expect(violations).toEqual([]);
 });
 
+test("an address nothing answers: a page that says so and links the ways in, not a bare 404", async ({ page }) => {
+  const res = await page.goto("/no-such-page");
+  expect(res?.status()).toBe(404);
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("This page does not exist");
+  await page.getByRole("link", { name: "Mari home" }).click();
+  await expect(page).toHaveURL(/\/$/);
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Mari");
+});
+
 test("once the prompt's time is up the page stops asking for the PIN, and waits for the wallet provider", async ({ page, request }) => {
   const link = await createLink(request);
   await page.goto(`/pay/${link.id}`);
