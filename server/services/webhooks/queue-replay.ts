@@ -4,7 +4,7 @@ import { webhookDeliveries, webhookEndpoints, type WebhookEndpoint } from "@/db/
 import { invalidParam } from "@/server/domain/errors";
 import { TEST_EVENT_TYPE, type EventType } from "@/server/domain/events";
 import { newId } from "@/server/domain/ids";
-import { DELIVERY_LEASE_MS, endpointWants } from "@/server/domain/webhooks";
+import { DELIVERY_LEASE_MS, endpointWants, GIVE_UP_AFTER_MS } from "@/server/domain/webhooks";
 import type { ServiceContext } from "@/server/context";
 import { signalJobs } from "@/server/services/job-signals";
 import { getEndpoint } from "./get-endpoint";
@@ -54,7 +54,8 @@ export function replayPairs(
  * pending delivery gets no second one, which would reach the endpoint twice: a retry scheduled
  * for later is brought forward to now instead, and one due within a lease's length (or being
  * attempted: a lease pushes its time that far) is left as it is. A retry brought forward keeps its
- * attempts and its 24 hours.
+ * attempts and its 24 hours; one whose 24 hours end before it could be attempted (nothing ran
+ * while it fell due) would fail without sending, so the pair gets a new delivery instead.
  */
 export async function queueReplay(ctx: ServiceContext, pairs: { eventId: string; endpointId: string }[]): Promise<string[]> {
   if (pairs.length === 0) return [];
@@ -64,7 +65,7 @@ export async function queueReplay(ctx: ServiceContext, pairs: { eventId: string;
     // find no pending delivery and each add one.
     await lockUntilCommit(tx, `replay:${ctx.merchant.id}:${ctx.livemode}`);
     const pending = await tx
-      .select({ id: webhookDeliveries.id, eventId: webhookDeliveries.eventId, endpointId: webhookDeliveries.endpointId })
+      .select({ id: webhookDeliveries.id, eventId: webhookDeliveries.eventId, endpointId: webhookDeliveries.endpointId, firstAttemptAt: webhookDeliveries.firstAttemptAt })
       .from(webhookDeliveries)
       .where(
         and(
@@ -73,7 +74,9 @@ export async function queueReplay(ctx: ServiceContext, pairs: { eventId: string;
           eq(webhookDeliveries.status, "pending"),
         ),
       );
-    const pendingFor = new Map(pending.map((d) => [`${d.eventId} ${d.endpointId}`, d.id]));
+    // An attempt made within a lease of now must still fall within 24 h of the first (sendDelivery).
+    const sendable = pending.filter((d) => !d.firstAttemptAt || d.firstAttemptAt.getTime() + GIVE_UP_AFTER_MS >= now.getTime() + DELIVERY_LEASE_MS);
+    const pendingFor = new Map(sendable.map((d) => [`${d.eventId} ${d.endpointId}`, d.id]));
     const waiting = pairs.flatMap((p) => pendingFor.get(`${p.eventId} ${p.endpointId}`) ?? []);
     if (waiting.length) {
       // The condition in the statement itself: a worker that claims one meanwhile has pushed it inside the lease.

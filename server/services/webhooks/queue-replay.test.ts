@@ -1,0 +1,87 @@
+import { and, eq } from "drizzle-orm";
+import { afterAll, describe, expect, it } from "vitest";
+import { getDb } from "@/db/client";
+import { webhookDeliveries } from "@/db/schema";
+import { manualClock } from "@/server/clock";
+import { GIVE_UP_AFTER_MS } from "@/server/domain/webhooks";
+import { LocalRunner } from "@/server/jobs/local-runner";
+import { providers } from "@/server/providers/registry";
+import { seedPayment, seedTestMerchant } from "@/server/testing/fixtures";
+import { startReceiver, testPoster } from "@/server/testing/webhooks";
+import { replayEvent } from "../events/replay-event";
+import { replayEventWindow } from "../events/replay-event-window";
+import { transitionPayment } from "../payments/transition-payment";
+import { createEndpoint } from "./create-endpoint";
+
+const poster = testPoster();
+const closers: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  poster.close();
+  await Promise.all(closers.map((c) => c()));
+});
+
+/** A merchant, a runner confined to it on a clock the test moves, a receiver that is down until told, and one failed first attempt. */
+async function outage() {
+  const m = await seedTestMerchant();
+  const db = await getDb();
+  const clock = manualClock("2026-05-04T08:00:00Z");
+  let up = false;
+  const r = await startReceiver(() => (up ? 200 : 503));
+  closers.push(r.close);
+  const runner = new LocalRunner({ db, clock, providers, webhooks: poster, merchantId: m.merchant.id });
+  const run = async () => {
+    await runner.tick();
+    await runner.settled();
+  };
+  const ctx = () => m.ctx(false, clock);
+  const endpoint = await createEndpoint(await ctx(), { url: r.url, enabledEvents: ["*"] });
+  const p = await seedPayment(m, "awaiting_customer", { at: clock.now() });
+  const { event } = await transitionPayment({ db, clock }, { paymentId: p.id, to: "succeeded" });
+  await run();
+  expect(r.received).toHaveLength(1);
+  const deliveries = () => db.select().from(webhookDeliveries).where(and(eq(webhookDeliveries.eventId, event!.id), eq(webhookDeliveries.endpointId, endpoint.id)));
+  return { clock, run, ctx, event: event!, received: r.received, deliveries, receiverUp: () => (up = true) };
+}
+
+describe("queueReplay", () => {
+  it("a replay after the delivery's 24 hours ran out while nothing ran sends the event, rather than leaving it to a retry that may no longer go out", async () => {
+    const w = await outage();
+    // The retry was due a minute after the first attempt; nothing ran for a day (the workers were
+    // down), and the merchant replays once the receiver is back.
+    w.clock.advance(GIVE_UP_AFTER_MS + 5 * 60_000);
+    w.receiverUp();
+    const queued = await replayEvent(await w.ctx(), w.event.id);
+    expect(queued).toHaveLength(1);
+    await w.run();
+
+    expect(w.received).toHaveLength(2);
+    const rows = await w.deliveries();
+    expect(rows.filter((d) => d.status === "delivered").map((d) => d.id)).toEqual([queued[0]!.id]);
+    expect(rows.filter((d) => d.status === "pending")).toEqual([]);
+  });
+
+  it("the same holds for a window's replay", async () => {
+    const w = await outage();
+    w.clock.advance(GIVE_UP_AFTER_MS + 5 * 60_000);
+    w.receiverUp();
+    const counted = await replayEventWindow(await w.ctx(), { createdGte: w.event.createdAt, onlyUndelivered: true });
+    expect(counted).toMatchObject({ events: 1, deliveries: 1 });
+    await w.run();
+
+    expect(w.received).toHaveLength(2);
+    expect((await w.deliveries()).map((d) => d.status).sort()).toEqual(["delivered", "failed"]);
+  });
+
+  it("a retry pending within its 24 hours is still brought forward, not doubled", async () => {
+    const w = await outage();
+    w.clock.advance(30_000);
+    const [original] = await w.deliveries();
+    w.clock.advance(GIVE_UP_AFTER_MS - 30 * 60_000);
+    w.receiverUp();
+    const queued = await replayEvent(await w.ctx(), w.event.id);
+    expect(queued.map((d) => d.id)).toEqual([original!.id]);
+    await w.run();
+    expect(w.received).toHaveLength(2);
+    expect((await w.deliveries()).map((d) => [d.id, d.status])).toEqual([[original!.id, "delivered"]]);
+  });
+});
