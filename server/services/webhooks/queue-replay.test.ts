@@ -3,7 +3,10 @@ import { afterAll, describe, expect, it } from "vitest";
 import { getDb } from "@/db/client";
 import { webhookDeliveries } from "@/db/schema";
 import { manualClock } from "@/server/clock";
-import { GIVE_UP_AFTER_MS } from "@/server/domain/webhooks";
+import { DELIVERY_LEASE_MS, GIVE_UP_AFTER_MS } from "@/server/domain/webhooks";
+import { lockUntilCommit } from "@/db/transaction";
+import { claimDueDeliveries } from "@/server/jobs/due-work";
+import { env } from "@/server/env";
 import { LocalRunner } from "@/server/jobs/local-runner";
 import { providers } from "@/server/providers/registry";
 import { seedPayment, seedTestMerchant } from "@/server/testing/fixtures";
@@ -40,7 +43,7 @@ async function outage() {
   await run();
   expect(r.received).toHaveLength(1);
   const deliveries = () => db.select().from(webhookDeliveries).where(and(eq(webhookDeliveries.eventId, event!.id), eq(webhookDeliveries.endpointId, endpoint.id)));
-  return { clock, run, ctx, event: event!, received: r.received, deliveries, receiverUp: () => (up = true) };
+  return { m, db, clock, run, ctx, event: event!, received: r.received, deliveries, receiverUp: () => (up = true) };
 }
 
 describe("queueReplay", () => {
@@ -83,5 +86,36 @@ describe("queueReplay", () => {
     await w.run();
     expect(w.received).toHaveLength(2);
     expect((await w.deliveries()).map((d) => [d.id, d.status])).toEqual([[original!.id, "delivered"]]);
+  });
+
+  // Two sessions: the replay must wait on another's lock, which one embedded session cannot show.
+  it.runIf(env().DATABASE_URL)("a replay that waited for another leaves alone a delivery a worker claimed meanwhile (it would be sent twice at once)", async () => {
+    const w = await outage();
+    const [original] = await w.deliveries();
+    // As after a few failures: the next retry is hours away.
+    await w.db.update(webhookDeliveries).set({ nextAttemptAt: new Date(w.clock.now().getTime() + 2 * 3_600_000) }).where(eq(webhookDeliveries.id, original!.id));
+
+    // Another replay of the merchant holds the turn; it brings the retry forward and a worker claims it.
+    let release!: () => void;
+    let holding!: () => void;
+    const held = new Promise<void>((resolve) => (holding = resolve));
+    const first = w.db.transaction(async (tx) => {
+      await lockUntilCommit(tx, `replay:${w.m.merchant.id}:false`);
+      holding();
+      await new Promise<void>((resolve) => (release = resolve));
+      await tx.update(webhookDeliveries).set({ nextAttemptAt: w.clock.now() }).where(eq(webhookDeliveries.id, original!.id));
+    });
+    await held;
+    const second = replayEvent(await w.ctx(), w.event.id);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    w.clock.advance(5_000);
+    release();
+    await first;
+    expect(await claimDueDeliveries(w.db, w.clock.now(), 10, { merchantId: w.m.merchant.id })).toEqual([original!.id]);
+    const leasedUntil = new Date(w.clock.now().getTime() + DELIVERY_LEASE_MS);
+
+    expect((await second).map((d) => d.id)).toEqual([original!.id]);
+    const [row] = await w.deliveries();
+    expect(row!.nextAttemptAt).toEqual(leasedUntil);
   });
 });

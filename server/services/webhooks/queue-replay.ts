@@ -59,11 +59,13 @@ export function replayPairs(
  */
 export async function queueReplay(ctx: ServiceContext, pairs: { eventId: string; endpointId: string }[]): Promise<string[]> {
   if (pairs.length === 0) return [];
-  const now = ctx.clock.now();
-  const ids = await ctx.db.transaction(async (tx) => {
+  const { ids, now } = await ctx.db.transaction(async (tx) => {
     // One replay of a merchant's environment at a time: two at once (a double click) would each
     // find no pending delivery and each add one.
     await lockUntilCommit(tx, `replay:${ctx.merchant.id}:${ctx.livemode}`);
+    // Read once the turn is ours: a worker that claimed a delivery while this replay waited leased
+    // it from a later time than one read before, and would look like a retry due after the lease.
+    const now = ctx.clock.now();
     const pending = await tx
       .select({ id: webhookDeliveries.id, eventId: webhookDeliveries.eventId, endpointId: webhookDeliveries.endpointId, firstAttemptAt: webhookDeliveries.firstAttemptAt })
       .from(webhookDeliveries)
@@ -109,7 +111,7 @@ export async function queueReplay(ctx: ServiceContext, pairs: { eventId: string;
           )
           .returning({ id: webhookDeliveries.id })
       : [];
-    return [...waiting, ...inserted.map((r) => r.id)];
+    return { ids: [...waiting, ...inserted.map((r) => r.id)], now };
   });
   if (ids.length) signalJobs({ type: "webhooks.queued", deliveryIds: ids, at: now });
   return ids;
