@@ -8,7 +8,7 @@ import { Empty, Failed, Loading } from "@/components/ui/states";
 import { Badge } from "@/components/ui/status-badge";
 import { formatAmount } from "@/server/domain/money";
 import { SETTLEMENT_STATUSES, type SettlementStatus } from "@/server/domain/settlements";
-import { ConfirmAction, ErrorNote, ListView, RefusedAction, formatWhen, useRole } from "../kit";
+import { ConfirmAction, ConfirmPasswordField, ErrorNote, ListView, RefusedAction, confirmPasswordOf, forgetConfirmPassword, formatWhen, useRole } from "../kit";
 import { errorMessage, isMissing, useTRPC } from "../trpc";
 
 const STATUS = {
@@ -167,7 +167,7 @@ export function SettlementDetail({ id }: { id: string }) {
             <>
               <dt>Payout failed</dt>
               <dd>
-                {formatWhen(s.failed_at)}: {s.failure_message}. Its items go into the next batch.
+                {formatWhen(s.failed_at)}: {s.failure_message?.replace(/[.\s]+$/, "")}. Its items go into the next batch.
               </dd>
             </>
           ) : null}
@@ -193,6 +193,7 @@ export function SettlementDetail({ id }: { id: string }) {
             <RefusedAction label="Confirm payout" tone="primary" needed="admin" role={role} doing="Confirming a payout" />
           )}
           <ErrorNote error={confirm.error} />
+          {allowed ? <FailPayout id={s.id} amount={formatAmount(s.amount, s.currency)} /> : null}
         </section>
       ) : s.status === "pending" && !s.livemode ? (
         <p className="notice">Test batches are paid out automatically a few seconds after they are made.</p>
@@ -201,6 +202,44 @@ export function SettlementDetail({ id }: { id: string }) {
       <h2>Line items</h2>
       <SettlementLines id={s.id} currency={s.currency} />
     </>
+  );
+}
+
+/**
+ * The bank returned the transfer: the batch is recorded as failed and its payments and refunds go
+ * into the next batch, which pays them again. Asks why (kept on the batch) and the admin's password.
+ */
+function FailPayout({ id, amount }: { id: string; amount: string }) {
+  const trpc = useTRPC();
+  const qc = useQueryClient();
+  const fail = useMutation(trpc.settlements.failPayout.mutationOptions({ onSuccess: () => void qc.invalidateQueries({ queryKey: trpc.settlements.pathKey() }) }));
+  return (
+    <details>
+      <summary>The payout bounced?</summary>
+      <form
+        className="form-grid"
+        onSubmit={(e) => {
+          e.preventDefault();
+          const form = e.currentTarget;
+          fail.mutate({ id, reason: String(new FormData(form).get("reason") ?? ""), confirmPassword: confirmPasswordOf(form) }, { onSettled: () => forgetConfirmPassword(form) });
+        }}
+      >
+        <p className="hint">
+          Record it only once the bank has returned the {amount}. Its payments and refunds then go into the next batch, which pays them again.
+        </p>
+        <label>
+          What the bank said
+          <input name="reason" required maxLength={500} placeholder="e.g. account closed" />
+        </label>
+        <ConfirmPasswordField />
+        <div>
+          <button type="submit" className="danger" disabled={fail.isPending}>
+            {fail.isPending ? "Working…" : "Record payout as failed"}
+          </button>
+        </div>
+        <ErrorNote error={fail.error} />
+      </form>
+    </details>
   );
 }
 

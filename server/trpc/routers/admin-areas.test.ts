@@ -1,6 +1,7 @@
+import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "@/db/client";
-import { settlementLines, settlements, type Settlement } from "@/db/schema";
+import { payments, settlementLines, settlements, type Settlement } from "@/db/schema";
 import { newId } from "@/server/domain/ids";
 import { createPaymentLink } from "@/server/services/payment-links/create-payment-link";
 import { seedPayment, seedSucceededPayment, seedTestMerchant, type TestMerchant } from "@/server/testing/fixtures";
@@ -191,6 +192,46 @@ describe("dashboard: settlements", () => {
     expect(paid).toMatchObject({ status: "paid", awaiting_payout_confirmation: false });
     expect((await admin.settlements.confirmPayout({ id: live.id })).paid_at).toBe(paid.paid_at);
     expect((await (await dashboardAs(b, "viewer", true)).settlements.get({ id: theirs.id })).status).toBe("pending");
+  });
+});
+
+describe("dashboard: a bounced payout", () => {
+  it("lets only an admin record a live payout as failed, with their password and a reason; its payments go into the next batch", async () => {
+    const m = await seedTestMerchant();
+    const live = await seedSettlement(m, true);
+    const db = await getDb();
+    const [line] = await db.select().from(settlementLines).where(eq(settlementLines.settlementId, live.id));
+    await db.update(payments).set({ settlementId: live.id }).where(eq(payments.id, line!.objectId));
+    const theirs = await seedSettlement(b, true);
+    const reason = "The bank returned the transfer: account closed.";
+    const fail = (caller: Awaited<ReturnType<typeof dashboardAs>>, id: string, extra: { reason?: string; confirmPassword?: string } = {}) =>
+      caller.settlements.failPayout({ id, reason, confirmPassword: STAFF_TEST_PASSWORD, ...extra });
+
+    expect(await refusal(fail(await dashboardAs(m, "developer", true), live.id))).toBe("FORBIDDEN");
+    const admin = await dashboardAs(m, "admin", true);
+    expect(await refusal(fail(admin, live.id, { confirmPassword: "not the password" }))).toBe("BAD_REQUEST");
+    expect(await refusal(fail(admin, live.id, { confirmPassword: undefined }))).toBe("BAD_REQUEST");
+    expect(await refusal(fail(admin, live.id, { reason: "   " }))).toBe("BAD_REQUEST");
+    expect(await refusal(fail(admin, theirs.id))).toBe("NOT_FOUND");
+    expect(await refusal(fail(await dashboardAs(m, "admin", false), live.id))).toBe("NOT_FOUND");
+    expect((await admin.settlements.get({ id: live.id })).status).toBe("pending");
+
+    const failed = await fail(admin, live.id);
+    expect(failed).toMatchObject({ status: "failed", failure_message: reason, awaiting_payout_confirmation: false });
+    const [released] = await db.select({ settlementId: payments.settlementId }).from(payments).where(eq(payments.id, line!.objectId));
+    expect(released!.settlementId).toBeNull();
+    // Neither failed twice nor confirmed afterwards: the batch is history.
+    expect(await refusal(fail(admin, live.id))).toBe("BAD_REQUEST");
+    expect(await refusal(admin.settlements.confirmPayout({ id: live.id }))).toBe("BAD_REQUEST");
+    expect((await (await dashboardAs(b, "viewer", true)).settlements.get({ id: theirs.id })).status).toBe("pending");
+  });
+
+  it("is not offered for a test batch, which pays itself", async () => {
+    const m = await seedTestMerchant();
+    const test = await seedSettlement(m, false);
+    const admin = await dashboardAs(m, "admin", false);
+    expect(await refusal(admin.settlements.failPayout({ id: test.id, reason: "bounced", confirmPassword: STAFF_TEST_PASSWORD }))).toBe("BAD_REQUEST");
+    expect((await admin.settlements.get({ id: test.id })).status).toBe("pending");
   });
 });
 
