@@ -52,7 +52,7 @@ export const listEventsQuery = z
   .refine(...windowOrder("created[gte]", "created[lt]"));
 
 export const replayEventBody = z.strictObject({
-  endpoint: endpointId.optional().describe("Only this endpoint; by default every enabled endpoint subscribed to the event."),
+  endpoint: endpointId.optional().describe("Only this endpoint, whatever it subscribes to; by default every enabled endpoint subscribed to the event."),
 });
 
 const isoOrUnix = timeBound.describe("RFC 3339 timestamp or Unix seconds.");
@@ -62,7 +62,7 @@ export const replayWindowBody = z
     created_gte: isoOrUnix,
     created_lt: isoOrUnix.optional().describe("Defaults to now."),
     types: eventTypes.optional(),
-    endpoint: endpointId.optional(),
+    endpoint: endpointId.optional().describe("Only this endpoint; it still gets only the types it subscribes to."),
     only_undelivered: z.boolean({ error: "only_undelivered must be a boolean" }).optional().describe("Skip events an endpoint already received."),
     dry_run: z.boolean({ error: "dry_run must be a boolean" }).optional().describe("Count what would be queued, queue nothing."),
   })

@@ -51,7 +51,7 @@ export function ReplayWindow({ initial, onClose }: { initial: { from: string; to
     <section className="panel" aria-labelledby="replay-window-title">
       <h2 id="replay-window-title">Replay a time window</h2>
       <p className="muted">
-        After an outage: queue every event of the window again to your endpoints. Count first; nothing is sent until you confirm.
+        After an outage: queue every event of the window again to your endpoints, each only the types it subscribes to. Count first; nothing is sent until you confirm.
       </p>
       <form
         className="toolbar"

@@ -34,18 +34,22 @@ export async function replayTargets(ctx: ServiceContext, endpointId: string | un
 }
 
 /**
- * The deliveries a replay makes. A named endpoint gets every event, since the merchant asked for
- * it by name; otherwise each endpoint gets what it subscribes to. A test ping is no subscription's
- * and is about one endpoint (its object): it goes back to that endpoint, and elsewhere only when
- * that one ping is replayed to an endpoint named for it (`of: "event"`), never with a window.
+ * The deliveries a replay makes. One event replayed to a named endpoint goes there whatever it
+ * subscribes to, since the merchant picked that event for that endpoint. A window (named endpoint
+ * or not) gives each endpoint only the types it subscribes to: a receiver written for
+ * `payment.succeeded` alone must not meet `payment.failed` because an outage was replayed (one
+ * that takes whatever arrives as a success would mark unpaid orders paid). A test ping is no
+ * subscription's and is about one endpoint (its object): it goes back to that endpoint, and
+ * elsewhere only when that one ping is replayed to an endpoint named for it, never with a window.
  */
 export function replayPairs(
   targets: { named: boolean; endpoints: WebhookEndpoint[] },
   events: { id: string; type: EventType; objectId: string }[],
   of: "event" | "window",
 ): { eventId: string; endpointId: string }[] {
+  const picked = targets.named && of === "event";
   const wants = (w: WebhookEndpoint, e: { type: EventType; objectId: string }) =>
-    e.type === TEST_EVENT_TYPE ? e.objectId === w.id || (targets.named && of === "event") : targets.named || endpointWants(w.enabledEvents, e.type);
+    picked || (e.type === TEST_EVENT_TYPE ? e.objectId === w.id : endpointWants(w.enabledEvents, e.type));
   return events.flatMap((e) => targets.endpoints.filter((w) => wants(w, e)).map((w) => ({ eventId: e.id, endpointId: w.id })));
 }
 
