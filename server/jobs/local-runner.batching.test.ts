@@ -4,10 +4,10 @@ import { systemClock } from "@/server/clock";
 import { providers } from "@/server/providers/registry";
 import { recordEvents } from "@/server/services/events/record-event";
 import { createEndpoint } from "@/server/services/webhooks/create-endpoint";
-import { seedTestMerchant, type TestMerchant } from "@/server/testing/fixtures";
+import { seedPayment, seedTestMerchant, type TestMerchant } from "@/server/testing/fixtures";
 import { startReceiver, testPoster } from "@/server/testing/webhooks";
 import * as dueWork from "./due-work";
-import { LocalRunner, PASS_SPACING_MS } from "./local-runner";
+import { LocalRunner, PASS_BUDGET_MS, PASS_SPACING_MS } from "./local-runner";
 
 // The real claim, counted.
 vi.mock("./due-work", async (real) => {
@@ -40,7 +40,7 @@ async function world() {
         })),
       ),
     );
-  return { runner, receiver, commit };
+  return { m, runner, receiver, commit };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -95,5 +95,34 @@ describe("local runner batching", () => {
     expect(passes.mock.calls.length).toBeLessThanOrEqual(Math.ceil(elapsed / PASS_SPACING_MS) + 2);
     expect(passes.mock.calls.length).toBeLessThan(burst / 2);
     w.runner.stop();
+  });
+
+  it("an event recorded while a pass waits on slow work (a provider timing out) is delivered beside that pass, not after it", async () => {
+    w.receiver.received.length = 0;
+    // Something due, so that the pass runs a batch of work: held here as a provider's timeouts would hold it.
+    await seedPayment(w.m, "awaiting_customer", { at: new Date(Date.now() - 60_000), expiresInMs: 1_000 });
+    let release = () => {};
+    const held = new Promise<void>((r) => (release = r));
+    let holding = false;
+    const slow = w.runner as unknown as { claimAndRun: (kind: string) => Promise<string[]> };
+    const real = slow.claimAndRun;
+    slow.claimAndRun = async () => {
+      holding = true;
+      await held;
+      return [];
+    };
+    try {
+      w.runner.start();
+      await vi.waitFor(() => expect(holding).toBe(true));
+      await w.commit(1);
+      w.runner.notify();
+      // Within the pass budget and a little: the pass itself is still held.
+      await vi.waitFor(() => expect(w.receiver.received).toHaveLength(1), { timeout: PASS_BUDGET_MS + 2_000 });
+    } finally {
+      release();
+      slow.claimAndRun = real;
+      w.runner.stop();
+      await w.runner.settled();
+    }
   });
 });

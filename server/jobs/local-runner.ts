@@ -26,7 +26,7 @@ const DELIVERY_REFILL = 16;
 /** The longest it sleeps without looking: bounds lateness for work another instance created. */
 const MAX_SLEEP_MS = 1_000;
 /** A pass with work left stops after this long, so that work due meanwhile is seen at once. */
-const PASS_BUDGET_MS = 1_000;
+export const PASS_BUDGET_MS = 1_000;
 /**
  * Passes start at least this far apart. New work due now (an event to relay) waits for the next
  * pass rather than starting one of its own, so a busy API's events are relayed and delivered in
@@ -63,6 +63,8 @@ export class LocalRunner {
     this.stopped = true;
     this.halted = true;
     clearTimeout(this.timer);
+    clearTimeout(this.besideTimer);
+    this.besideTimer = undefined;
   }
 
   /**
@@ -74,12 +76,43 @@ export class LocalRunner {
     if (this.stopped) return;
     const delay = Math.max(0, at.getTime() - this.deps.clock.now().getTime());
     if (this.running) {
-      if (delay === 0) this.wakeRequested = true;
+      if (delay === 0) {
+        this.wakeRequested = true;
+        this.relayBesideSlowPass();
+      }
       return;
     }
     const wait = Math.max(delay, this.spacing());
     if (performance.now() + wait >= this.wakeAt) return;
     this.schedule(wait);
+  }
+
+  /** Timer of relayBesideSlowPass, and the relay it started while that runs. */
+  private besideTimer: NodeJS.Timeout | undefined;
+  private besidePass: Promise<void> | undefined;
+
+  /**
+   * Events recorded during a pass are relayed when it ends, which is soon: a pass stops after
+   * PASS_BUDGET_MS. But one batch can hold a pass far longer (a provider's status API timing out
+   * keeps a batch of checks waiting for seconds), and other merchants' webhooks must not wait for
+   * it. So once a pass has run past its budget, new events are relayed and their deliveries
+   * started beside it, one such relay at a time.
+   */
+  private relayBesideSlowPass(): void {
+    if (this.besideTimer || this.besidePass || this.halted) return;
+    const wait = Math.max(PASS_SPACING_MS, this.passStartedAt + PASS_BUDGET_MS - performance.now());
+    this.besideTimer = this.background.setTimeout(() => {
+      this.besideTimer = undefined;
+      // The pass ended meanwhile: the next one, due at once, relays them.
+      if (!this.running || this.halted) return;
+      const work: Promise<void> = this.part("relaying events beside a slow pass", async () => void ((await this.relayEvents()) > 0 && (await this.startDeliveries())), undefined).finally(() => {
+        this.besidePass = undefined;
+        this.inFlight.delete(work);
+      });
+      this.besidePass = work;
+      this.inFlight.add(work);
+    }, wait);
+    this.besideTimer.unref();
   }
 
   /** How long until a pass may start: PASS_SPACING_MS after the last one started. */
@@ -164,7 +197,7 @@ export class LocalRunner {
     while (payoutsDue && (await payDueSettlements(this.deps, { limit: BATCH, merchantId: this.deps.merchantId })).length === BATCH);
   }
 
-  /** Resolves when the webhook attempts started so far (and those they chained) have finished. */
+  /** Resolves when the webhook attempts started so far (and those they chained, and relays beside a pass) have finished. */
   async settled(): Promise<void> {
     while (this.inFlight.size > 0) await Promise.all(this.inFlight);
   }
