@@ -34,7 +34,7 @@ import path from "node:path";
 import type { RequestSpec } from "autocannon";
 import type { Sql } from "postgres";
 import { FLOOR_TABLE_DDL } from "@/server/bench/floor";
-import { bareClient, commitBurst, deliveriesPerSecond, DELIVERY_CONCURRENCY, driveTransitions, eventLag, seedAwaiting, startReceiver, waitFor, type Receiver } from "./webhooks";
+import { bareClient, commitBurst, deliveriesPerSecond, DELIVERY_PER_ENDPOINT, driveTransitions, eventLag, seedAwaiting, startReceiver, waitFor, type Receiver } from "./webhooks";
 import { hashKey } from "@/server/domain/api-keys";
 import { REMEMBERED_MAX } from "@/server/services/idempotency/remembered";
 import { ensureBuild, npm, ROOT, seed } from "./build";
@@ -457,7 +457,7 @@ async function main(): Promise<void> {
     const pipelineRate = deliveriesPerSecond(receiver, burst.map((e) => e.id));
     const burstMissing = burst.filter((e) => !receiver.received.has(e.id)).length;
     await waitForQuiet(say, 0.25, QUIET_WAIT_S);
-    const bareRate = await bareClient(receiver.url, burst.map((e) => e.body), DELIVERY_CONCURRENCY);
+    const bareRate = await bareClient(receiver.url, burst.map((e) => e.body), DELIVERY_PER_ENDPOINT);
     say(`webhooks: pipeline ${pipelineRate.toFixed(0)} deliveries/s (${burstMissing} missing), bare client ${bareRate.toFixed(0)} posts/s`);
     await receiver.close();
     holder.receiver = undefined;
@@ -594,8 +594,8 @@ async function main(): Promise<void> {
         pass: lag.p99 <= 1_000 && lag.received === WEBHOOK_EVENTS && lag.expected === WEBHOOK_EVENTS && driven.failed === 0,
       },
       {
-        phase: `webhook bare client (${DELIVERY_CONCURRENCY} in flight)`,
-        connections: DELIVERY_CONCURRENCY,
+        phase: `webhook bare client (${DELIVERY_PER_ENDPOINT} in flight)`,
+        connections: DELIVERY_PER_ENDPOINT,
         r: { ...pacedR!, rps: bareRate, p50: Number.NaN, p99: Number.NaN, max: Number.NaN, failures: 0, cpu: burstCpuUse },
         ratio: "1.00×",
         target: "–",
@@ -603,7 +603,7 @@ async function main(): Promise<void> {
       },
       {
         phase: `webhook peak (burst of ${WEBHOOK_EVENTS.toLocaleString("en")})`,
-        connections: DELIVERY_CONCURRENCY,
+        connections: DELIVERY_PER_ENDPOINT,
         r: { ...pacedR!, rps: pipelineRate, p50: Number.NaN, p99: Number.NaN, max: Number.NaN, failures: burstMissing, cpu: burstCpuUse },
         ratio: `${x(pipelineRate / bareRate)} bare`,
         target: "≥ 0.30× bare",

@@ -22,7 +22,7 @@ import { systemClock } from "@/server/clock";
 import { transitionPayment } from "@/server/services/payments/transition-payment";
 
 /** The bare client gets the runner's own cap on requests in flight. */
-export { DELIVERY_CONCURRENCY } from "@/server/jobs/local-runner";
+export { DELIVERY_PER_ENDPOINT } from "@/server/jobs/local-runner";
 
 export type Receiver = {
   url: string;

@@ -16,6 +16,16 @@ export const ROLLED_SECRET_OVERLAP_MS = 24 * 3600 * 1000;
 /** A receiver answers within this, or the attempt failed. */
 export const DELIVERY_TIMEOUT_MS = 10_000;
 
+/**
+ * Attempts to one endpoint in flight at once, per worker (the local runner) or across workers
+ * (Inngest's concurrency key): an endpoint that answers nothing, with a backlog, then leaves room
+ * for every other endpoint's webhooks. Half the local runner's slots.
+ */
+export const ENDPOINT_CONCURRENCY = 64;
+
+/** A delivery queued for an attempt, with the endpoint that shares out attempts (ENDPOINT_CONCURRENCY). */
+export type QueuedDelivery = { id: string; endpointId: string };
+
 /** Endpoints per merchant and environment. */
 export const MAX_ENDPOINTS = 16;
 

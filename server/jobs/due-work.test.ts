@@ -9,7 +9,7 @@ import { runSettlements } from "@/server/services/settlements/run-settlements";
 import { seedPayment, seedTestMerchant } from "@/server/testing/fixtures";
 import { eq } from "drizzle-orm";
 import { payments } from "@/db/schema";
-import { claimDueDeliveries, claimDuePayments, claimDueRefunds, LEASE_MS, nextDueAt } from "./due-work";
+import { claimDueDeliveries, claimDueDeliveriesSharing, claimDuePayments, claimDueRefunds, LEASE_MS, nextDueAt } from "./due-work";
 
 /**
  * Every query runs as a prepared statement, and PostgreSQL soon plans one generically: without its
@@ -37,6 +37,7 @@ describe("claims of due work under a generic plan", () => {
     ["payments to reconcile", "payments_check_due_idx", (tx) => claimDuePayments(tx, "reconcile", EPOCH, 100)],
     ["refunds to advance", "refunds_check_due_idx", (tx) => claimDueRefunds(tx, EPOCH, 100)],
     ["webhook deliveries", "webhook_deliveries_due_idx", (tx) => claimDueDeliveries(tx, EPOCH, 100)],
+    ["webhook deliveries shared out by endpoint", "webhook_deliveries_due_idx", (tx) => claimDueDeliveriesSharing(tx, EPOCH, 100, { share: { limit: 32, held: new Map([["we_held", 3]]) } })],
     ["test payouts", "settlements_payout_due_idx", (tx) => payDueSettlements({ db: tx, clock: manualClock(EPOCH) }, { limit: 100 })],
     ["payments to settle", "payments_unsettled_idx", (tx) => runSettlements({ db: tx, clock: manualClock(EPOCH) }, { cutoff: EPOCH })],
     ["refunds to settle", "refunds_unsettled_idx", (tx) => runSettlements({ db: tx, clock: manualClock(EPOCH) }, { cutoff: EPOCH })],

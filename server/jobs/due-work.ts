@@ -133,8 +133,8 @@ export async function nextDueAt(db: Db, now: Date): Promise<DueTimes> {
 
 /**
  * Claims pending deliveries due at `now` (SKIP LOCKED, leased by pushing `next_attempt_at` past the
- * attempt). `overdueMs` leaves recently due work to whoever scheduled it: the Inngest sweeper only
- * takes deliveries whose own function should have run minutes ago.
+ * attempt), oldest due first. `overdueMs` leaves recently due work to whoever scheduled it: the
+ * Inngest sweeper only takes deliveries whose own function should have run minutes ago.
  */
 export async function claimDueDeliveries(
   db: Db,
@@ -150,6 +150,57 @@ export async function claimDueDeliveries(
     limit,
     merchantId: opts.merchantId,
   });
+}
+
+/**
+ * How many deliveries of one endpoint a worker may hold (claimed, not yet finished), and how many
+ * of each it holds now.
+ */
+export type EndpointShare = { limit: number; held: ReadonlyMap<string, number> };
+
+/**
+ * claimDueDeliveries with no endpoint past its share. Oldest due first alone, an endpoint that
+ * answers nothing, with a backlog, would take every slot while other endpoints' webhooks wait. An
+ * endpoint already holding its limit is skipped (the index scan reads past its rows), and one
+ * holding fewer gets what it lacks at most: the claim reads the oldest `limit` due rows of
+ * endpoints with room (locking them, SKIP LOCKED, for the statement) and leases those within each
+ * endpoint's room. `more`: due rows were left, held back by an endpoint's share or past what it read.
+ */
+export async function claimDueDeliveriesSharing(
+  db: Db,
+  now: Date,
+  limit: number,
+  opts: { merchantId?: string; share: EndpointShare },
+): Promise<{ ids: string[]; more: boolean }> {
+  const d = webhookDeliveries;
+  const { share } = opts;
+  const rooms = JSON.stringify(Object.fromEntries([...share.held].map(([endpoint, n]) => [endpoint, Math.max(0, share.limit - n)])));
+  const room = (endpoint: SQL) => sql`coalesce((${rooms}::jsonb ->> ${endpoint})::int, ${share.limit}::int)`;
+  const result = await db.execute(sql`
+    with candidates as (
+      select ${d.id} as id, ${d.endpointId} as endpoint_id, ${d.nextAttemptAt} as due_at
+      from ${d}
+      where ${PENDING.deliveries} and ${d.nextAttemptAt} <= ${now.toISOString()}::timestamptz
+        ${opts.merchantId ? sql`and ${d.merchantId} = ${opts.merchantId}` : sql``}
+        and ${room(sql`${d.endpointId}`)} > 0
+      order by ${d.nextAttemptAt}
+      limit ${limit}
+      for update skip locked
+    ), ranked as (
+      select id, due_at, row_number() over (partition by endpoint_id order by due_at) <= ${room(sql`endpoint_id`)} as fits
+      from candidates
+    ), leased as (
+      update ${d} set next_attempt_at = ${new Date(now.getTime() + DELIVERY_LEASE_MS).toISOString()}::timestamptz
+      where ${d.id} in (select id from ranked where fits)
+      returning ${d.id} as id
+    )
+    select coalesce((select json_agg(id) from leased), '[]'::json) as ids,
+      (select count(*) from candidates)::int as read`);
+  const [row] = rowsOf<{ ids: string[] | string; read: number }>(result);
+  // json arrives parsed or as text, by driver.
+  const ids: string[] = typeof row?.ids === "string" ? (JSON.parse(row.ids) as string[]) : (row?.ids ?? []);
+  const read = row?.read ?? 0;
+  return { ids, more: read === limit || read > ids.length };
 }
 
 /** Claims one delivery if it is due (the Inngest function's step); false when not due or leased. */

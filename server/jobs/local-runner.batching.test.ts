@@ -2,19 +2,19 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { getDb } from "@/db/client";
 import { systemClock } from "@/server/clock";
 import { providers } from "@/server/providers/registry";
-import { recordEvents } from "@/server/services/events/record-event";
 import { createEndpoint } from "@/server/services/webhooks/create-endpoint";
+import { fanOutEvents } from "@/server/services/webhooks/fan-out-events";
 import { seedPayment, seedTestMerchant, type TestMerchant } from "@/server/testing/fixtures";
-import { startReceiver, testPoster } from "@/server/testing/webhooks";
+import { commitEvents, startReceiver, testPoster } from "@/server/testing/webhooks";
 import * as dueWork from "./due-work";
-import { LocalRunner, PASS_BUDGET_MS, PASS_SPACING_MS } from "./local-runner";
+import { DELIVERY_PER_ENDPOINT, LocalRunner, PASS_BUDGET_MS, PASS_SPACING_MS } from "./local-runner";
 
 // The real claim, counted.
 vi.mock("./due-work", async (real) => {
   const mod = await real<typeof import("./due-work")>();
-  return { ...mod, claimDueDeliveries: vi.fn(mod.claimDueDeliveries) };
+  return { ...mod, claimDueDeliveriesSharing: vi.fn(mod.claimDueDeliveriesSharing) };
 });
-const claims = vi.mocked(dueWork.claimDueDeliveries);
+const claims = vi.mocked(dueWork.claimDueDeliveriesSharing);
 
 const poster = testPoster();
 afterAll(() => poster.close());
@@ -26,20 +26,7 @@ async function world() {
   const db = await getDb();
   await createEndpoint(await m.ctx(), { url: receiver.url, enabledEvents: ["*"] });
   const runner = new LocalRunner({ db, clock: systemClock, providers, webhooks: poster, merchantId: m.merchant.id });
-  const commit = (n: number) =>
-    db.transaction((tx) =>
-      recordEvents(
-        tx,
-        Array.from({ length: n }, (_, i) => ({
-          merchantId: m.merchant.id,
-          livemode: false,
-          type: "payment.succeeded" as const,
-          objectId: `pay_${i}_${Math.random().toString(36).slice(2)}`,
-          object: { i },
-          at: new Date(),
-        })),
-      ),
-    );
+  const commit = (n: number) => commitEvents(m.merchant.id, n);
   return { m, runner, receiver, commit };
 }
 
@@ -125,4 +112,39 @@ describe("local runner batching", () => {
       await w.runner.settled();
     }
   });
+});
+
+describe("local runner: one endpoint's backlog among others", () => {
+  it("an endpoint that answers nothing holds at most its share of the slots, and another endpoint's webhooks go meanwhile", async () => {
+    const m = await seedTestMerchant();
+    const ctx = await m.ctx();
+    const db = await getDb();
+    // Answers only after the poster has given up (2 s): every attempt to it waits out its timeout.
+    const silent = await startReceiver(() => sleep(2_500).then(() => 200));
+    const live = await startReceiver();
+    await createEndpoint(ctx, { url: silent.url, enabledEvents: ["payment.succeeded"] });
+    await createEndpoint(ctx, { url: live.url, enabledEvents: ["payment.failed"] });
+    // The silent endpoint's backlog is older than the other's deliveries, and more than one claim
+    // reads: oldest first alone would give it every slot until it had been worked through.
+    await commitEvents(m.merchant.id, 600, "payment.succeeded");
+    await fanOutEvents({ db, clock: systemClock }, { merchantId: m.merchant.id });
+    await sleep(5);
+    await commitEvents(m.merchant.id, 10, "payment.failed");
+    await fanOutEvents({ db, clock: systemClock }, { merchantId: m.merchant.id });
+    const runner = new LocalRunner({ db, clock: systemClock, providers, webhooks: poster, merchantId: m.merchant.id });
+    try {
+      const started = Date.now();
+      runner.start();
+      // Before the silent endpoint's first attempts time out.
+      await vi.waitFor(() => expect(live.received).toHaveLength(10), { timeout: 1_700, interval: 20 });
+      expect(Date.now() - started).toBeLessThan(2_000);
+      await sleep(1_900 - (Date.now() - started));
+      // Every request it got by now is still open: at most its share were in flight at once.
+      expect(silent.received).toHaveLength(DELIVERY_PER_ENDPOINT);
+    } finally {
+      runner.stop();
+      await runner.settled();
+      await Promise.all([silent.close(), live.close()]);
+    }
+  }, 30_000);
 });

@@ -133,7 +133,7 @@ describe("local runner: a webhook attempt whose worker died", () => {
       const t0 = new Date();
       const p = await seedPayment(m, "awaiting_customer", { at: t0 });
       await transitionPayment({ db, clock: manualClock(t0) }, { paymentId: p.id, to: "succeeded" });
-      const { deliveryIds } = await fanOutEvents({ db, clock: manualClock(t0) }, { merchantId: m.merchant.id });
+      const deliveryIds = (await fanOutEvents({ db, clock: manualClock(t0) }, { merchantId: m.merchant.id })).deliveries.map((d) => d.id);
       // A worker claims it, then dies before it posts or records anything.
       expect(await claimDueDeliveries(db, t0, 10, { merchantId: m.merchant.id })).toEqual(deliveryIds);
       const clock = manualClock(new Date(t0.getTime() + DELIVERY_LEASE_MS - 1_000));

@@ -6,21 +6,30 @@ import { sweepExpiredIdempotencyKeys } from "@/server/services/idempotency/sweep
 import { loadDeliveries, recordAttempts, sendDelivery, type AttemptResult, type Loaded, type WebhookSender } from "@/server/services/webhooks/attempt-delivery";
 import { fanOutEvents } from "@/server/services/webhooks/fan-out-events";
 import { dailyCutoff } from "@/server/domain/settlements";
+import { ENDPOINT_CONCURRENCY } from "@/server/domain/webhooks";
 import { payDueSettlements } from "@/server/services/settlements/pay-settlement";
 import { runSettlements } from "@/server/services/settlements/run-settlements";
 import { BackgroundScope } from "@/server/background";
 import { Batcher } from "./batcher";
 import { CLAIM_SIZE, DUE_KINDS, runDueBatch } from "./due-batch";
-import { claimDueDeliveries, nextDueAt } from "./due-work";
+import { claimDueDeliveriesSharing, nextDueAt } from "./due-work";
 
 export { CLAIM_SIZE };
 
 type Deps = { db: Db; clock: Clock; providers: ProviderRegistry; webhooks: WebhookSender; merchantId?: string };
 
 const BATCH = 100;
+/**
+ * Attempts to one endpoint in flight at once: half the slots, so that an endpoint that answers
+ * nothing, with a backlog (a large window replayed to it), leaves the other half to everyone else's
+ * webhooks.
+ */
+export const DELIVERY_PER_ENDPOINT = ENDPOINT_CONCURRENCY;
 /** Webhook attempts in flight at once; they wait on merchants' servers, not on this process. */
-export const DELIVERY_CONCURRENCY = 64;
+export const DELIVERY_CONCURRENCY = 2 * DELIVERY_PER_ENDPOINT;
 const RELAY_BATCH = 500;
+/** Deliveries of one endpoint held at once (claimed, waiting or in flight): its slots, and as many ready behind them. */
+const HELD_PER_ENDPOINT = 2 * DELIVERY_PER_ENDPOINT;
 /** Free slots that make it worth claiming more. */
 const DELIVERY_REFILL = 16;
 /** The longest it sleeps without looking: bounds lateness for work another instance created. */
@@ -46,8 +55,13 @@ export class LocalRunner {
   private wakeRequested = false;
   /** When the last pass started (performance.now()): the next starts PASS_SPACING_MS after it at the soonest. */
   private passStartedAt = Number.NEGATIVE_INFINITY;
-  /** The last claim of deliveries got all it asked for: more may be due, so finished attempts claim the next. */
+  /**
+   * More deliveries may be due than the last claim took (it got all it asked for, or an endpoint
+   * is at its share), so finished attempts claim the next rather than passes waking for them.
+   */
   private moreDeliveriesDue = false;
+  /** Attempts finished since the last claim of deliveries began: a backlog is claimed DELIVERY_REFILL at a time. */
+  private finishedSinceClaim = 0;
   private readonly background = new BackgroundScope("LocalRunner");
 
   constructor(private readonly deps: Deps) {}
@@ -210,16 +224,20 @@ export class LocalRunner {
   private sending = 0;
   /** Claimed and loaded, waiting for a free slot: a slot that frees starts the next at once. */
   private ready: Loaded[] = [];
+  /** Per endpoint, the deliveries claimed and not yet finished (waiting in `ready` or in flight). */
+  private readonly held = new Map<string, number>();
+  /** Per endpoint, the attempts in flight: at most DELIVERY_PER_ENDPOINT. */
+  private readonly sendingTo = new Map<string, number>();
   private claiming: Promise<void> | undefined;
-  /** Attempts are recorded together: one statement for up to 64, at most 5 ms after the first. */
+  /** Attempts are recorded together: one statement for up to DELIVERY_CONCURRENCY, at most 5 ms after the first. */
   private readonly recorder = new Batcher<AttemptResult>(async (results) => void (await recordAttempts(this.deps, results)), DELIVERY_CONCURRENCY, 5);
 
   /** Committed events become deliveries (one per subscribed endpoint); returns how many deliveries it made. */
   private async relayEvents(): Promise<number> {
     let made = 0;
     for (;;) {
-      const { events, deliveryIds } = await fanOutEvents(this.deps, { limit: RELAY_BATCH, merchantId: this.deps.merchantId });
-      made += deliveryIds.length;
+      const { events, deliveries } = await fanOutEvents(this.deps, { limit: RELAY_BATCH, merchantId: this.deps.merchantId });
+      made += deliveries.length;
       if (events < RELAY_BATCH) return made;
     }
   }
@@ -241,32 +259,55 @@ export class LocalRunner {
       const want = 2 * DELIVERY_CONCURRENCY - this.ready.length - this.sending;
       // The slots are full; the claim that filled them decided whether more are due.
       if (want < DELIVERY_REFILL) return;
-      const ids = await claimDueDeliveries(this.deps.db, this.deps.clock.now(), want, { merchantId: this.deps.merchantId });
-      this.moreDeliveriesDue = ids.length === want;
-      if (ids.length > 0) this.ready.push(...(await loadDeliveries(this.deps, ids)));
+      this.finishedSinceClaim = 0;
+      const share = { limit: HELD_PER_ENDPOINT, held: this.held };
+      const { ids, more } = await claimDueDeliveriesSharing(this.deps.db, this.deps.clock.now(), want, { merchantId: this.deps.merchantId, share });
+      const loaded = ids.length > 0 ? await loadDeliveries(this.deps, ids) : [];
+      for (const l of loaded) count(this.held, l.endpoint.id, +1);
+      this.ready.push(...loaded);
+      // An endpoint at its share may have due deliveries the claim did not read.
+      this.moreDeliveriesDue = more || this.anyEndpointAtShare();
       this.pump();
-      if (!this.moreDeliveriesDue) return;
+      // Claim again at once after a full claim, or when enough attempts finished meanwhile.
+      // Otherwise finished attempts claim more, or the next pass (within MAX_SLEEP_MS), which
+      // reads past the backlog of an endpoint that has since reached its share.
+      if (ids.length < want && !(this.moreDeliveriesDue && this.finishedSinceClaim >= DELIVERY_REFILL)) return;
     }
   }
 
+  /** Starts ready deliveries, oldest claimed first, while slots are free, skipping endpoints at their share of them. */
   private pump(): void {
-    while (this.sending < DELIVERY_CONCURRENCY && this.ready.length > 0) {
-      const loaded = this.ready.shift()!;
+    for (let i = 0; this.sending < DELIVERY_CONCURRENCY && i < this.ready.length; ) {
+      const loaded = this.ready[i]!;
+      if ((this.sendingTo.get(loaded.endpoint.id) ?? 0) >= DELIVERY_PER_ENDPOINT) {
+        i++;
+        continue;
+      }
+      this.ready.splice(i, 1);
       this.sending++;
+      count(this.sendingTo, loaded.endpoint.id, +1);
       // A slot is an HTTP request in flight; recording happens in batches behind it.
       const attempt = sendDelivery(this.deps, loaded)
         .then((result) => this.track(this.recorder.add(result), loaded.delivery.id))
         .finally(() => {
           this.sending--;
+          count(this.sendingTo, loaded.endpoint.id, -1);
+          count(this.held, loaded.endpoint.id, -1);
+          this.finishedSinceClaim++;
           this.pump();
-          // Only a backlog is claimed as slots free up; otherwise new deliveries come with a pass
-          // (a relay, or retries falling due), not a claim after every attempt.
-          if (this.moreDeliveriesDue && this.ready.length < DELIVERY_CONCURRENCY && !this.halted) {
+          // Only a backlog is claimed as slots free up, DELIVERY_REFILL at a time; otherwise new
+          // deliveries come with a pass (a relay, or retries falling due), not a claim after every attempt.
+          if (this.moreDeliveriesDue && this.finishedSinceClaim >= DELIVERY_REFILL && this.ready.length < DELIVERY_CONCURRENCY && !this.halted) {
             this.startDeliveries().catch((e: unknown) => log.error("claiming webhook deliveries failed", { error: e }));
           }
         });
       this.track(attempt, loaded.delivery.id);
     }
+  }
+
+  private anyEndpointAtShare(): boolean {
+    for (const held of this.held.values()) if (held >= HELD_PER_ENDPOINT) return true;
+    return false;
   }
 
   /** Keeps a promise for settled(), and logs its failure: the delivery is due again when its lease ends. */
@@ -315,4 +356,11 @@ export class LocalRunner {
     this.schedule(this.wakeRequested && !this.partFailed ? this.spacing() : Math.max(sleep, this.spacing()));
     this.wakeRequested = false;
   }
+}
+
+/** Adds `change` to `key`'s count, dropping counts that reach zero. */
+function count(counts: Map<string, number>, key: string, change: 1 | -1): void {
+  const n = (counts.get(key) ?? 0) + change;
+  if (n > 0) counts.set(key, n);
+  else counts.delete(key);
 }

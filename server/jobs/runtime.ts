@@ -59,7 +59,7 @@ function dueAt(signal: JobSignal): Date | null {
 
 /** Event ids dedupe on Inngest's side, so a signal sent twice starts one run. */
 async function sendToInngest(signal: JobSignal): Promise<void> {
-  const { inngest, paymentCreated, paymentUnknown, eventsRecorded, deliveryScheduled, refundCreated, settlementCreated } = await import("./inngest/client");
+  const { inngest, paymentCreated, paymentUnknown, eventsRecorded, scheduleDelivery, refundCreated, settlementCreated } = await import("./inngest/client");
   const events = (() => {
     switch (signal.type) {
       case "payment.created":
@@ -78,7 +78,7 @@ async function sendToInngest(signal: JobSignal): Promise<void> {
       case "webhooks.queued":
         // One run per delivery and due time: a retry brought forward starts a run of its own
         // (the sleeping one finds it delivered, or claims only a later time).
-        return signal.deliveryIds.map((id) => deliveryScheduled.create({ delivery_id: id }, { id: `${id}:${signal.at.getTime()}` }));
+        return signal.deliveries.map((d) => scheduleDelivery(d, `${d.id}:${signal.at.getTime()}`));
       case "settlements.created":
         return signal.settlements.flatMap((s) =>
           s.payAfter ? [settlementCreated.create({ settlement_id: s.id, pay_after: s.payAfter.toISOString() }, { id: s.id })] : [],

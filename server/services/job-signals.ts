@@ -4,6 +4,8 @@
  * started at boot (local runner or Inngest) subscribes; with none, nothing happens, and the
  * database still holds the truth the runner or the sweeper will find.
  */
+import type { QueuedDelivery } from "@/server/domain/webhooks";
+
 export type JobSignal =
   | { type: "payment.created"; paymentId: string; expiresAt: Date }
   | { type: "payment.unknown"; paymentId: string; unknownSince: Date }
@@ -12,7 +14,7 @@ export type JobSignal =
   /** Events committed: their outbox rows wait to be fanned out into webhook deliveries. */
   | { type: "events.recorded"; eventIds: string[] }
   /** Deliveries due at `at`: a test ping's, or those a replay queued or brought forward. */
-  | { type: "webhooks.queued"; deliveryIds: string[]; at: Date }
+  | { type: "webhooks.queued"; deliveries: QueuedDelivery[]; at: Date }
   /** Settlement batches made; test-mode ones pay out at `payAfter` (live ones wait for an operator). */
   | { type: "settlements.created"; settlements: { id: string; payAfter: Date | null }[] };
 

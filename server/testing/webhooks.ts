@@ -1,5 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { getDb } from "@/db/client";
+import { recordEvents } from "@/server/services/events/record-event";
 import { WebhookPoster } from "@/server/webhooks/post-webhook";
 
 /** A poster for tests: real HTTP, private addresses allowed (receivers listen on 127.0.0.1). */
@@ -34,4 +36,22 @@ export async function startReceiver(respond: (req: Received, n: number) => numbe
     received,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/** Commits `n` events of `type` for a merchant's test mode in one transaction, as a burst of payments reaching an outcome would. */
+export async function commitEvents(merchantId: string, n: number, type: "payment.succeeded" | "payment.failed" = "payment.succeeded") {
+  const db = await getDb();
+  return db.transaction((tx) =>
+    recordEvents(
+      tx,
+      Array.from({ length: n }, (_, i) => ({
+        merchantId,
+        livemode: false,
+        type,
+        objectId: `pay_${i}_${Math.random().toString(36).slice(2)}`,
+        object: { i },
+        at: new Date(),
+      })),
+    ),
+  );
 }

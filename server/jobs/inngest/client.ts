@@ -1,5 +1,6 @@
 import { Inngest, eventType } from "inngest";
 import { z } from "zod";
+import type { QueuedDelivery } from "@/server/domain/webhooks";
 import { env } from "@/server/env";
 
 // Configuration is passed explicitly so the SDK's settings come from server/env.ts too.
@@ -33,10 +34,15 @@ export const eventsRecorded = eventType("webhook/events.recorded", {
   schema: z.object({ event_ids: z.array(z.string()) }),
 });
 
-/** A webhook delivery is due now: attempt it, then follow the retry schedule. */
+/** A webhook delivery is due now: attempt it, then follow the retry schedule. `endpoint_id` shares out attempts per endpoint. */
 export const deliveryScheduled = eventType("webhook/delivery.scheduled", {
-  schema: z.object({ delivery_id: z.string() }),
+  schema: z.object({ delivery_id: z.string(), endpoint_id: z.string() }),
 });
+
+/** The event that schedules `delivery`'s attempts; `id` deduplicates its sends. */
+export function scheduleDelivery(delivery: QueuedDelivery, id: string = delivery.id) {
+  return deliveryScheduled.create({ delivery_id: delivery.id, endpoint_id: delivery.endpointId }, { id });
+}
 
 /** A test-mode settlement batch was made: pay it out at `pay_after`. */
 export const settlementCreated = eventType("settlement/created", {

@@ -1,22 +1,17 @@
-import { RETRY_DELAYS_S } from "@/server/domain/webhooks";
+import { ENDPOINT_CONCURRENCY, RETRY_DELAYS_S } from "@/server/domain/webhooks";
 import { attemptDelivery, deliveryState } from "@/server/services/webhooks/attempt-delivery";
 import { fanOutEvents } from "@/server/services/webhooks/fan-out-events";
 import { claimDelivery } from "../due-work";
-import { deliveryScheduled, eventsRecorded, inngest } from "./client";
+import { deliveryScheduled, eventsRecorded, inngest, scheduleDelivery } from "./client";
 import { jobDeps } from "./deps";
 
 /** webhook/events.recorded → fan the outbox out into deliveries → one scheduled event per delivery. */
 export const relayEventsFn = inngest.createFunction(
   { id: "relay-events", triggers: [eventsRecorded], retries: 10 },
   async ({ step }) => {
-    const deliveryIds = await step.run("fan-out", async () => (await fanOutEvents(await jobDeps())).deliveryIds);
-    if (deliveryIds.length) {
-      await step.sendEvent(
-        "schedule-deliveries",
-        deliveryIds.map((id) => deliveryScheduled.create({ delivery_id: id }, { id })),
-      );
-    }
-    return { deliveries: deliveryIds.length };
+    const deliveries = await step.run("fan-out", async () => (await fanOutEvents(await jobDeps())).deliveries);
+    if (deliveries.length) await step.sendEvent("schedule-deliveries", deliveries.map((d) => scheduleDelivery(d)));
+    return { deliveries: deliveries.length };
   },
 );
 
@@ -29,7 +24,13 @@ const MAX_ROUNDS = (RETRY_DELAYS_S.length + 1) * 2;
  * its due time), so the sweeper and this function never attempt the same time twice.
  */
 export const deliverWebhookFn = inngest.createFunction(
-  { id: "deliver-webhook", triggers: [deliveryScheduled], retries: 5 },
+  {
+    id: "deliver-webhook",
+    triggers: [deliveryScheduled],
+    retries: 5,
+    // Attempts to one endpoint at once, across every worker: sleeping runs hold no slot.
+    concurrency: [{ key: "event.data.endpoint_id", limit: ENDPOINT_CONCURRENCY }],
+  },
   async ({ event, step }) => {
     const id = event.data.delivery_id;
     for (let round = 0; round < MAX_ROUNDS; round++) {

@@ -12,6 +12,8 @@ import { flagUnresolvedFn } from "./flag-unresolved";
 import { reconcileUnknownFn } from "./reconcile-unknown";
 import { sweepOverdueFn } from "./sweep-overdue";
 import { deliverWebhookFn, relayEventsFn } from "./deliver-webhook";
+import { scheduleDelivery } from "./client";
+import { ENDPOINT_CONCURRENCY } from "@/server/domain/webhooks";
 import { webhookAttempts, webhookDeliveries } from "@/db/schema";
 import { transitionPayment } from "@/server/services/payments/transition-payment";
 import { createEndpoint } from "@/server/services/webhooks/create-endpoint";
@@ -247,13 +249,13 @@ describe("Inngest functions", () => {
       const endpoint = await createEndpoint(ctx, { url: r.url, enabledEvents: ["*"] });
       const p = await seedPayment(m, "awaiting_customer");
       await transitionPayment({ db, clock: systemClock }, { paymentId: p.id, to: "succeeded" });
-      const { deliveryIds } = await fanOutEvents({ db, clock: systemClock }, { merchantId: m.merchant.id });
-      expect(deliveryIds).toHaveLength(1);
-      const id = deliveryIds[0]!;
+      const { deliveries } = await fanOutEvents({ db, clock: systemClock }, { merchantId: m.merchant.id });
+      expect(deliveries).toHaveLength(1);
+      const id = deliveries[0]!.id;
 
       const t = new InngestTestEngine({ function: deliverWebhookFn });
       const { result, ctx: run } = await t.execute({
-        events: [{ name: "webhook/delivery.scheduled", data: { delivery_id: id } }],
+        events: [{ name: "webhook/delivery.scheduled", data: { delivery_id: id, endpoint_id: endpoint.id } }],
         // The sleep is mocked; what it stands for (a minute passing) is moving the due time to now.
         steps: [{ id: "wait-0", handler: () => db.update(webhookDeliveries).set({ nextAttemptAt: new Date() }).where(eq(webhookDeliveries.id, id)) }],
       });
@@ -276,10 +278,11 @@ describe("Inngest functions", () => {
       await createEndpoint(await m.ctx(), { url: r.url, enabledEvents: ["*"] });
       const p = await seedPayment(m, "awaiting_customer");
       await transitionPayment({ db, clock: systemClock }, { paymentId: p.id, to: "succeeded" });
-      const { deliveryIds } = await fanOutEvents({ db, clock: systemClock }, { merchantId: m.merchant.id });
+      const { deliveries } = await fanOutEvents({ db, clock: systemClock }, { merchantId: m.merchant.id });
+      const deliveryIds = deliveries.map((d) => d.id);
       const run = () =>
         new InngestTestEngine({ function: deliverWebhookFn }).execute({
-          events: [{ name: "webhook/delivery.scheduled", data: { delivery_id: deliveryIds[0]! } }],
+          events: [{ name: "webhook/delivery.scheduled", data: { delivery_id: deliveries[0]!.id, endpoint_id: deliveries[0]!.endpointId } }],
           steps: sleeps(...Array.from({ length: 14 }, (_, i) => `wait-${i}`)),
         });
       await Promise.all([run(), run()]);
@@ -298,14 +301,28 @@ describe("Inngest functions", () => {
     const { result, ctx } = await t.execute({
       events: [{ name: "webhook/events.recorded", data: { event_ids: ["evt_x"] } }],
       steps: [
-        { id: "fan-out", handler: () => ["whd_1", "whd_2"] },
+        {
+          id: "fan-out",
+          handler: () => [
+            { id: "whd_1", endpointId: "we_1" },
+            { id: "whd_2", endpointId: "we_2" },
+          ],
+        },
         { id: "schedule-deliveries", handler: () => undefined },
       ],
     });
     expect(result).toEqual({ deliveries: 2 });
     expect(ctx.step.sendEvent).toHaveBeenCalledWith("schedule-deliveries", [
-      expect.objectContaining({ name: "webhook/delivery.scheduled", data: { delivery_id: "whd_1" }, id: "whd_1" }),
-      expect.objectContaining({ name: "webhook/delivery.scheduled", data: { delivery_id: "whd_2" }, id: "whd_2" }),
+      expect.objectContaining({ name: "webhook/delivery.scheduled", data: { delivery_id: "whd_1", endpoint_id: "we_1" }, id: "whd_1" }),
+      expect.objectContaining({ name: "webhook/delivery.scheduled", data: { delivery_id: "whd_2", endpoint_id: "we_2" }, id: "whd_2" }),
     ]);
+  });
+
+  it("deliver-webhook runs at most ENDPOINT_CONCURRENCY attempts to one endpoint at once, keyed by the event's endpoint", () => {
+    // Inngest enforces the limit itself; what this code owns is the key and that every scheduling event carries it.
+    expect(deliverWebhookFn.opts.concurrency).toEqual([{ key: "event.data.endpoint_id", limit: ENDPOINT_CONCURRENCY }]);
+    expect(scheduleDelivery({ id: "whd_1", endpointId: "we_1" }, "whd_1:5")).toEqual(
+      expect.objectContaining({ name: "webhook/delivery.scheduled", data: { delivery_id: "whd_1", endpoint_id: "we_1" }, id: "whd_1:5" }),
+    );
   });
 });

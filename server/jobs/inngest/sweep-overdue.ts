@@ -6,7 +6,7 @@ import { fanOutEvents } from "@/server/services/webhooks/fan-out-events";
 import { payDueSettlements } from "@/server/services/settlements/pay-settlement";
 import { drainDue } from "../due-batch";
 import { claimDueDeliveries } from "../due-work";
-import { deliveryScheduled, inngest } from "./client";
+import { inngest, scheduleDelivery } from "./client";
 import { jobDeps } from "./deps";
 
 const BATCH = 200;
@@ -35,10 +35,8 @@ export const sweepOverdueFn = inngest.createFunction(
       drainDue(await jobDeps(), "refunds", { budgetMs: PART_BUDGET_MS, refundGraceMs: GRACE_MS }),
     );
     // Events whose relay send was lost, and deliveries whose function should have run minutes ago.
-    const relayedIds = await step.run("relay-events", async () => (await fanOutEvents(await jobDeps(), { limit: 500 })).deliveryIds);
-    if (relayedIds.length) {
-      await step.sendEvent("schedule-deliveries", relayedIds.map((id) => deliveryScheduled.create({ delivery_id: id }, { id })));
-    }
+    const relayed = await step.run("relay-events", async () => (await fanOutEvents(await jobDeps(), { limit: 500 })).deliveries);
+    if (relayed.length) await step.sendEvent("schedule-deliveries", relayed.map((d) => scheduleDelivery(d)));
     const redelivered = await step.run("deliver-overdue", async () => {
       const deps = await jobDeps();
       const ids = await claimDueDeliveries(deps.db, deps.clock.now(), BATCH, { overdueMs: GRACE_MS });
@@ -53,6 +51,6 @@ export const sweepOverdueFn = inngest.createFunction(
     // Test payouts whose own function never ran (a lost send): paid at most a minute late.
     const paidOut = await step.run("pay-due-test-settlements", async () => (await payDueSettlements(await jobDeps(), { limit: BATCH })).length);
     const forgotten = await step.run("forget-expired-idempotency-keys", async () => sweepExpiredIdempotencyKeys(await jobDeps(), 5_000));
-    return { expired, reconciled, refunds, relayed: relayedIds.length, redelivered, paidOut, forgotten };
+    return { expired, reconciled, refunds, relayed: relayed.length, redelivered, paidOut, forgotten };
   },
 );

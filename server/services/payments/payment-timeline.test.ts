@@ -33,7 +33,7 @@ async function livedPayment(m: TestMerchant, livemode = false): Promise<Payment>
   clock.advance(24 * 60 * MIN);
   await transitionPayment(ctx, { paymentId: p.id, to: "unresolved" });
   clock.advance(MIN);
-  const { deliveryIds } = await fanOutEvents(ctx, { merchantId: m.merchant.id });
+  const deliveryIds = (await fanOutEvents(ctx, { merchantId: m.merchant.id })).deliveries.map((d) => d.id);
   const at = clock.now();
   await db.insert(webhookAttempts).values([
     { id: newId("webhookAttempt", at), deliveryId: deliveryIds[0]!, attemptedAt: at, statusCode: 500, latencyMs: 120, error: null, responseBody: "nope" },

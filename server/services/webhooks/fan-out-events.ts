@@ -3,7 +3,7 @@ import { outbox, webhookDeliveries, webhookEndpoints } from "@/db/schema";
 import type { BaseContext } from "@/server/context";
 import type { EventType } from "@/server/domain/events";
 import { newId } from "@/server/domain/ids";
-import { endpointWants } from "@/server/domain/webhooks";
+import { endpointWants, type QueuedDelivery } from "@/server/domain/webhooks";
 import { rowsOf } from "@/db/rows";
 import { EVENT_CREATED_TOPIC } from "../events/record-event";
 
@@ -18,7 +18,7 @@ type OutboxEvent = { event_id: string; type: EventType; merchant_id: string; liv
 export async function fanOutEvents(
   ctx: BaseContext,
   opts: { limit?: number; merchantId?: string } = {},
-): Promise<{ events: number; deliveryIds: string[] }> {
+): Promise<{ events: number; deliveries: QueuedDelivery[] }> {
   const limit = opts.limit ?? 500;
   return ctx.db.transaction(async (tx) => {
     const scope = opts.merchantId ? sql`and payload->>'merchant_id' = ${opts.merchantId}` : sql``;
@@ -29,7 +29,7 @@ export async function fanOutEvents(
           order by created_at limit ${limit} for update skip locked
         ) returning payload`),
     ).map((r) => r.payload);
-    if (taken.length === 0) return { events: 0, deliveryIds: [] };
+    if (taken.length === 0) return { events: 0, deliveries: [] };
 
     const endpoints = await tx
       .select({ id: webhookEndpoints.id, merchantId: webhookEndpoints.merchantId, livemode: webhookEndpoints.livemode, enabledEvents: webhookEndpoints.enabledEvents })
@@ -57,6 +57,6 @@ export async function fanOutEvents(
         })),
     );
     if (rows.length) await tx.insert(webhookDeliveries).values(rows);
-    return { events: taken.length, deliveryIds: rows.map((r) => r.id) };
+    return { events: taken.length, deliveries: rows.map((r) => ({ id: r.id, endpointId: r.endpointId })) };
   });
 }

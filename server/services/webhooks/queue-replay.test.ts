@@ -13,6 +13,7 @@ import { seedPayment, seedTestMerchant } from "@/server/testing/fixtures";
 import { startReceiver, testPoster } from "@/server/testing/webhooks";
 import { replayEvent } from "../events/replay-event";
 import { replayEventWindow } from "../events/replay-event-window";
+import { onJobSignal, type JobSignal } from "../job-signals";
 import { transitionPayment } from "../payments/transition-payment";
 import { createEndpoint } from "./create-endpoint";
 
@@ -47,6 +48,20 @@ async function outage() {
 }
 
 describe("queueReplay", () => {
+  it("tells the job driver which endpoint each queued delivery goes to (Inngest shares out attempts by it)", async () => {
+    const w = await outage();
+    const signals: JobSignal[] = [];
+    onJobSignal((s) => signals.push(s));
+    try {
+      const queued = await replayEvent(await w.ctx(), w.event.id);
+      const [delivery] = await w.deliveries();
+      expect(queued.map((d) => d.id)).toEqual([delivery!.id]);
+      expect(signals).toEqual([{ type: "webhooks.queued", deliveries: [{ id: delivery!.id, endpointId: delivery!.endpointId }], at: w.clock.now() }]);
+    } finally {
+      onJobSignal(undefined);
+    }
+  });
+
   it("a replay after the delivery's 24 hours ran out while nothing ran sends the event, rather than leaving it to a retry that may no longer go out", async () => {
     const w = await outage();
     // The retry was due a minute after the first attempt; nothing ran for a day (the workers were

@@ -63,7 +63,7 @@ export function replayPairs(
  */
 export async function queueReplay(ctx: ServiceContext, pairs: { eventId: string; endpointId: string }[]): Promise<string[]> {
   if (pairs.length === 0) return [];
-  const { ids, now } = await ctx.db.transaction(async (tx) => {
+  const { queued, now } = await ctx.db.transaction(async (tx) => {
     // One replay of a merchant's environment at a time: two at once (a double click) would each
     // find no pending delivery and each add one.
     await lockUntilCommit(tx, `replay:${ctx.merchant.id}:${ctx.livemode}`);
@@ -82,7 +82,7 @@ export async function queueReplay(ctx: ServiceContext, pairs: { eventId: string;
       );
     // An attempt made within a lease of now must still fall within 24 h of the first (sendDelivery).
     const sendable = pending.filter((d) => !d.firstAttemptAt || d.firstAttemptAt.getTime() + GIVE_UP_AFTER_MS >= now.getTime() + DELIVERY_LEASE_MS);
-    const pendingFor = new Map(sendable.map((d) => [`${d.eventId} ${d.endpointId}`, d.id]));
+    const pendingFor = new Map(sendable.map((d) => [`${d.eventId} ${d.endpointId}`, { id: d.id, endpointId: d.endpointId }]));
     const waiting = pairs.flatMap((p) => pendingFor.get(`${p.eventId} ${p.endpointId}`) ?? []);
     if (waiting.length) {
       // The condition in the statement itself: a worker that claims one meanwhile has pushed it inside the lease.
@@ -91,7 +91,7 @@ export async function queueReplay(ctx: ServiceContext, pairs: { eventId: string;
         .set({ nextAttemptAt: now })
         .where(
           and(
-            inArray(webhookDeliveries.id, waiting),
+            inArray(webhookDeliveries.id, waiting.map((d) => d.id)),
             eq(webhookDeliveries.status, "pending"),
             gt(webhookDeliveries.nextAttemptAt, new Date(now.getTime() + DELIVERY_LEASE_MS)),
           ),
@@ -113,10 +113,10 @@ export async function queueReplay(ctx: ServiceContext, pairs: { eventId: string;
               createdAt: now,
             })),
           )
-          .returning({ id: webhookDeliveries.id })
+          .returning({ id: webhookDeliveries.id, endpointId: webhookDeliveries.endpointId })
       : [];
-    return { ids: [...waiting, ...inserted.map((r) => r.id)], now };
+    return { queued: [...waiting, ...inserted], now };
   });
-  if (ids.length) signalJobs({ type: "webhooks.queued", deliveryIds: ids, at: now });
-  return ids;
+  if (queued.length) signalJobs({ type: "webhooks.queued", deliveries: queued, at: now });
+  return queued.map((d) => d.id);
 }

@@ -46,6 +46,6 @@ export async function sendTestEvent(ctx: ServiceContext, endpointId: string): Pr
       .returning();
     return { event: event!, delivery: delivery! };
   });
-  signalJobs({ type: "webhooks.queued", deliveryIds: [result.delivery.id], at: now });
+  signalJobs({ type: "webhooks.queued", deliveries: [{ id: result.delivery.id, endpointId: result.delivery.endpointId }], at: now });
   return result;
 }
