@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { endpointWants, GIVE_UP_AFTER_MS, healthChange, nextAttemptAt, RETRY_DELAYS_S, signingSecrets } from "./webhooks";
+import { ENDPOINT_CONCURRENCY, endpointShare, endpointWants, GIVE_UP_AFTER_MS, healthChange, nextAttemptAt, RETRY_DELAYS_S, signingSecrets } from "./webhooks";
 
 const t0 = new Date("2026-03-01T00:00:00Z");
 const at = (s: number) => new Date(t0.getTime() + s * 1000);
@@ -23,6 +23,20 @@ describe("webhook rules", () => {
     expect(nextAttemptAt(t0, 6, at(20 * 3600))).toBeNull();
     expect(nextAttemptAt(t0, 5, at(17 * 3600))!.getTime() - t0.getTime()).toBeLessThanOrEqual(GIVE_UP_AFTER_MS);
     expect(nextAttemptAt(t0, 5, at(18 * 3600 + 1))).toBeNull();
+  });
+
+  it("shares slots among the endpoints at work and always leaves a share for one more", () => {
+    expect(endpointShare(128, 0)).toBe(ENDPOINT_CONCURRENCY);
+    expect(endpointShare(128, 1)).toBe(64);
+    expect(endpointShare(128, 2)).toBe(42);
+    expect(endpointShare(128, 3)).toBe(32);
+    expect(endpointShare(1_000, 1)).toBe(ENDPOINT_CONCURRENCY);
+    expect(endpointShare(128, 500)).toBe(1);
+    for (let k = 1; k <= 127; k++) {
+      const share = endpointShare(128, k);
+      // k endpoints each at their share leave at least as much again free.
+      expect(128 - k * share).toBeGreaterThanOrEqual(share);
+    }
   });
 
   it('matches event types, and "*" matches all', () => {

@@ -23,6 +23,16 @@ export const DELIVERY_TIMEOUT_MS = 10_000;
  */
 export const ENDPOINT_CONCURRENCY = 64;
 
+/**
+ * An endpoint's share of `slots` attempts in flight while `endpoints` endpoints (itself among
+ * them) have deliveries claimed: an equal share, with one share left over for an endpoint that
+ * has none yet, so that endpoints which answer nothing never take every slot between them. At
+ * most ENDPOINT_CONCURRENCY, at least one.
+ */
+export function endpointShare(slots: number, endpoints: number): number {
+  return Math.max(1, Math.min(ENDPOINT_CONCURRENCY, Math.floor(slots / (endpoints + 1))));
+}
+
 /** A delivery queued for an attempt, with the endpoint that shares out attempts (ENDPOINT_CONCURRENCY). */
 export type QueuedDelivery = { id: string; endpointId: string };
 

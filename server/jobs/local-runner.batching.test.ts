@@ -5,9 +5,10 @@ import { providers } from "@/server/providers/registry";
 import { createEndpoint } from "@/server/services/webhooks/create-endpoint";
 import { fanOutEvents } from "@/server/services/webhooks/fan-out-events";
 import { seedPayment, seedTestMerchant, type TestMerchant } from "@/server/testing/fixtures";
-import { commitEvents, startReceiver, testPoster } from "@/server/testing/webhooks";
+import { commitEvents, startReceiver, testPoster, type Receiver } from "@/server/testing/webhooks";
 import * as dueWork from "./due-work";
-import { DELIVERY_PER_ENDPOINT, LocalRunner, PASS_BUDGET_MS, PASS_SPACING_MS } from "./local-runner";
+import { endpointShare } from "@/server/domain/webhooks";
+import { DELIVERY_CONCURRENCY, DELIVERY_PER_ENDPOINT, LocalRunner, PASS_BUDGET_MS, PASS_SPACING_MS } from "./local-runner";
 
 // The real claim, counted.
 vi.mock("./due-work", async (real) => {
@@ -114,37 +115,70 @@ describe("local runner batching", () => {
   });
 });
 
+/** Answers only after the poster has given up (2 s): every attempt to it waits out its timeout. */
+const silentReceiver = () => startReceiver(() => sleep(2_500).then(() => 200));
+
+/**
+ * Commits `backlog` succeeded events and, after them, 10 failed ones, each made into deliveries;
+ * then runs a runner and checks, before the first attempts of the backlog time out, that the 10
+ * reached `live` and what `check` says of the rest.
+ */
+async function deliverBehindBacklog(merchantId: string, backlog: number, live: Receiver, check: () => void) {
+  const db = await getDb();
+  await commitEvents(merchantId, backlog, "payment.succeeded");
+  await fanOutEvents({ db, clock: systemClock }, { merchantId });
+  await sleep(5);
+  await commitEvents(merchantId, 10, "payment.failed");
+  await fanOutEvents({ db, clock: systemClock }, { merchantId });
+  const runner = new LocalRunner({ db, clock: systemClock, providers, webhooks: poster, merchantId });
+  try {
+    const started = Date.now();
+    runner.start();
+    await vi.waitFor(() => expect(live.received).toHaveLength(10), { timeout: 1_700, interval: 20 });
+    expect(Date.now() - started).toBeLessThan(2_000);
+    // Every request the backlog's endpoints got by now is still open.
+    await sleep(1_900 - (Date.now() - started));
+    check();
+  } finally {
+    runner.stop();
+    await runner.settled();
+  }
+}
+
 describe("local runner: one endpoint's backlog among others", () => {
   it("an endpoint that answers nothing holds at most its share of the slots, and another endpoint's webhooks go meanwhile", async () => {
     const m = await seedTestMerchant();
     const ctx = await m.ctx();
-    const db = await getDb();
-    // Answers only after the poster has given up (2 s): every attempt to it waits out its timeout.
-    const silent = await startReceiver(() => sleep(2_500).then(() => 200));
-    const live = await startReceiver();
+    const [silent, live] = await Promise.all([silentReceiver(), startReceiver()]);
     await createEndpoint(ctx, { url: silent.url, enabledEvents: ["payment.succeeded"] });
     await createEndpoint(ctx, { url: live.url, enabledEvents: ["payment.failed"] });
     // The silent endpoint's backlog is older than the other's deliveries, and more than one claim
     // reads: oldest first alone would give it every slot until it had been worked through.
-    await commitEvents(m.merchant.id, 600, "payment.succeeded");
-    await fanOutEvents({ db, clock: systemClock }, { merchantId: m.merchant.id });
-    await sleep(5);
-    await commitEvents(m.merchant.id, 10, "payment.failed");
-    await fanOutEvents({ db, clock: systemClock }, { merchantId: m.merchant.id });
-    const runner = new LocalRunner({ db, clock: systemClock, providers, webhooks: poster, merchantId: m.merchant.id });
     try {
-      const started = Date.now();
-      runner.start();
-      // Before the silent endpoint's first attempts time out.
-      await vi.waitFor(() => expect(live.received).toHaveLength(10), { timeout: 1_700, interval: 20 });
-      expect(Date.now() - started).toBeLessThan(2_000);
-      await sleep(1_900 - (Date.now() - started));
-      // Every request it got by now is still open: at most its share were in flight at once.
-      expect(silent.received).toHaveLength(DELIVERY_PER_ENDPOINT);
+      await deliverBehindBacklog(m.merchant.id, 600, live, () => expect(silent.received).toHaveLength(DELIVERY_PER_ENDPOINT));
     } finally {
-      runner.stop();
-      await runner.settled();
       await Promise.all([silent.close(), live.close()]);
+    }
+  }, 30_000);
+
+  it("two endpoints that answer nothing share the slots and leave room for a third, whose webhooks go meanwhile", async () => {
+    const m = await seedTestMerchant();
+    const ctx = await m.ctx();
+    const [silentA, silentB, live] = await Promise.all([silentReceiver(), silentReceiver(), startReceiver()]);
+    // Both silent endpoints want every succeeded event: their backlogs interleave, oldest first.
+    await createEndpoint(ctx, { url: silentA.url, enabledEvents: ["payment.succeeded"] });
+    await createEndpoint(ctx, { url: silentB.url, enabledEvents: ["payment.succeeded"] });
+    await createEndpoint(ctx, { url: live.url, enabledEvents: ["payment.failed"] });
+    try {
+      await deliverBehindBacklog(m.merchant.id, 300, live, () => {
+        // Each got its share of two at work, and together they left that much again.
+        const share = endpointShare(DELIVERY_CONCURRENCY, 2);
+        expect(silentA.received).toHaveLength(share);
+        expect(silentB.received).toHaveLength(share);
+        expect(DELIVERY_CONCURRENCY - 2 * share).toBeGreaterThanOrEqual(share);
+      });
+    } finally {
+      await Promise.all([silentA.close(), silentB.close(), live.close()]);
     }
   }, 30_000);
 });

@@ -6,7 +6,7 @@ import { sweepExpiredIdempotencyKeys } from "@/server/services/idempotency/sweep
 import { loadDeliveries, recordAttempts, sendDelivery, type AttemptResult, type Loaded, type WebhookSender } from "@/server/services/webhooks/attempt-delivery";
 import { fanOutEvents } from "@/server/services/webhooks/fan-out-events";
 import { dailyCutoff } from "@/server/domain/settlements";
-import { ENDPOINT_CONCURRENCY } from "@/server/domain/webhooks";
+import { ENDPOINT_CONCURRENCY, endpointShare } from "@/server/domain/webhooks";
 import { payDueSettlements } from "@/server/services/settlements/pay-settlement";
 import { runSettlements } from "@/server/services/settlements/run-settlements";
 import { BackgroundScope } from "@/server/background";
@@ -20,16 +20,15 @@ type Deps = { db: Db; clock: Clock; providers: ProviderRegistry; webhooks: Webho
 
 const BATCH = 100;
 /**
- * Attempts to one endpoint in flight at once: half the slots, so that an endpoint that answers
- * nothing, with a backlog (a large window replayed to it), leaves the other half to everyone else's
- * webhooks.
+ * The most attempts to one endpoint in flight at once, when it is the only one with deliveries:
+ * half the slots, so that an endpoint that answers nothing, with a backlog (a large window
+ * replayed to it), leaves the other half to everyone else's webhooks. With more endpoints at work,
+ * each gets less (endpointShare), and a share is always left for one more.
  */
 export const DELIVERY_PER_ENDPOINT = ENDPOINT_CONCURRENCY;
 /** Webhook attempts in flight at once; they wait on merchants' servers, not on this process. */
 export const DELIVERY_CONCURRENCY = 2 * DELIVERY_PER_ENDPOINT;
 const RELAY_BATCH = 500;
-/** Deliveries of one endpoint held at once (claimed, waiting or in flight): its slots, and as many ready behind them. */
-const HELD_PER_ENDPOINT = 2 * DELIVERY_PER_ENDPOINT;
 /** Free slots that make it worth claiming more. */
 const DELIVERY_REFILL = 16;
 /** The longest it sleeps without looking: bounds lateness for work another instance created. */
@@ -226,7 +225,7 @@ export class LocalRunner {
   private ready: Loaded[] = [];
   /** Per endpoint, the deliveries claimed and not yet finished (waiting in `ready` or in flight). */
   private readonly held = new Map<string, number>();
-  /** Per endpoint, the attempts in flight: at most DELIVERY_PER_ENDPOINT. */
+  /** Per endpoint, the attempts in flight: at most its share (sendShare), started while under it. */
   private readonly sendingTo = new Map<string, number>();
   private claiming: Promise<void> | undefined;
   /** Attempts are recorded together: one statement for up to DELIVERY_CONCURRENCY, at most 5 ms after the first. */
@@ -255,12 +254,16 @@ export class LocalRunner {
   }
 
   private async claimDeliveries(): Promise<void> {
-    while (!this.halted && this.ready.length < DELIVERY_CONCURRENCY) {
-      const want = 2 * DELIVERY_CONCURRENCY - this.ready.length - this.sending;
+    for (;;) {
+      // Deliveries waiting behind an endpoint at its share do not count: they must not keep
+      // another endpoint's from being claimed.
+      const startable = this.startable();
+      if (this.halted || startable >= DELIVERY_CONCURRENCY) return;
+      const want = 2 * DELIVERY_CONCURRENCY - startable - this.sending;
       // The slots are full; the claim that filled them decided whether more are due.
       if (want < DELIVERY_REFILL) return;
       this.finishedSinceClaim = 0;
-      const share = { limit: HELD_PER_ENDPOINT, held: this.held };
+      const share = { limit: this.heldShare(), held: this.held };
       const { ids, more } = await claimDueDeliveriesSharing(this.deps.db, this.deps.clock.now(), want, { merchantId: this.deps.merchantId, share });
       const loaded = ids.length > 0 ? await loadDeliveries(this.deps, ids) : [];
       for (const l of loaded) count(this.held, l.endpoint.id, +1);
@@ -275,11 +278,30 @@ export class LocalRunner {
     }
   }
 
+  /** Attempts one endpoint may have in flight now, by how many endpoints have deliveries claimed. */
+  private sendShare(): number {
+    return endpointShare(DELIVERY_CONCURRENCY, this.held.size);
+  }
+
+  /** Deliveries one endpoint may hold (claimed, waiting or in flight): its share of the slots, and as many ready behind them. */
+  private heldShare(): number {
+    return 2 * this.sendShare();
+  }
+
+  /** Ready deliveries whose endpoint is under its share of the slots. */
+  private startable(): number {
+    const share = this.sendShare();
+    let n = 0;
+    for (const loaded of this.ready) if ((this.sendingTo.get(loaded.endpoint.id) ?? 0) < share) n++;
+    return n;
+  }
+
   /** Starts ready deliveries, oldest claimed first, while slots are free, skipping endpoints at their share of them. */
   private pump(): void {
+    const share = this.sendShare();
     for (let i = 0; this.sending < DELIVERY_CONCURRENCY && i < this.ready.length; ) {
       const loaded = this.ready[i]!;
-      if ((this.sendingTo.get(loaded.endpoint.id) ?? 0) >= DELIVERY_PER_ENDPOINT) {
+      if ((this.sendingTo.get(loaded.endpoint.id) ?? 0) >= share) {
         i++;
         continue;
       }
@@ -297,7 +319,7 @@ export class LocalRunner {
           this.pump();
           // Only a backlog is claimed as slots free up, DELIVERY_REFILL at a time; otherwise new
           // deliveries come with a pass (a relay, or retries falling due), not a claim after every attempt.
-          if (this.moreDeliveriesDue && this.finishedSinceClaim >= DELIVERY_REFILL && this.ready.length < DELIVERY_CONCURRENCY && !this.halted) {
+          if (this.moreDeliveriesDue && this.finishedSinceClaim >= DELIVERY_REFILL && !this.halted) {
             this.startDeliveries().catch((e: unknown) => log.error("claiming webhook deliveries failed", { error: e }));
           }
         });
@@ -306,7 +328,8 @@ export class LocalRunner {
   }
 
   private anyEndpointAtShare(): boolean {
-    for (const held of this.held.values()) if (held >= HELD_PER_ENDPOINT) return true;
+    const share = this.heldShare();
+    for (const held of this.held.values()) if (held >= share) return true;
     return false;
   }
 

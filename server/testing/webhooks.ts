@@ -38,6 +38,8 @@ export async function startReceiver(respond: (req: Received, n: number) => numbe
   };
 }
 
+export type Receiver = Awaited<ReturnType<typeof startReceiver>>;
+
 /** Commits `n` events of `type` for a merchant's test mode in one transaction, as a burst of payments reaching an outcome would. */
 export async function commitEvents(merchantId: string, n: number, type: "payment.succeeded" | "payment.failed" = "payment.succeeded") {
   const db = await getDb();

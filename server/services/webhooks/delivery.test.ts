@@ -8,7 +8,7 @@ import { GIVE_UP_AFTER_MS, RETRY_DELAYS_S } from "@/server/domain/webhooks";
 import { LocalRunner } from "@/server/jobs/local-runner";
 import { providers } from "@/server/providers/registry";
 import { seedPayment, seedTestMerchant } from "@/server/testing/fixtures";
-import { startReceiver, testPoster } from "@/server/testing/webhooks";
+import { startReceiver, testPoster, type Receiver } from "@/server/testing/webhooks";
 import { transitionPayment } from "../payments/transition-payment";
 import { createEndpoint } from "./create-endpoint";
 import { recordAttempts } from "./attempt-delivery";
@@ -16,7 +16,6 @@ import { fanOutEvents } from "./fan-out-events";
 import { rollEndpointSecret } from "./roll-endpoint-secret";
 import { updateEndpoint } from "./update-endpoint";
 
-type Receiver = Awaited<ReturnType<typeof startReceiver>>;
 const receivers: Receiver[] = [];
 const poster = testPoster();
 afterAll(async () => {
