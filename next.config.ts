@@ -6,6 +6,8 @@ const config: NextConfig = {
   // plain Node modules rather than be bundled.
   serverExternalPackages: ["@electric-sql/pglite", "postgres", "ioredis", "rate-limiter-flexible"],
   poweredByHeader: false,
+  // proxy.ts answers paths with a trailing slash: Next's redirect would carry no Request-Id.
+  skipTrailingSlashRedirect: true,
   reactStrictMode: true,
   typedRoutes: false,
   // `next dev` serves its scripts to localhost only; 127.0.0.1 is the same machine.

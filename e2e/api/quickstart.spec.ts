@@ -67,6 +67,22 @@ test.describe("service endpoints", () => {
     }
   });
 
+  test("a /v1 path with a trailing slash is a 404 in the envelope naming the path meant; a page's is sent to the path without it", async ({ request }) => {
+    for (const [method, path] of [
+      ["POST", "/v1/payments/"],
+      ["GET", "/v1/payments/pay_00000000000000000000000000/"],
+    ] as const) {
+      const res = await request.fetch(path, { method, headers: bearer(seed().keys.test), data: method === "POST" ? {} : undefined, maxRedirects: 0 });
+      const error = await expectError(res, 404, "not_found", "resource_missing");
+      expect(error.message).toBe(`Unrecognized request URL (${method} ${path}). Paths take no trailing slash: ${method} ${path.slice(0, -1)}.`);
+    }
+    // The same paths without the slash are served.
+    expect((await request.get("/v1/payments?limit=1", { headers: bearer(seed().keys.test) })).status()).toBe(200);
+    const page = await request.get("/pay/plink_00000000000000000000000000/?from=app", { maxRedirects: 0 });
+    expect(page.status()).toBe(308);
+    expect(page.headers()["location"]).toMatch(/\/pay\/plink_00000000000000000000000000\?from=app$/);
+  });
+
   test("OPTIONS and the methods a path does not serve answer in the envelope too, with a Request-Id", async ({ request }) => {
     // Next would answer OPTIONS itself (204, no Request-Id, an Allow header naming every method).
     for (const [method, path] of [

@@ -16,7 +16,7 @@ import { claimIdempotencyKey, keyRequestHash, type ClaimRow, type ClaimStatement
 import type { Completion, ResponseRecord } from "@/server/services/idempotency/completion";
 import { readJsonBody } from "./body";
 import { trustedClientAddress } from "./client-address";
-import { errorBody, internalError, raw, statusOf } from "./errors";
+import { errorBody, internalError, raw, statusOf, unrecognizedPathResponse } from "./errors";
 import { requestFingerprint, validateIdempotencyKey } from "./idempotency";
 import { consumeRateLimit } from "@/server/rate-limit";
 import { parseOrThrow, queryObject } from "./validation";
@@ -289,10 +289,7 @@ export function json(status: number, body: unknown, requestId: string, extra: Re
 
 /** Answers for paths and methods that no operation serves, in the same envelope. */
 export function notFoundRoute(request: Request): Response {
-  const requestId = newId("request");
-  const url = new URL(request.url);
-  const error = new ServiceError("resource_missing", `Unrecognized request URL (${request.method} ${url.pathname}).`);
-  return json(statusOf(error), errorBody(error, requestId), requestId);
+  return unrecognizedPathResponse(request.method, new URL(request.url).pathname, newId("request"));
 }
 
 /** The list envelope of DESIGN.md: `{ object: "list", data, has_more, url }`. */

@@ -58,6 +58,18 @@ export function isMalformedPath(rawPath: string): boolean {
   }
 }
 
+/**
+ * The answer to a /v1 path that no operation serves: 404 in the error envelope. A path with a
+ * trailing slash is one of them (each operation has one address, as the API reference writes it),
+ * and the message names the address meant.
+ */
+export function unrecognizedPathResponse(method: string, pathname: string, requestId: string): Response {
+  const trimmed = pathname.replace(/\/+$/, "");
+  const hint = trimmed !== pathname && trimmed !== "/v1" ? ` Paths take no trailing slash: ${method} ${trimmed}.` : "";
+  const error = new ServiceError("resource_missing", `Unrecognized request URL (${method} ${pathname}).${hint}`);
+  return raw(statusOf(error), JSON.stringify(errorBody(error, requestId)), requestId);
+}
+
 /** The answer to a malformed /v1 path: 400 in the error envelope. */
 export function malformedPathResponse(requestId: string): Response {
   const error = new ServiceError("parameter_invalid", "The request path is not valid percent-encoded UTF-8.", "path");
