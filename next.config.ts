@@ -6,7 +6,8 @@ const config: NextConfig = {
   // plain Node modules rather than be bundled.
   serverExternalPackages: ["@electric-sql/pglite", "postgres", "ioredis", "rate-limiter-flexible"],
   poweredByHeader: false,
-  // proxy.ts answers paths with a trailing slash: Next's redirect would carry no Request-Id.
+  // Next's redirect of a path with a trailing slash carries no Request-Id: /v1 answers such a path
+  // itself (apiRoute, a 404 in the envelope), and proxy.ts redirects the pages'.
   skipTrailingSlashRedirect: true,
   reactStrictMode: true,
   typedRoutes: false,

@@ -3,7 +3,7 @@ import { NextResponse, type NextRequest } from "next/server";
 import { authSecret, secureCookies } from "@/server/auth/secret";
 import { env } from "@/server/env";
 import { newId } from "@/server/domain/ids";
-import { isMalformedPath, malformedPathResponse, unrecognizedPathResponse } from "@/server/http/errors";
+import { isMalformedPath, malformedPathResponse } from "@/server/http/errors";
 import { contentSecurityPolicy } from "@/server/http/security-headers";
 import { PAGE_PATH_HEADER } from "@/server/domain/staff";
 
@@ -15,11 +15,10 @@ import { PAGE_PATH_HEADER } from "@/server/domain/staff";
  *   the browser to sign in, and back after. (tRPC checks the session again, and the staff
  *   member's role and merchant, on every call.)
  * And paths whose percent-encoding is not UTF-8 (`/v1/payments/%ff`), which Next cannot route and
- * would answer with a bare 500: a 400 here instead, in the error envelope on /v1. And paths with a
- * trailing slash (Next's own redirect of them is off, as it would answer without a Request-Id): a
- * 404 in the error envelope on /v1, naming the path meant; a 308 to the path without it for the
- * pages. Only such /v1 paths come here (the matcher wants a `%` or a trailing slash), so the API's
- * other requests never pay for a proxy.
+ * would answer with a bare 500: a 400 here instead, in the error envelope on /v1. Only such /v1
+ * paths come here (the matcher wants a `%`), so the API's other requests never pay for a proxy.
+ * And a page path with a trailing slash is sent to the path without it (Next's own redirect is off:
+ * on /v1 it answered without a Request-Id; apiRoute answers those).
  */
 export async function proxy(request: NextRequest): Promise<Response> {
   const { pathname, search } = request.nextUrl;
@@ -27,11 +26,8 @@ export async function proxy(request: NextRequest): Promise<Response> {
     if (pathname.startsWith("/v1/")) return malformedPathResponse(newId("request"));
     return new Response("This address is not valid.", { status: 400, headers: { "Content-Type": "text/plain; charset=utf-8" } });
   }
-  if (pathname.length > 1 && pathname.endsWith("/")) {
-    if (pathname.startsWith("/v1/")) return unrecognizedPathResponse(request.method, pathname, newId("request"));
-    return NextResponse.redirect(new URL(`${pathname.replace(/\/+$/, "") || "/"}${search}`, request.url), 308);
-  }
   if (pathname.startsWith("/v1/")) return NextResponse.next();
+  if (pathname.length > 1 && pathname.endsWith("/")) return NextResponse.redirect(new URL(`${pathname.replace(/\/+$/, "")}${search}`, request.url), 308);
   if (pathname.startsWith("/dashboard") && pathname !== "/dashboard/sign-in") {
     const secret = authSecret();
     const token = secret ? await getToken({ req: request, secret, secureCookie: secureCookies() }) : null;
@@ -55,4 +51,4 @@ export async function proxy(request: NextRequest): Promise<Response> {
   return response;
 }
 
-export const config = { matcher: ["/dashboard", "/dashboard/:path*", "/pay/:path*", "/checkout/:path*", "/v1/:path(.*%.*)", "/:path(.+/)"] };
+export const config = { matcher: ["/dashboard", "/dashboard/:path*", "/pay/:path*", "/checkout/:path*", "/v1/:path(.*%.*)"] };

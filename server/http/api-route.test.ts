@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { POST as createPaymentRoute } from "@/app/v1/payments/route";
 import { GET as retrievePaymentRoute } from "@/app/v1/payments/[id]/route";
+import { GET as openApiRoute } from "@/app/v1/openapi.json/route";
 import { getDb } from "@/db/client";
 import { apiKeys, idempotencyKeys, payments } from "@/db/schema";
 import { ServiceError } from "@/server/domain/errors";
@@ -367,6 +368,30 @@ describe("unknown paths", () => {
       const err = expectError(res, 404, "not_found", "resource_missing");
       expect(err.message).toContain(path);
     }
+  });
+
+  it("answers a path with a trailing slash, which Next routes to the operation without it, with a 404 naming the path meant, before anything else", async () => {
+    const at = (path: string, init: RequestInit = {}) => new Request(`http://localhost:3000${path}`, { ...init, headers: { authorization: `Bearer ${m.keys.test}`, ...init.headers } });
+    const before = await paymentCount(m.merchant.id);
+    const answers = [
+      // A valid create, key and all: refused for its address alone, and nothing written.
+      await createPaymentRoute(at("/v1/payments/", { method: "POST", body: JSON.stringify(paymentBody()), headers: { "content-type": "application/json", "idempotency-key": nextKey() } }), {
+        params: Promise.resolve({}),
+      }),
+      await retrievePaymentRoute(at("/v1/payments/pay_x/"), { params: Promise.resolve({ id: "pay_x" }) }),
+      await openApiRoute(at("/v1/openapi.json/")),
+    ];
+    const expected = ["POST /v1/payments", "GET /v1/payments/pay_x", "GET /v1/openapi.json"];
+    for (const [i, res] of answers.entries()) {
+      expect(res.status).toBe(404);
+      const body = (await res.json()) as { error: { code: string; message: string; request_id: string } };
+      expect(body.error.code).toBe("resource_missing");
+      expect(body.error.message).toContain(`Paths take no trailing slash: ${expected[i]}.`);
+      expect(res.headers.get("request-id")).toBe(body.error.request_id);
+    }
+    expect(await paymentCount(m.merchant.id)).toBe(before);
+    // Without the slash, the same requests are served.
+    expect((await openApiRoute(at("/v1/openapi.json"))).status).toBe(200);
   });
 });
 

@@ -78,6 +78,9 @@ export function apiRoute<B extends z.ZodType | undefined, Q extends z.ZodType | 
 ) {
   return async function route(request: Request, routeContext?: RouteContext): Promise<Response> {
     const requestId = newId("request");
+    const url = new URL(request.url);
+    const misaddressed = trailingSlashAnswer(request.method, url, requestId);
+    if (misaddressed) return misaddressed;
     let held: OwnedKey | undefined;
     // Set once the request's key is known: claims it (alone, or with a service's first write).
     let claimKey: ClaimKey | undefined;
@@ -87,7 +90,6 @@ export function apiRoute<B extends z.ZodType | undefined, Q extends z.ZodType | 
     try {
       const db = await getDb();
       const base = { db, clock: systemClock };
-      const url = new URL(request.url);
       if (op.scope === null) throw new Error(`${op.operationId} has no scope; serve public documents without apiRoute`);
 
       const { key, merchant } = await authenticateApiKey(base, presentedKey(request.headers.get("authorization")));
@@ -285,6 +287,15 @@ async function resolveParams(routeContext: RouteContext | undefined): Promise<Re
 
 export function json(status: number, body: unknown, requestId: string, extra: Record<string, string> = {}): Response {
   return raw(status, JSON.stringify(body), requestId, extra);
+}
+
+/**
+ * Each operation has one address. Next routes `/v1/payments/` to the handler of `/v1/payments`
+ * (next.config.ts turns off its redirect, which answered without a Request-Id): such a request is
+ * a 404 in the envelope, naming the address meant.
+ */
+export function trailingSlashAnswer(method: string, url: URL, requestId: string): Response | undefined {
+  return url.pathname.endsWith("/") ? unrecognizedPathResponse(method, url.pathname, requestId) : undefined;
 }
 
 /** Answers for paths and methods that no operation serves, in the same envelope. */
