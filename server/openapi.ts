@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ERROR_CODES, ERROR_TYPES } from "@/server/domain/errors";
+import { ERROR_CODES, ERROR_TYPES, type ErrorCode } from "@/server/domain/errors";
 import { idPattern } from "@/server/domain/ids";
 import { HTTP_STATUS } from "@/server/http/errors";
 import { IDEMPOTENCY_KEY_SHAPE } from "@/server/http/idempotency";
@@ -23,15 +23,17 @@ export const OPERATIONS: Operation[] = [
   ...Object.values(settlementOperations),
 ];
 
-const errorSchema = z.object({
-  error: z.object({
-    type: z.enum(ERROR_TYPES),
-    code: z.enum(Object.keys(ERROR_CODES) as [keyof typeof ERROR_CODES, ...(keyof typeof ERROR_CODES)[]]),
-    message: z.string(),
-    param: z.string().optional(),
-    request_id: z.string(),
-  }),
-});
+/** The error envelope, its `code` one of those the operations answer with. */
+const errorSchema = (codes: readonly ErrorCode[]) =>
+  z.object({
+    error: z.object({
+      type: z.enum(ERROR_TYPES),
+      code: z.enum(codes as [ErrorCode, ...ErrorCode[]]),
+      message: z.string(),
+      param: z.string().optional(),
+      request_id: z.string(),
+    }),
+  });
 
 /**
  * A zod schema as JSON Schema, for use inside the document (no `$schema` of its own). Query
@@ -52,47 +54,72 @@ const jsonSchema = (schema: z.ZodType, io: "input" | "output") => {
   return rest;
 };
 
-/** The error statuses, each with the codes it carries (from the one error table). */
-const ERROR_RESPONSES = Object.fromEntries(
-  Object.entries(HTTP_STATUS).map(([type, status]) => {
-    const codes = Object.entries(ERROR_CODES)
-      .filter(([, t]) => t === type)
-      .map(([code]) => `\`${code}\``);
-    return [
-      String(status),
-      {
-        description: `${type}: ${codes.join(", ")}.`,
-        headers: { "Request-Id": { $ref: "#/components/headers/Request-Id" }, ...(status === 429 ? { "Retry-After": { $ref: "#/components/headers/Retry-After" } } : {}) },
-        content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
-      },
-    ];
-  }),
-);
-
 /**
- * The error statuses an operation can answer with: what the /v1 wrapper does for every
- * operation (400; for authenticated ones 401, 403 and 429; 409 where an Idempotency-Key is
- * honoured) and 404 for an object that is not this merchant's in this environment, named in the
- * path, the body, or a list's cursor (`queryNames`).
+ * The error codes an operation can answer with, by HTTP status: what the /v1 wrapper does for
+ * every operation (400 `parameter_invalid`; for authenticated ones 401, 403 and 429; 409 where an
+ * Idempotency-Key is honoured), 404 for an object that is not this merchant's in this environment
+ * (named in the path, the body, or a list's cursor), 500 `internal` for any of them, and the codes
+ * of its own (`errors`). The codes only the hosted pages answer with are in none.
  */
-function errorStatuses(op: Operation, queryNames: readonly string[]): number[] {
-  const statuses = [400];
-  if (op.scope) statuses.push(401, 403);
-  if (op.pathParams || op.notFound || queryNames.includes("starting_after") || queryNames.includes("ending_before")) statuses.push(404);
-  if (op.idempotency !== "none") statuses.push(409);
-  if (op.scope) statuses.push(429);
-  return statuses;
+export function errorCodesOf(op: Operation): Map<number, ErrorCode[]> {
+  const codes: ErrorCode[] = ["parameter_invalid"];
+  if (op.idempotency === "required") codes.push("idempotency_key_required");
+  if (op.scope) codes.push("api_key_invalid", "scope_missing", "rate_limited");
+  const queryNames = queryNamesOf(op);
+  if (op.pathParams || op.notFound || queryNames.includes("starting_after") || queryNames.includes("ending_before")) codes.push("resource_missing");
+  if (op.idempotency !== "none") codes.push("idempotency_key_reused", "request_in_progress");
+  codes.push(...(op.errors ?? []), "internal");
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of Object.keys(ERROR_CODES) as ErrorCode[]) {
+    if (!codes.includes(code)) continue;
+    const status = HTTP_STATUS[ERROR_CODES[code]];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  return byStatus;
 }
 
 /**
- * An error status as an operation answers it. Where an Idempotency-Key is honoured, a 4xx given
- * after validation (`msisdn_invalid`, `reference_in_use`, a missing object) is stored like any
- * answer and replayed with `Idempotent-Replayed`; 401, 403 and 429 come before the key is read.
+ * Why an error answer is not one its operation's entry lists, or null when it is: the tests and
+ * the fuzzer hold every answer they get to the document.
  */
-function errorResponse(op: Operation, status: number) {
-  const shared = ERROR_RESPONSES[String(status)]!;
-  if (op.idempotency === "none" || ![400, 404, 409].includes(status)) return shared;
-  return { ...shared, headers: { ...shared.headers, "Idempotent-Replayed": { $ref: "#/components/headers/Idempotent-Replayed" } } };
+export function undocumentedError(op: Operation, status: number, code: unknown): string | null {
+  if (status < 400) return null;
+  const listed = errorCodesOf(op).get(status) ?? [];
+  if (listed.includes(code as ErrorCode)) return null;
+  return `${op.method} ${op.path} answered ${status} ${String(code)}, which its OpenAPI entry does not list (${listed.join(", ") || "nothing"} for ${status})`;
+}
+
+const OPERATION_PATTERNS = OPERATIONS.map((op) => ({ op, pattern: new RegExp(`^${op.path.replace(/\{\w+\}/g, "[^/]+")}$`), params: op.path.split("{").length }))
+  // Static segments first, as Next matches: /v1/payments/preview before /v1/payments/{id}.
+  .sort((a, b) => a.params - b.params);
+
+/** The operation a request reaches, as Next routes it; undefined for a path or method none serves. */
+export function operationFor(method: string, pathname: string): Operation | undefined {
+  return OPERATION_PATTERNS.find(({ op, pattern }) => op.method === method && pattern.test(pathname))?.op;
+}
+
+const queryNamesOf = (op: Operation): string[] =>
+  op.query ? Object.keys((jsonSchema(op.query, "input") as { properties?: Record<string, unknown> }).properties ?? {}) : [];
+
+const TYPE_OF_STATUS = new Map(Object.entries(HTTP_STATUS).map(([type, status]) => [status as number, type]));
+
+/**
+ * An error status as an operation answers it, naming its codes. Where an Idempotency-Key is
+ * honoured, a 4xx given after validation (`msisdn_invalid`, `reference_in_use`, a missing object)
+ * is stored like any answer and replayed with `Idempotent-Replayed`; 401, 403 and 429 come before
+ * the key is read.
+ */
+function errorResponse(op: Operation, status: number, codes: readonly ErrorCode[]) {
+  const replayed = op.idempotency !== "none" && [400, 404, 409].includes(status);
+  return {
+    description: `${TYPE_OF_STATUS.get(status)}: ${codes.map((c) => `\`${c}\``).join(", ")}.`,
+    headers: {
+      "Request-Id": { $ref: "#/components/headers/Request-Id" },
+      ...(status === 429 ? { "Retry-After": { $ref: "#/components/headers/Retry-After" } } : {}),
+      ...(replayed ? { "Idempotent-Replayed": { $ref: "#/components/headers/Idempotent-Replayed" } } : {}),
+    },
+    content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+  };
 }
 
 /** A body whose every field is optional may be left out: the wrapper reads no body as `{}`. */
@@ -104,6 +131,8 @@ function requestBody(body: z.ZodType) {
 
 /** OpenAPI 3.1, generated from the same zod schemas the handlers parse and shape with. */
 export function openApiDocument(serverUrl: string) {
+  const answered = new Set(OPERATIONS.flatMap((op) => [...errorCodesOf(op).values()].flat()));
+  const v1Codes = (Object.keys(ERROR_CODES) as ErrorCode[]).filter((c) => answered.has(c));
   const paths: Record<string, Record<string, unknown>> = {};
   for (const op of OPERATIONS) {
     const parameters: unknown[] = Object.entries(op.pathParams ?? {}).map(([name, param]) => ({
@@ -113,12 +142,10 @@ export function openApiDocument(serverUrl: string) {
       description: param.description,
       schema: "values" in param ? { type: "string", enum: param.values } : { type: "string", pattern: idPattern(param.id) },
     }));
-    const queryNames: string[] = [];
     if (op.query) {
       const schema = jsonSchema(op.query, "input") as { properties?: Record<string, unknown>; required?: string[] };
       for (const [name, prop] of Object.entries(schema.properties ?? {})) {
         parameters.push({ name, in: "query", required: schema.required?.includes(name) ?? false, schema: prop });
-        queryNames.push(name);
       }
     }
     if (op.idempotency !== "none") {
@@ -147,7 +174,9 @@ export function openApiDocument(serverUrl: string) {
           },
           content: { "application/json": { schema: jsonSchema(op.response, "output") } },
         },
-        ...Object.fromEntries(errorStatuses(op, queryNames).map((status) => [String(status), errorResponse(op, status)])),
+        ...Object.fromEntries(
+          [...errorCodesOf(op)].filter(([status]) => status < 500).map(([status, codes]) => [String(status), errorResponse(op, status, codes)]),
+        ),
         default: {
           description: "api_error: `internal` (500); query the object, then retry with the same Idempotency-Key.",
           headers: { "Request-Id": { $ref: "#/components/headers/Request-Id" } },
@@ -188,7 +217,7 @@ export function openApiDocument(serverUrl: string) {
         bearerAuth: { type: "http", scheme: "bearer", description: "sk_test_…, sk_live_…, rk_test_…, rk_live_…" },
         basicAuth: { type: "http", scheme: "basic", description: "The key as the user name and an empty password (`curl -u sk_test_…:`)." },
       },
-      schemas: { Error: jsonSchema(errorSchema, "output") },
+      schemas: { Error: jsonSchema(errorSchema(v1Codes), "output") },
       headers: {
         "Request-Id": { description: "This request's id (`req_…`), also in an error's `request_id`: quote it to support.", schema: { type: "string" } },
         "Idempotent-Replayed": { description: "`true` when the answer is the stored one of an earlier request with the same Idempotency-Key.", schema: { type: "string", enum: ["true"] } },

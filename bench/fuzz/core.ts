@@ -153,7 +153,7 @@ export async function fuzzTarget(target: Target, opts: FuzzOptions, realIds: Set
       }
       result.requests++;
       opts.onAnswer?.(request, answer);
-      const problems = judge(expect, answer);
+      const problems = judge(expect, answer, target.op);
       if (answer.status >= 500) result.serverErrors++;
       else if (answer.status >= 400) {
         let code: ErrorCode | "other" = "other";

@@ -6,6 +6,7 @@
 import { presentedKey } from "@/server/domain/api-keys";
 import { ERROR_CODES, type ErrorCode } from "@/server/domain/errors";
 import { HTTP_STATUS } from "@/server/http/errors";
+import { undocumentedError } from "@/server/openapi";
 import type { Operation } from "@/server/schemas/common";
 import { malformedPath, type Body, type FuzzRequest, type Keys } from "./requests";
 
@@ -184,7 +185,7 @@ export function expectationFor(op: Operation | undefined, req: FuzzRequest, keys
 export type Answer = { status: number; headers: Record<string, string | string[] | undefined>; body: string };
 
 /** Everything wrong with an answer to a request that had to be refused; empty when it is right. */
-export function judge(expect: Expectation, answer: Answer): string[] {
+export function judge(expect: Expectation, answer: Answer, op?: Operation): string[] {
   const problems: string[] = [];
   if (answer.status >= 500) problems.push(`${answer.status}: a server error`);
   else if (answer.status < 400) problems.push(`${answer.status}: accepted a request that is wrong (${expect.reasons.join("; ")})`);
@@ -199,6 +200,8 @@ export function judge(expect: Expectation, answer: Answer): string[] {
     return problems;
   }
   problems.push(...envelopeProblems(parsed, answer));
+  const undocumented = op && problems.length === 0 ? undocumentedError(op, answer.status, (parsed as { error: { code: string } }).error.code) : null;
+  if (undocumented) problems.push(undocumented);
   if (problems.length === 0 && expect.status !== undefined) {
     const code = (parsed as { error: { code: string } }).error.code;
     const reused = expect.orReused && answer.status === 409 && code === "idempotency_key_reused";

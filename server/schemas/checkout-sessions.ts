@@ -88,6 +88,7 @@ export const checkoutSessionOperations = {
     scope: "payments:write",
     body: createCheckoutSessionBody,
     idempotency: "optional",
+    errors: ["reference_in_use"],
     status: 201,
     response: checkoutSessionResource,
   }),

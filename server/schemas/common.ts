@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Scope } from "@/server/domain/api-keys";
+import type { ErrorCode } from "@/server/domain/errors";
 import { ID_PREFIXES, idPattern, type IdKind } from "@/server/domain/ids";
 import { METADATA_MAX_KEYS } from "@/server/domain/metadata";
 
@@ -103,6 +104,8 @@ export type Operation<Body extends z.ZodType | undefined = z.ZodType | undefined
   idempotency: "required" | "optional" | "none";
   /** Without path parameters, when the operation still answers 404 (an id in the body, a live key on a test helper). */
   notFound?: true;
+  /** Codes of its own it may answer with, beyond the ones every operation of its kind has (server/openapi.ts, errorCodesOf). */
+  errors?: readonly ErrorCode[];
   /** The answer shows a secret: its idempotency record is stored sealed (server/domain/sealing.ts). */
   secretInResponse?: true;
   status: 200 | 201;

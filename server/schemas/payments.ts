@@ -157,6 +157,7 @@ export const paymentOperations = {
     scope: "payments:write",
     body: createPaymentBody,
     idempotency: "required",
+    errors: ["msisdn_invalid", "reference_in_use"],
     status: 201,
     response: paymentResource,
   }),

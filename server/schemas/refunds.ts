@@ -77,6 +77,7 @@ export const refundOperations = {
     body: createRefundBody,
     idempotency: "required",
     notFound: true,
+    errors: ["refund_amount_invalid"],
     status: 201,
     response: refundResource,
   }),

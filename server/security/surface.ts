@@ -2,6 +2,7 @@ import { readdirSync } from "node:fs";
 import path from "node:path";
 import type { Scope } from "@/server/domain/api-keys";
 import { notFoundRoute } from "@/server/http/api-route";
+import { holdToDocument } from "@/server/testing/api";
 import { paymentBody, uniqueRef } from "@/server/testing/fixtures";
 import type { Objects } from "./world";
 
@@ -150,6 +151,7 @@ export async function callRoute(route: RouteProbe, call: Call): Promise<Answer> 
   } catch {
     parsed = undefined;
   }
+  holdToDocument(route.method, url.pathname, res.status, parsed);
   return { status: res.status, text, body: parsed, headers: res.headers };
 }
 

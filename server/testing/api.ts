@@ -23,6 +23,7 @@ import * as paymentLink from "@/app/v1/payment_links/[id]/route";
 import * as deactivateLink from "@/app/v1/payment_links/[id]/deactivate/route";
 import * as checkoutSessions from "@/app/v1/checkout_sessions/route";
 import * as checkoutSession from "@/app/v1/checkout_sessions/[id]/route";
+import { operationFor, undocumentedError } from "@/server/openapi";
 
 type Handler = (req: Request, ctx: { params: Promise<Record<string, string | string[]>> }) => Promise<Response> | Response;
 type RouteModule = Partial<Record<"GET" | "POST" | "PUT" | "PATCH" | "DELETE", Handler>>;
@@ -101,5 +102,18 @@ export async function api<T = any>(method: string, path: string, opts: CallOptio
   } catch {
     parsed = undefined;
   }
+  holdToDocument(method, url.pathname, response.status, parsed);
   return { status: response.status, headers: response.headers, text, body: parsed as T };
+}
+
+/**
+ * Every error a test meets must be one the OpenAPI document lists for its operation: a code the
+ * document does not name fails the test that got it. Paths and methods no operation serves (the
+ * catch-all 404) are the document's silence, not a contradiction.
+ */
+export function holdToDocument(method: string, pathname: string, status: number, body: unknown): void {
+  const op = operationFor(method, pathname);
+  if (!op || status < 400) return;
+  const problem = undocumentedError(op, status, (body as { error?: { code?: unknown } } | undefined)?.error?.code);
+  if (problem) throw new Error(problem);
 }
