@@ -51,6 +51,7 @@ test("test helpers drive a payment the customer never answers (…03)", async ({
   expect((await aged.json()).status).toBe("unresolved");
   const live = await request.post(`/v1/test_helpers/payments/${p.id}/succeed`, { headers: bearer(seed().keys.live) });
   expect(live.status()).toBe(404);
+  expect((await live.json()).error).toMatchObject({ code: "resource_missing", param: "path", message: expect.stringContaining("test mode only") });
 });
 
 test("a forged provider callback is refused", async ({ request }) => {

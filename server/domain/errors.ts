@@ -72,6 +72,10 @@ export const invalidParam = (param: string, message: string) =>
 export const resourceMissing = (what: string, id: string, param = "id") =>
   new ServiceError("resource_missing", `No such ${what}: '${id}'`, param);
 
+/** A test helper asked with a live key: whatever it names, the helpers are not there in live mode. */
+export const testModeOnly = () =>
+  new ServiceError("resource_missing", "Test helpers work in test mode only: call them with a test key (sk_test_… or rk_test_…).", "path");
+
 /** Spec rule 4, for payments and for the checkout sessions that share their references. */
 /** Too many PIN prompts to one phone number lately: shown to a customer as it is, so it says what to do. */
 export const promptLimitReached = (retryAfterSeconds: number) =>

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { invalidParam, type ServiceError } from "@/server/domain/errors";
 import { UNSTORABLE_MESSAGE } from "@/server/domain/unstorable";
+import { allowedValues } from "@/server/domain/wording";
 
 /** Parses with a zod schema; the first problem becomes a `parameter_invalid` naming its field. */
 export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, where: "body" | "query"): z.output<S> {
@@ -45,7 +46,7 @@ function plainWords(issue: z.core.$ZodIssue): string | null {
     case "invalid_type":
       return `must be ${/^[aeiou]/.test(issue.expected) ? "an" : "a"} ${issue.expected}`;
     case "invalid_value":
-      return `must be one of ${issue.values.map(String).join(", ")}`;
+      return `must be ${allowedValues(issue.values)}`;
     default:
       return null;
   }

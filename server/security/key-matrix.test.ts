@@ -81,7 +81,7 @@ describe.each(AUTHENTICATED.map((r) => [label(r), r] as const))("%s", (_name, ro
     const call = sampleCall(route, w.ours, w.them.keys.live, w.ours[route.id ?? "payment"]);
     const res = await callRoute(route, call);
     if (route.id || route.refersToOurs || route.testOnly) {
-      expectError(res, 404, "not_found", "resource_missing", route.id || route.testOnly ? (route.path.includes("settlements/run") ? "path" : "id") : "payment");
+      expectError(res, 404, "not_found", "resource_missing", route.testOnly ? "path" : route.id ? "id" : "payment");
     } else {
       expect(res.status, res.text).toBeLessThan(300);
       if (res.body.livemode !== undefined) expect(res.body.livemode).toBe(true);

@@ -86,6 +86,14 @@ describe.each(ID_ROUTES.map((r) => [label(r), r] as const))("%s", (_name, route)
       const id = c.id(w, route.id);
       const res = await callRoute(route, { ...sampleCall(route, w.ours, c.key(w), id) });
       expect({ case: c.name, status: res.status }).toEqual({ case: c.name, status: 404 });
+      if (route.testOnly && c.key(w) === w.us.keys.live) {
+        // A test helper takes no live key, whatever the id: one answer, naming neither the id nor the object.
+        const refused = expectError(res, 404, "not_found", "resource_missing", "path");
+        expect(refused.message).toContain("test mode only");
+        const random = await callRoute(route, sampleCall(route, w.ours, w.us.keys.live, newId(KIND[route.id])));
+        expect(comparable(random, "")).toEqual(comparable(res, ""));
+        continue;
+      }
       expectError(res, 404, "not_found", "resource_missing", "id");
       // Nothing of the object leaks into the refusal.
       for (const field of ["amount", "status", "livemode", "object"]) expect(res.body.error).not.toHaveProperty(field);

@@ -52,9 +52,13 @@ describe("POST /v1/test_helpers/payments/{id}/{action}", () => {
     expect(Date.parse(t.unresolved_at)).toBeGreaterThanOrEqual(Date.parse(t.unknown_at));
   });
 
-  it("is test-mode only: a live key gets 404, as for any unknown object", async () => {
+  it("is test-mode only: a live key gets 404 saying so, whatever the id, and the payment does not move", async () => {
     const p = await create();
-    expectError(await api("POST", `/v1/test_helpers/payments/${p.id}/succeed`, { key: m.keys.live }), 404, "not_found", "resource_missing", "id");
+    const refused = expectError(await api("POST", `/v1/test_helpers/payments/${p.id}/succeed`, { key: m.keys.live }), 404, "not_found", "resource_missing", "path");
+    expect(refused.message).toBe("Test helpers work in test mode only: call them with a test key (sk_test_… or rk_test_…).");
+    const random = await api("POST", `/v1/test_helpers/payments/pay_${"0".repeat(26)}/bogus`, { key: m.keys.live });
+    expect(expectError(random, 404, "not_found", "resource_missing", "path").message).toBe(refused.message);
+    expect((await api("GET", `/v1/payments/${p.id}`, { key: m.keys.test })).body.status).toBe(p.status);
   });
 
   it("answers two opposite moves at once with one 200 and one refusal, and the payment as the winner left it", async () => {
@@ -64,7 +68,7 @@ describe("POST /v1/test_helpers/payments/{id}/{action}", () => {
       const ok = answers.filter((a) => a.status === 200);
       expect(ok).toHaveLength(1);
       const loser = answers.find((a) => a.status !== 200)!;
-      expect(expectError(loser, 400, "invalid_request", "parameter_invalid", "action").message).toMatch(new RegExp(`^This payment is ${ok[0]!.body.status}:`));
+      expect(expectError(loser, 400, "invalid_request", "parameter_invalid", "action").message).toMatch(new RegExp(`^This payment's status is ${ok[0]!.body.status}:`));
       expect((await api("GET", `/v1/payments/${p.id}`, { key: m.keys.test })).body.status).toBe(ok[0]!.body.status);
       expect(await eventTypes(p.id)).toEqual([`payment.${ok[0]!.body.status}`]);
     }
@@ -76,7 +80,7 @@ describe("POST /v1/test_helpers/payments/{id}/{action}", () => {
     const other = await seedTestMerchant();
     expectError(await api("POST", `/v1/test_helpers/payments/${p.id}/succeed`, { key: other.keys.test }), 404, "not_found", "resource_missing", "id");
     const notUnknown = expectError(await api("POST", `/v1/test_helpers/payments/${p.id}/age`, { key: m.keys.test }), 400, "invalid_request", "parameter_invalid", "action");
-    expect(notUnknown.message).toBe("This payment is awaiting_customer: 'age' moves only a payment that is unknown.");
+    expect(notUnknown.message).toBe("This payment's status is awaiting_customer: 'age' moves only a payment whose status is unknown.");
   });
 
   it("refuses a move the provider could never make, and answers a repeated one with the payment as it is", async () => {
@@ -85,7 +89,7 @@ describe("POST /v1/test_helpers/payments/{id}/{action}", () => {
     expect(paid.body.status).toBe("succeeded");
     for (const action of ["fail", "expire", "unknown", "age"]) {
       const refused = expectError(await api("POST", `/v1/test_helpers/payments/${p.id}/${action}`, { key: m.keys.test }), 400, "invalid_request", "parameter_invalid", "action");
-      expect(refused.message).toMatch(/^This payment is succeeded: '\w+' moves only a payment that is /);
+      expect(refused.message).toMatch(/^This payment's status is succeeded: '\w+' moves only a payment whose status is /);
     }
     const again = await api("POST", `/v1/test_helpers/payments/${p.id}/succeed`, { key: m.keys.test });
     expect(again.status).toBe(200);

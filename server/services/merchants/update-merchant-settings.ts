@@ -7,6 +7,7 @@ import { changedFields } from "@/server/domain/security-log";
 import { recordSecurityEvent } from "@/server/services/security-log/record-security-event";
 // The database checks the range too; checking first lets the answer name the field.
 import { PAYMENT_EXPIRY_MAX_SECONDS, PAYMENT_EXPIRY_MIN_SECONDS } from "@/server/domain/merchant-settings";
+import { allowedValues } from "@/server/domain/wording";
 
 export type MerchantSettingsInput = { feeBearer?: FeeBearer; paymentExpirySeconds?: number };
 
@@ -18,7 +19,7 @@ export type MerchantSettingsInput = { feeBearer?: FeeBearer; paymentExpirySecond
 export async function updateMerchantSettings(ctx: ServiceContext, input: MerchantSettingsInput): Promise<Merchant> {
   const changes: Partial<Pick<Merchant, "feeBearer" | "paymentExpirySeconds">> = {};
   if (input.feeBearer !== undefined) {
-    if (!(FEE_BEARERS as readonly string[]).includes(input.feeBearer)) throw invalidParam("fee_bearer", `fee_bearer must be one of ${FEE_BEARERS.join(", ")}.`);
+    if (!(FEE_BEARERS as readonly string[]).includes(input.feeBearer)) throw invalidParam("fee_bearer", `fee_bearer must be ${allowedValues(FEE_BEARERS)}.`);
     changes.feeBearer = input.feeBearer;
   }
   if (input.paymentExpirySeconds !== undefined) {

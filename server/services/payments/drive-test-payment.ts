@@ -1,10 +1,11 @@
 import type { Payment } from "@/db/schema";
-import { resourceMissing, ServiceError } from "@/server/domain/errors";
+import { resourceMissing, ServiceError, testModeOnly } from "@/server/domain/errors";
 import { canTransition, TEST_PAYMENT_ACTIONS, TRANSITIONS, type PaymentStatus, type TestPaymentAction } from "@/server/domain/payment-status";
 import type { ServiceContext } from "@/server/context";
 import { applyProviderOutcome } from "./apply-provider-outcome";
 import { getPayment } from "./get-payment";
 import { transitionPayment } from "./transition-payment";
+import { allowedValues } from "@/server/domain/wording";
 
 const isTestAction = (a: string): a is TestPaymentAction => (TEST_PAYMENT_ACTIONS as readonly string[]).includes(a);
 
@@ -19,16 +20,16 @@ const TARGET = { succeed: "succeeded", fail: "failed", expire: "expired", unknow
 >;
 
 export async function driveTestPayment(ctx: ServiceContext, paymentId: string, action: string): Promise<Payment> {
+  // A live key: the same answer whatever the id, so it tells nothing of live payments (server/security/tenant-matrix).
+  if (ctx.livemode) throw testModeOnly();
   if (!isTestAction(action)) throw resourceMissing("test helper", action, "action");
-  // A live key: answered as every id it must not serve is (server/security/tenant-matrix), whatever the id.
-  if (ctx.livemode) throw resourceMissing("payment", paymentId);
   const payment = await getPayment(ctx, paymentId);
   const to = TARGET[action];
   // Asked again for where it already is: the same answer, as a retry expects.
   if (payment.status === to) return payment;
   // A move the provider or the timers could never make is refused, not answered with the payment unchanged.
   const refused = (status: PaymentStatus) =>
-    new ServiceError("parameter_invalid", `This payment is ${status}: '${action}' moves only a payment that is ${TRANSITIONS[to].join(", ")}.`, "action");
+    new ServiceError("parameter_invalid", `This payment's status is ${status}: '${action}' moves only a payment whose status is ${allowedValues(TRANSITIONS[to])}.`, "action");
   if (!canTransition(payment.status, to)) throw refused(payment.status);
   const moved = await move(ctx, payment, action);
   // Another move won the compare-and-set in between (two helpers at once, or the sandbox's own answer).

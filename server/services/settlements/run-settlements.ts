@@ -5,7 +5,7 @@ import { rowsOf } from "@/db/rows";
 import { lockUntilCommit } from "@/db/transaction";
 import { payments, refunds, settlementLines, settlements, type Settlement } from "@/db/schema";
 import type { BaseContext, ServiceContext } from "@/server/context";
-import { resourceMissing } from "@/server/domain/errors";
+import { testModeOnly } from "@/server/domain/errors";
 import { newId } from "@/server/domain/ids";
 import type { Currency } from "@/server/domain/money";
 import { TEST_PAYOUT_DELAY_MS } from "@/server/domain/settlements";
@@ -170,6 +170,6 @@ async function settleGroup(ctx: BaseContext, group: Group, cutoff: Date): Promis
 
 /** The test helper: batch this merchant's test-mode items now, instead of at the next midnight. */
 export async function runTestSettlements(ctx: ServiceContext): Promise<Settlement[]> {
-  if (ctx.livemode) throw resourceMissing("test helper", "settlements/run", "path");
+  if (ctx.livemode) throw testModeOnly();
   return runSettlements(ctx, { cutoff: ctx.clock.now(), merchantId: ctx.merchant.id, livemode: false });
 }
