@@ -67,6 +67,9 @@ async function start(db: Db): Promise<void> {
   const sealed = await sealStoredSecrets(db);
   if (sealed > 0) log.info("sealed webhook signing secrets stored in plain text", { endpoints: sealed });
   startBackgroundWork(db);
+  if (!env().embedded && !env().NEXTAUTH_SECRET) {
+    log.warn("NEXTAUTH_SECRET is not set: the API serves, but the dashboard signs no one in until it is (32+ characters, the same on every instance)");
+  }
   if (!env().BOOTSTRAP_DEMO) return;
   const [row] = await db.select({ n: count() }).from(merchants);
   if ((row?.n ?? 0) > 0) return;

@@ -22,6 +22,15 @@ export const SIGN_IN_ERRORS = {
   not_configured: "Sign-in is not configured: set NEXTAUTH_SECRET on the server.",
 } as const;
 
+/**
+ * /api/auth/* on PostgreSQL without NEXTAUTH_SECRET: 503 with what to set (in next-auth's own
+ * `{ message }` shape), rather than next-auth's 500 about "a problem with the server configuration".
+ * The API does not need the secret and keeps serving; the sign-in page says the same.
+ */
+export function signInNotConfigured(): Response {
+  return Response.json({ message: SIGN_IN_ERRORS.not_configured }, { status: 503, headers: { "Cache-Control": "no-store" } });
+}
+
 
 /**
  * Staff sign in with their business, e-mail and password (credentials), into a JWT session cookie that carries

@@ -1,9 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { env } from "@/server/env";
+import { env, type Env } from "@/server/env";
 
-let cached: string | null | undefined;
+/** The secret, for the configuration it was read under (a changed configuration reads it again). */
+let cached: { for: Env; secret: string | null } | undefined;
 
 /**
  * The key that signs dashboard sessions: NEXTAUTH_SECRET, or on the embedded default one made on
@@ -12,21 +13,25 @@ let cached: string | null | undefined;
  * invented.
  */
 export function authSecret(): string | null {
-  if (cached !== undefined) return cached;
-  const { NEXTAUTH_SECRET, embedded, PGLITE_DIR } = env();
-  if (NEXTAUTH_SECRET) return (cached = NEXTAUTH_SECRET);
-  if (!embedded) return (cached = null);
+  const config = env();
+  if (cached?.for !== config) cached = { for: config, secret: readAuthSecret(config) };
+  return cached.secret;
+}
+
+function readAuthSecret({ NEXTAUTH_SECRET, embedded, PGLITE_DIR }: Env): string | null {
+  if (NEXTAUTH_SECRET) return NEXTAUTH_SECRET;
+  if (!embedded) return null;
   const file = path.join(path.dirname(path.resolve(PGLITE_DIR)), "auth-secret");
   try {
-    cached = readFileSync(file, "utf8").trim();
-    if (cached.length >= 32) return cached;
+    const kept = readFileSync(file, "utf8").trim();
+    if (kept.length >= 32) return kept;
   } catch {
     // First start: make it below.
   }
   mkdirSync(path.dirname(file), { recursive: true });
-  cached = randomBytes(32).toString("base64url");
-  writeFileSync(file, `${cached}\n`, { mode: 0o600 });
-  return cached;
+  const made = randomBytes(32).toString("base64url");
+  writeFileSync(file, `${made}\n`, { mode: 0o600 });
+  return made;
 }
 
 /**

@@ -1,10 +1,11 @@
 import NextAuth from "next-auth";
 import { withKnownDevice } from "@/server/auth/known-device";
-import { authOptions } from "@/server/auth/options";
+import { authOptions, signInNotConfigured } from "@/server/auth/options";
+import { authSecret } from "@/server/auth/secret";
 import { systemClock } from "@/server/clock";
 
 // /api/auth/* – next-auth: staff sign-in and sign-out for the dashboard; a sign-in makes its browser known
 const handler = (req: Request, ctx: { params: Promise<{ nextauth: string[] }> }) =>
-  withKnownDevice(req, systemClock.now(), (request) => NextAuth(authOptions())(request, ctx));
+  authSecret() === null ? signInNotConfigured() : withKnownDevice(req, systemClock.now(), (request) => NextAuth(authOptions())(request, ctx));
 
 export { handler as GET, handler as POST };
