@@ -272,6 +272,10 @@ function declaresBody(headers: Headers): boolean {
   return headers.has("transfer-encoding") || Number(headers.get("content-length") ?? "0") > 0;
 }
 
+/**
+ * An operation without a body refuses one, except `{}`: many clients send it with every POST or
+ * DELETE, and it asks for nothing. (A GET's body never arrives: its headers alone refuse it.)
+ */
 function refuseBody(value: unknown): undefined {
   if (value === undefined) return undefined;
   if (value && typeof value === "object" && !Array.isArray(value) && Object.keys(value).length === 0) return undefined;
