@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { expect, test } from "@playwright/test";
 import { verifySignatureHeader } from "../../server/domain/signatures";
@@ -448,4 +449,34 @@ test.describe("on a phone", () => {
     const wider = await page.locator(".table-wrap").evaluate((e) => e.scrollWidth - e.clientWidth);
     expect(wider).toBeLessThanOrEqual(1);
   });
+});
+
+test("the link form quotes what customers will pay, fee included; a single-use link reads as its payment left it", async ({ page, request }) => {
+  const usd = (minor: number) => `USD ${(minor / 100).toFixed(2)}`;
+  const quote = await v1<{ fee: number; charged_amount: number }>(request, "POST", "/v1/payments/preview", { amount: 2_500, currency: "USD", method: "wallet" });
+  await page.goto("/dashboard/payment-links");
+  await page.getByLabel("Amount", { exact: true }).fill("25");
+  const hint = page.locator("#amount-hint");
+  await expect(hint).toContainText(`Customers pay ${usd(quote.charged_amount)}`);
+  await expect(hint).toContainText(`${usd(quote.fee)} fee`);
+
+  const description = `Used link ${randomUUID().slice(0, 8)}`;
+  const link = await v1<{ id: string }>(request, "POST", "/v1/payment_links", { amount: 1_000, currency: "USD", description, single_use: true });
+  // The customer pays on the link's page; the sandbox leaves …03 waiting for the PIN.
+  const customer = await page.context().newPage();
+  await customer.goto(`/pay/${link.id}`);
+  await customer.getByLabel(/mobile money number/i).fill("0770000003");
+  await customer.getByRole("button", { name: /^Pay / }).click();
+  await expect(customer.getByRole("heading", { name: "Check your phone and enter your PIN" })).toBeVisible();
+  await customer.close();
+
+  const row = page.getByRole("row").filter({ hasText: description });
+  await page.reload();
+  await expect(row.getByText("Payment in progress")).toBeVisible();
+  const made = await v1<{ data: Array<{ id: string }> }>(request, "GET", `/v1/payments?search=${link.id}`);
+  expect(made.data).toHaveLength(1);
+  await v1(request, "POST", `/v1/test_helpers/payments/${made.data[0]!.id}/succeed`);
+  await page.reload();
+  await expect(row.getByText("Used", { exact: true })).toBeVisible();
+  await expect(row.getByRole("button", { name: "Deactivate" })).toHaveCount(0);
 });

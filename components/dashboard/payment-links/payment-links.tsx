@@ -4,14 +4,21 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { Pager, type Cursor } from "@/components/ui/pager";
 import { Badge } from "@/components/ui/status-badge";
+import { quoteFee, type FeeBearer, type FeePlan } from "@/server/domain/fees";
 import { harareWallTimeToIso } from "@/server/domain/harare-time";
 import { CURRENCIES, formatAmount, parseMajorAmount, type Currency } from "@/server/domain/money";
+import type { LinkStatus } from "@/server/domain/payment-links";
 import type { StaffRole } from "@/server/domain/staff";
 import { ConfirmAction, CopyButton, CopyValue, ErrorNote, ListView, Problem, RoleNote, formatWhen, roleRefusal, useRole } from "../kit";
 import { useTRPC } from "../trpc";
 
-const STATUS_TONE = { active: "good", expired: "neutral", deactivated: "neutral" } as const;
-const STATUS_LABEL = { active: "Active", expired: "Expired", deactivated: "Deactivated" } as const;
+const STATUS_BADGE = {
+  active: { tone: "good", label: "Active" },
+  paying: { tone: "wait", label: "Payment in progress" },
+  used: { tone: "neutral", label: "Used" },
+  expired: { tone: "neutral", label: "Expired" },
+  deactivated: { tone: "neutral", label: "Deactivated" },
+} as const satisfies Record<LinkStatus, { tone: "good" | "wait" | "neutral"; label: string }>;
 
 export function PaymentLinks() {
   const { role, allowed } = useRole("developer");
@@ -62,6 +69,7 @@ function CreateLink() {
     create.mutate({ amount: parsed.amount, currency, description: description.trim(), singleUse, expiresAt });
   };
   const preview = amount ? parseMajorAmount(amount, currency) : null;
+  const settings = useQuery(trpc.settings.get.queryOptions());
   return (
     <>
       {made ? (
@@ -86,7 +94,7 @@ function CreateLink() {
           </label>
         </div>
         <span id="amount-hint" className="hint">
-          {preview?.ok ? `Customers pay ${formatAmount(preview.amount, currency)}.` : "In major units, e.g. 25 or 1,250.50."}
+          {preview?.ok ? payHint(preview.amount, currency, settings.data) : "In major units, e.g. 25 or 1,250.50."}
         </span>
         <label>
           Description (shown to the customer)
@@ -109,6 +117,15 @@ function CreateLink() {
       </form>
     </>
   );
+}
+
+/** What a customer will pay through the link at today's fee settings: the fee added when the customer bears it. */
+function payHint(amount: number, currency: Currency, settings: { fee_plan: FeePlan; fee_bearer: FeeBearer } | undefined): string {
+  if (!settings) return `${formatAmount(amount, currency)} before any fee.`;
+  const q = quoteFee(settings.fee_plan, settings.fee_bearer, amount, currency);
+  return q.fee_bearer === "customer"
+    ? `Customers pay ${formatAmount(q.charged_amount, currency)}: ${formatAmount(amount, currency)} and a ${formatAmount(q.fee, currency)} fee, which your settings have the customer bear.`
+    : `Customers pay ${formatAmount(q.charged_amount, currency)}; the ${formatAmount(q.fee, currency)} fee is yours.`;
 }
 
 function LinkList({ canDeactivate, role }: { canDeactivate: boolean; role: StaffRole | null }) {
@@ -149,7 +166,7 @@ function LinkList({ canDeactivate, role }: { canDeactivate: boolean; role: Staff
                       </td>
                       <td className="num">{formatAmount(l.amount, l.currency)}</td>
                       <td>
-                        <Badge tone={STATUS_TONE[l.status]}>{STATUS_LABEL[l.status]}</Badge>
+                        <Badge tone={STATUS_BADGE[l.status].tone}>{STATUS_BADGE[l.status].label}</Badge>
                       </td>
                       <td>{l.single_use ? "Single" : "Reusable"}</td>
                       <td className="cell-wrap">{formatWhen(l.expires_at, "Never")}</td>
@@ -157,7 +174,7 @@ function LinkList({ canDeactivate, role }: { canDeactivate: boolean; role: Staff
                       <td>
                         <div className="actions">
                           <CopyButton text={l.url} label="Copy URL" />
-                          {!l.active || !role ? null : canDeactivate ? (
+                          {!l.active || l.status === "used" || !role ? null : canDeactivate ? (
                             <ConfirmAction
                               label="Deactivate"
                               question="Stop this link taking payments? This cannot be undone."

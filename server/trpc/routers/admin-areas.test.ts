@@ -1,9 +1,14 @@
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { getDb } from "@/db/client";
+import { getDb, watchStatements } from "@/db/client";
+import { systemClock } from "@/server/clock";
+import { linkStatus } from "@/server/domain/payment-links";
+import { providers } from "@/server/providers/registry";
 import { payments, settlementLines, settlements, type Settlement } from "@/db/schema";
 import { newId } from "@/server/domain/ids";
 import { createPaymentLink } from "@/server/services/payment-links/create-payment-link";
+import { payPaymentLink } from "@/server/services/payment-links/pay-payment-link";
+import { transitionPayment } from "@/server/services/payments/transition-payment";
 import { seedPayment, seedSucceededPayment, seedTestMerchant, type TestMerchant } from "@/server/testing/fixtures";
 import { STAFF_TEST_PASSWORD, dashboardAs, dashboardSignedOut, refusal } from "../testing";
 
@@ -150,6 +155,42 @@ describe("dashboard: payment links", () => {
     expect(pages.map((l) => l.id)).toEqual([soon.id, later.id].sort().reverse());
     expect(pages.find((l) => l.id === soon.id)).toMatchObject({ status: "expired" });
     expect(pages.find((l) => l.id === later.id)).toMatchObject({ status: "active" });
+  });
+});
+
+describe("dashboard: payment links, as their payments left them", () => {
+  it("shows a single-use link paying while its payment may succeed, used once it has, active again after a failed one", async () => {
+    const m = await seedTestMerchant();
+    const ctx = await m.ctx();
+    const base = { db: await getDb(), clock: systemClock, providers };
+    const newLink = (description: string, singleUse = true) => createPaymentLink(ctx, { amount: 1_000, currency: "USD", description, singleUse });
+    const pay = (linkId: string, msisdn: string) => payPaymentLink(base, { linkId, msisdn, idempotencyKey: `${linkId}-${msisdn}` });
+    const [waiting, paid, declined, reusable] = [await newLink("waiting"), await newLink("paid"), await newLink("declined"), await newLink("reusable", false)];
+    await newLink("untouched");
+    await pay(waiting.id, "0770000003");
+    await transitionPayment(base, { paymentId: (await pay(paid.id, "0770000003")).id, to: "succeeded" });
+    const failed = await pay(declined.id, "0770000006");
+    expect(failed.status).toBe("failed");
+    await transitionPayment(base, { paymentId: (await pay(reusable.id, "0770000003")).id, to: "succeeded" });
+
+    const viewer = await dashboardAs(m, "viewer");
+    const statements: string[] = [];
+    const page = await watchStatements((sql) => statements.push(sql), () => viewer.paymentLinks.list({}));
+    const statusOf = Object.fromEntries(page.data.map((l) => [l.description, l.status]));
+    expect(statusOf).toEqual({ waiting: "paying", paid: "used", declined: "active", reusable: "active", untouched: "active" });
+    // One statement for the page's holders, however many links it shows: no query per link.
+    expect(statements.filter((sql) => /from "payments"/i.test(sql))).toHaveLength(1);
+  });
+
+  it("puts the merchant's switch first and a used link's payment before its expiry", () => {
+    const now = new Date("2026-11-29T10:00:00Z");
+    const link = { active: true, singleUse: true, expiresAt: new Date("2026-11-29T09:00:00Z") };
+    expect(linkStatus(link, "succeeded", now)).toBe("used");
+    expect(linkStatus(link, "awaiting_customer", now)).toBe("expired");
+    expect(linkStatus({ ...link, active: false }, "succeeded", now)).toBe("deactivated");
+    expect(linkStatus({ ...link, expiresAt: null }, "unknown", now)).toBe("paying");
+    expect(linkStatus({ ...link, expiresAt: null }, "failed", now)).toBe("active");
+    expect(linkStatus({ ...link, singleUse: false, expiresAt: null }, "succeeded", now)).toBe("active");
   });
 });
 

@@ -1,16 +1,18 @@
 import { z } from "zod";
 import type { PaymentLink } from "@/db/schema";
 import { CURRENCIES, MAX_AMOUNT } from "@/server/domain/money";
+import { linkStatus } from "@/server/domain/payment-links";
+import type { PaymentStatus } from "@/server/domain/payment-status";
 import { toPaymentLinkResource } from "@/server/schemas/payment-links";
 import { createPaymentLink } from "@/server/services/payment-links/create-payment-link";
 import { deactivatePaymentLink } from "@/server/services/payment-links/deactivate-payment-link";
 import { listPaymentLinks } from "@/server/services/payment-links/list-payment-links";
+import { singleUseLinkHolders } from "@/server/services/payments/payments-through";
 import { developerProcedure, objectId, pageInput, router, viewerProcedure } from "../init";
 
-/** Deactivated wins over expired: it is the merchant's own decision and it is permanent. */
-function linkView(l: PaymentLink, now: Date) {
-  const status = !l.active ? "deactivated" : l.expiresAt && l.expiresAt <= now ? "expired" : "active";
-  return { ...toPaymentLinkResource(l), status: status as "active" | "expired" | "deactivated" };
+/** The link as /v1 shows it, with its status for staff (linkStatus): deactivated, used, paying, expired or active. */
+function linkView(l: PaymentLink, holder: PaymentStatus | undefined, now: Date) {
+  return { ...toPaymentLinkResource(l), status: linkStatus(l, holder, now) };
 }
 
 export const paymentLinksRouter = router({
@@ -18,8 +20,9 @@ export const paymentLinksRouter = router({
     .input(z.object({ ...pageInput, active: z.boolean().optional() }))
     .query(async ({ ctx, input }) => {
       const page = await listPaymentLinks(ctx.service, { active: input.active }, input);
+      const holders = await singleUseLinkHolders(ctx.service.db, page.data);
       const now = ctx.service.clock.now();
-      return { data: page.data.map((l) => linkView(l, now)), hasMore: page.hasMore };
+      return { data: page.data.map((l) => linkView(l, holders.get(l.id), now)), hasMore: page.hasMore };
     }),
 
   /** Amount in minor units, as /v1 takes it (the form converts the typed decimal without floats). */
@@ -41,10 +44,10 @@ export const paymentLinksRouter = router({
         singleUse: input.singleUse,
         expiresAt: input.expiresAt ? new Date(input.expiresAt) : undefined,
       });
-      return linkView(link, ctx.service.clock.now());
+      return linkView(link, undefined, ctx.service.clock.now());
     }),
 
   deactivate: developerProcedure.input(z.object({ id: objectId })).mutation(async ({ ctx, input }) => {
-    return linkView(await deactivatePaymentLink(ctx.service, input.id), ctx.service.clock.now());
+    return linkView(await deactivatePaymentLink(ctx.service, input.id), undefined, ctx.service.clock.now());
   }),
 });

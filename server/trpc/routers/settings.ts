@@ -4,7 +4,8 @@ import { FEE_BEARERS } from "@/server/domain/fees";
 import { updateMerchantSettings } from "@/server/services/merchants/update-merchant-settings";
 import { adminProcedure, router, viewerProcedure } from "../init";
 
-const view = (m: Merchant) => ({ merchant: { id: m.id, name: m.name }, fee_bearer: m.feeBearer, payment_expiry_seconds: m.paymentExpirySeconds });
+/** The fee plan goes too, so forms quote what a customer will pay with the one fee function (quoteFee). */
+const view = (m: Merchant) => ({ merchant: { id: m.id, name: m.name }, fee_plan: m.feePlan, fee_bearer: m.feeBearer, payment_expiry_seconds: m.paymentExpirySeconds });
 
 export const settingsRouter = router({
   /** The merchant row is read fresh on every dashboard request, so this is current. */
