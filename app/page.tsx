@@ -1,6 +1,11 @@
 import Link from "next/link";
+import { connection } from "next/server";
+import { env } from "@/server/env";
 
-export default function Home() {
+export default async function Home() {
+  // Rendered per request: the example names this server's own address (PUBLIC_BASE_URL).
+  await connection();
+  const base = env().PUBLIC_BASE_URL;
   return (
     <main>
       <h1>Mari</h1>
@@ -16,7 +21,7 @@ export default function Home() {
           <a href="/api/health">Service health</a>
         </li>
       </ul>
-      <pre>{`curl -X POST http://localhost:3000/v1/payments \\
+      <pre>{`curl -X POST ${base}/v1/payments \\
   -u sk_test_…: \\
   -H "Idempotency-Key: order-1001" \\
   -H "Content-Type: application/json" \\

@@ -47,6 +47,12 @@ test.describe("service endpoints", () => {
     expect(Object.keys(doc.paths["/v1/payments/preview"]!)).toContain("post");
   });
 
+  test("the home page's example names this server's own address, not a fixed port", async ({ request, baseURL }) => {
+    const home = await request.get("/");
+    expect(home.status()).toBe(200);
+    expect(await home.text()).toContain(`curl -X POST ${baseURL}/v1/payments`);
+  });
+
   test("an idle connection is kept open 65 s, longer than load balancers and clients keep theirs", async ({ baseURL }) => {
     const agent = new http.Agent({ keepAlive: true });
     try {
