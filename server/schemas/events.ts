@@ -75,7 +75,7 @@ export const replayResult = z.object({
   created_gte: timestamp.describe("Where the window began."),
   created_lt: timestamp.describe("Where the window ended: `created_lt` as sent, or when the request was answered. Send it back to queue exactly what a dry run counted."),
   events: z.number().int().describe("Events in the window that matched."),
-  deliveries: z.number().int().describe("Deliveries queued (or, on a dry run, that would be)."),
+  deliveries: z.number().int().describe("Deliveries queued (or, on a dry run, that would be): one per event and endpoint subscribed to it, less those already delivered with only_undelivered."),
 });
 
 export const eventOperations = {
