@@ -5,6 +5,10 @@ import Ajv2020 from "ajv/dist/2020";
 import { describe, expect, it } from "vitest";
 import { newId, type IdKind } from "@/server/domain/ids";
 import { ERROR_CODES } from "@/server/domain/errors";
+import { EVENT_TYPES } from "@/server/domain/events";
+import { signatureHeader } from "@/server/domain/signatures";
+import { api } from "@/server/testing/api";
+import { paymentBody, seedTestMerchant } from "@/server/testing/fixtures";
 import { OPERATIONS, openApiDocument, operationFor, undocumentedError } from "./openapi";
 
 describe("OpenAPI document", () => {
@@ -168,5 +172,45 @@ describe("OpenAPI document", () => {
     expect(answer("/v1/webhook_endpoints").required).toContain("secret");
     expect(answer("/v1/webhook_endpoints/{id}/roll_secret").required).toContain("secret");
     expect(doc.paths["/v1/webhook_endpoints/{id}"].get.responses["200"].content["application/json"].schema.required).not.toContain("secret");
+  });
+});
+
+describe("OpenAPI webhooks: what an endpoint receives", () => {
+  const doc = openApiDocument("http://localhost:3000") as any;
+  const bodySchema = (type: string) => doc.webhooks[type].post.requestBody.content["application/json"].schema;
+
+  it("describes every event type, signed with Service-Signature, acknowledged with a 2xx", () => {
+    expect(Object.keys(doc.webhooks).sort()).toEqual([...EVENT_TYPES].sort());
+    for (const type of EVENT_TYPES) {
+      const post = doc.webhooks[type].post;
+      expect(post.parameters[0]).toMatchObject({ name: "Service-Signature", in: "header", required: true });
+      expect(bodySchema(type).properties.type.const).toBe(type);
+      expect(post.description).toContain("1 min, 5 min, 30 min, 2 h, 6 h, 12 h");
+    }
+    expect(bodySchema("payment.succeeded").properties.data.properties.object.required).toEqual(
+      expect.arrayContaining(["customer_msisdn_masked", "metadata", "charged_amount", "status"]),
+    );
+    expect(bodySchema("refund.failed").properties.data.properties.object.properties.object.const).toBe("refund");
+    const header = new RegExp(doc.webhooks["payment.failed"].post.parameters[0].schema.pattern);
+    expect(header.test(signatureHeader(["whsec_a", "whsec_b"], 1_764_000_000, "{}"))).toBe(true);
+    expect(header.test("t=1764000000,v1=ABC")).toBe(false);
+  });
+
+  it("matches the events the service makes: a payment failed at the push and one that succeeded", async () => {
+    const m = await seedTestMerchant();
+    const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
+    const failed = await api("POST", "/v1/payments", { key: m.keys.test, idempotencyKey: `wh-${Date.now()}-f`, body: paymentBody({ customer: { msisdn: "263770000006" } }) });
+    const waiting = await api("POST", "/v1/payments", { key: m.keys.test, idempotencyKey: `wh-${Date.now()}-s`, body: paymentBody({ customer: { msisdn: "0770000003" } }) });
+    await api("POST", `/v1/test_helpers/payments/${waiting.body.id}/succeed`, { key: m.keys.test });
+    const events = (await api("GET", "/v1/events?limit=10", { key: m.keys.test })).body.data as Array<{ type: string; data: { object: { id: string } } }>;
+    const of = (type: string, id: string) => events.find((e) => e.type === type && e.data.object.id === id);
+    for (const [type, id] of [["payment.failed", failed.body.id], ["payment.succeeded", waiting.body.id]] as const) {
+      const event = of(type, id);
+      expect(event, type).toBeDefined();
+      const validate = ajv.compile(bodySchema(type));
+      expect(validate(event), `${type}: ${JSON.stringify(validate.errors?.slice(0, 3))}`).toBe(true);
+      // The check can fail: another type's event is not this type's body.
+      expect(ajv.compile(bodySchema("refund.succeeded"))(event)).toBe(false);
+    }
   });
 });

@@ -4,13 +4,15 @@ import { idPattern } from "@/server/domain/ids";
 import { HTTP_STATUS } from "@/server/http/errors";
 import { IDEMPOTENCY_KEY_SHAPE } from "@/server/http/idempotency";
 import { limitParam, type Operation } from "@/server/schemas/common";
-import { eventOperations } from "@/server/schemas/events";
-import { paymentOperations } from "@/server/schemas/payments";
-import { settlementOperations } from "@/server/schemas/settlements";
-import { refundOperations } from "@/server/schemas/refunds";
-import { webhookOperations } from "@/server/schemas/webhooks";
+import { EVENT_TYPES, type EventType } from "@/server/domain/events";
+import { DELIVERY_TIMEOUT_MS, GIVE_UP_AFTER_MS, RETRY_DELAYS_S, SIGNATURE_HEADER } from "@/server/domain/webhooks";
+import { eventOperations, eventResource } from "@/server/schemas/events";
+import { paymentOperations, paymentResource } from "@/server/schemas/payments";
+import { settlementOperations, settlementResource } from "@/server/schemas/settlements";
+import { refundOperations, refundResource } from "@/server/schemas/refunds";
+import { webhookEndpointResource, webhookOperations } from "@/server/schemas/webhooks";
 import { paymentLinkOperations } from "@/server/schemas/payment-links";
-import { checkoutSessionOperations } from "@/server/schemas/checkout-sessions";
+import { checkoutSessionOperations, checkoutSessionResource } from "@/server/schemas/checkout-sessions";
 
 /** Every operation the API serves; later resources add their groups here. */
 export const OPERATIONS: Operation[] = [
@@ -129,6 +131,69 @@ function requestBody(body: z.ZodType) {
   return { required, content: { "application/json": { schema } } };
 }
 
+/** The resource each event type carries as `data.object`, as the API shows it. */
+const EVENT_OBJECT = {
+  "payment.succeeded": paymentResource,
+  "payment.failed": paymentResource,
+  "payment.expired": paymentResource,
+  "payment.unresolved": paymentResource,
+  "refund.succeeded": refundResource,
+  "refund.failed": refundResource,
+  "settlement.paid": settlementResource,
+  "checkout_session.completed": checkoutSessionResource,
+  "webhook_endpoint.test": webhookEndpointResource,
+} as const satisfies Record<EventType, z.ZodType>;
+
+const duration = (s: number) => (s < 3600 ? `${s / 60} min` : `${s / 3600} h`);
+
+/**
+ * What Mari POSTs to an endpoint, one entry per event type (OpenAPI 3.1 `webhooks`): the event as
+ * GET /v1/events/{id} shows it, signed, acknowledged and retried as spec §6 says.
+ */
+function webhookEntries() {
+  const retries = RETRY_DELAYS_S.map(duration).join(", ");
+  return Object.fromEntries(
+    EVENT_TYPES.map((type) => [
+      type,
+      {
+        post: {
+          operationId: `webhook_${type.replace(".", "_")}`,
+          summary: `The ${type} event, POSTed to each enabled endpoint subscribed to it.`,
+          description:
+            `Verify ${SIGNATURE_HEADER} on the raw body before parsing it. Acknowledge with any 2xx within ${DELIVERY_TIMEOUT_MS / 1000} s; ` +
+            `anything else is retried after ${retries}, and not after ${GIVE_UP_AFTER_MS / 3_600_000} h. ` +
+            "Deliveries may come out of order and rarely twice: deduplicate on the event's id and act on the object's current state.",
+          parameters: [
+            {
+              name: SIGNATURE_HEADER,
+              in: "header",
+              required: true,
+              description:
+                "`t=<unix seconds>,v1=<hex>`: v1 is the lowercase hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint's secret (whsec_…). During the 24 h after a roll there are two v1=, one per secret. Refuse a t more than 300 s from now.",
+              schema: { type: "string", pattern: "^t=\\d+(,v1=[0-9a-f]{64})+$" },
+            },
+          ],
+          requestBody: {
+            required: true,
+            content: {
+              "application/json": {
+                schema: jsonSchema(
+                  eventResource.extend({
+                    type: z.literal(type),
+                    data: z.object({ object: EVENT_OBJECT[type], previous_attributes: z.record(z.string(), z.unknown()).optional() }),
+                  }),
+                  "output",
+                ),
+              },
+            },
+          },
+          responses: { "2XX": { description: `Received. Any 2xx within ${DELIVERY_TIMEOUT_MS / 1000} s; the body is not read.` } },
+        },
+      },
+    ]),
+  );
+}
+
 /** OpenAPI 3.1, generated from the same zod schemas the handlers parse and shape with. */
 export function openApiDocument(serverUrl: string) {
   const answered = new Set(OPERATIONS.flatMap((op) => [...errorCodesOf(op).values()].flat()));
@@ -225,5 +290,6 @@ export function openApiDocument(serverUrl: string) {
       },
     },
     paths,
+    webhooks: webhookEntries(),
   };
 }

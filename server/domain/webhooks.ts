@@ -13,6 +13,9 @@ export const DEGRADED_AFTER_FAILURES = 5;
 /** During a roll, the old secret keeps signing alongside the new one for this long. */
 export const ROLLED_SECRET_OVERLAP_MS = 24 * 3600 * 1000;
 
+/** Spec §6: the header every delivery is signed in (`t=<unix>,v1=<hex>`). */
+export const SIGNATURE_HEADER = "Service-Signature";
+
 /** A receiver answers within this, or the attempt failed. */
 export const DELIVERY_TIMEOUT_MS = 10_000;
 
