@@ -3,6 +3,7 @@
 import { useQuery, type UseQueryResult } from "@tanstack/react-query";
 import Link from "next/link";
 import { useEffect, useId, useRef, useState, useSyncExternalStore, type ReactNode, type RefObject } from "react";
+import { formatAmount, type Currency } from "@/server/domain/money";
 import { roleAllows, type StaffRole } from "@/server/domain/staff";
 import { Empty, Failed, Loading } from "@/components/ui/states";
 import { errorMessage, useTRPC } from "./trpc";
@@ -302,6 +303,36 @@ export function forgetConfirmPassword(form: HTMLFormElement): void {
 }
 
 /** Why an action failed, announced to screen readers; nothing while it has not failed. */
+/** A payment's amount, and under it what the customer was charged when the fee was added to it. */
+export function AmountWithFee({ payment: p }: { payment: { amount: number; charged_amount: number; currency: Currency } }) {
+  return (
+    <>
+      {formatAmount(p.amount, p.currency)}
+      {p.charged_amount !== p.amount ? <div className="muted amount-fee">{formatAmount(p.charged_amount, p.currency)} with the fee</div> : null}
+    </>
+  );
+}
+
+/**
+ * Text that may not fit, cut in the middle rather than at the end, so that what tells long values
+ * apart (the end of `plink_…-3`, `order-1001#2`) stays in sight; the whole text in its title.
+ */
+export function MiddleClip({ text, keep = 12 }: { text: string; keep?: number }) {
+  if (text.length <= keep * 2) return <>{text}</>;
+  return (
+    <span className="mid-clip" title={text}>
+      {/* Read whole: the two halves are boxes of their own, which a screen reader would read as two words. */}
+      <span className="visually-hidden">{text}</span>
+      <span className="mid-clip-head" aria-hidden>
+        {text.slice(0, -keep)}
+      </span>
+      <span className="mid-clip-tail" aria-hidden>
+        {text.slice(-keep)}
+      </span>
+    </span>
+  );
+}
+
 export function ErrorNote({ error, prefix = "" }: { error: unknown; prefix?: string }) {
   return <Problem text={error ? `${prefix}${errorMessage(error)}` : null} />;
 }

@@ -42,6 +42,10 @@ export function DashboardShell({ merchantName, email, role, livemode, children }
   };
   return (
     <div className={`dash${livemode ? "" : " dash-test"}`}>
+      {/* The first stop of the keyboard: past the header and the navigation, straight to the page. */}
+      <a href="#content" className="skip-link">
+        Skip to content
+      </a>
       <header className="dash-top">
         <Link href="/dashboard" className="dash-brand">
           Mari · {merchantName}
@@ -69,7 +73,9 @@ export function DashboardShell({ merchantName, email, role, livemode, children }
           </Link>
         ))}
       </nav>
-      <main className="dash-main">{children}</main>
+      <main className="dash-main" id="content" tabIndex={-1}>
+        {children}
+      </main>
     </div>
   );
 }

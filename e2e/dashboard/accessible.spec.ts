@@ -70,3 +70,18 @@ test("the sign-in page passes axe's checks, also when it refuses a password", as
   await expectAccessible(page, "sign-in, refused");
   await context.close();
 });
+
+test("the keyboard's first stop skips the header and the navigation, straight to the page", async ({ page }) => {
+  await page.goto("/dashboard/payments");
+  await expect(page.getByRole("heading", { name: "Payments", level: 1 })).toBeVisible();
+  const skip = page.getByRole("link", { name: "Skip to content" });
+  await expect(skip).not.toBeInViewport();
+  await page.keyboard.press("Tab");
+  await expect(skip).toBeFocused();
+  await expect(skip).toBeInViewport();
+  await page.keyboard.press("Enter");
+  await expect(page.locator("main#content")).toBeFocused();
+  // The next stop is inside the page, not the header's first link.
+  await page.keyboard.press("Tab");
+  expect(await page.evaluate(() => document.activeElement?.closest("main")?.id)).toBe("content");
+});

@@ -479,4 +479,14 @@ test("the link form quotes what customers will pay, fee included; a single-use l
   await page.reload();
   await expect(row.getByText("Used", { exact: true })).toBeVisible();
   await expect(row.getByRole("button", { name: "Deactivate" })).toHaveCount(0);
+
+  // The payments list cuts a long reference in the middle: the end that tells a link's payments apart stays in sight.
+  const payment = await v1<{ reference: string }>(request, "GET", `/v1/payments/${made.data[0]!.id}`);
+  await page.goto(`/dashboard/payments?q=${link.id}`);
+  const cell = page.getByRole("link", { name: payment.reference });
+  await expect(cell).toHaveAttribute("href", `/dashboard/payments/${made.data[0]!.id}`);
+  const tail = cell.locator(".mid-clip-tail");
+  await expect(tail).toHaveText(payment.reference.slice(-12));
+  const [tailBox, cellBox] = [await tail.boundingBox(), await cell.locator("xpath=ancestor::td").boundingBox()];
+  expect(tailBox!.x + tailBox!.width).toBeLessThanOrEqual(cellBox!.x + cellBox!.width);
 });

@@ -9,7 +9,7 @@ import { CURRENCIES, formatAmount, type Currency } from "@/server/domain/money";
 import { PAYMENT_STATUSES } from "@/server/domain/payment-status";
 import { errorMessage, useTRPC } from "../trpc";
 import { VolumeChart } from "./volume-chart";
-import { formatWhen } from "../kit";
+import { AmountWithFee, formatWhen } from "../kit";
 import "./overview.css";
 
 type Volume = Record<Currency, number>;
@@ -147,7 +147,9 @@ export function Overview() {
                       <td>
                         <Link href={`/dashboard/payments/${p.id}`}>{p.reference}</Link>
                       </td>
-                      <td className="num">{formatAmount(p.amount, p.currency)}</td>
+                      <td className="num">
+                        <AmountWithFee payment={p} />
+                      </td>
                       <td>
                         <PaymentStatusBadge status={p.status} />
                       </td>

@@ -4,12 +4,12 @@ import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useEffect, useRef, useState } from "react";
-import { useRememberListView } from "@/components/dashboard/kit";
+import { AmountWithFee, MiddleClip, useRememberListView } from "@/components/dashboard/kit";
 import { errorMessage, useTRPC } from "@/components/dashboard/trpc";
 import { Pager } from "@/components/ui/pager";
 import { Empty, Failed, Loading } from "@/components/ui/states";
 import { PaymentStatusBadge } from "@/components/ui/status-badge";
-import { CURRENCIES, formatAmount, METHODS } from "@/server/domain/money";
+import { CURRENCIES, METHODS } from "@/server/domain/money";
 import { PAYMENT_STATUSES } from "@/server/domain/payment-status";
 import { exportHref, readFilters, selection, writeFilters, type ListFilters } from "./filters";
 import { STATUS_LABEL, when } from "./format";
@@ -174,12 +174,11 @@ export function PaymentsList() {
                   <tr key={p.id} onClick={() => router.push(`/dashboard/payments/${p.id}`)}>
                     <td>
                       <Link href={`/dashboard/payments/${p.id}`} onClick={(e) => e.stopPropagation()}>
-                        {p.reference}
+                        <MiddleClip text={p.reference} />
                       </Link>
                     </td>
                     <td className="num">
-                      {formatAmount(p.amount, p.currency)}
-                      {p.charged_amount !== p.amount ? <div className="muted pay-charged">{formatAmount(p.charged_amount, p.currency)} with the fee</div> : null}
+                      <AmountWithFee payment={p} />
                     </td>
                     <td>
                       <PaymentStatusBadge status={p.status} />
