@@ -6,8 +6,9 @@ import { formatCountdown, formatHarareTime, formatPageAmount, PHASE_IS_FINAL, se
 import { NETWORK_NAMES, networkHint } from "@/server/domain/msisdn-rules";
 import { normaliseMsisdnZw } from "@/server/domain/msisdn-zw";
 import type { HostedAttempt, HostedPage } from "@/server/schemas/hosted";
+import { useHydrated } from "@/components/ui/use-hydrated";
 import { INITIAL_PAY_FORM_STATE, type PayFormState } from "./pay-form-state";
-import { formKey, keysToAsk, readSentAttempts, updateSentAttempts, withAnswer, withDone, withSent } from "./sent-attempts";
+import { formKey, keepTypedNumber, keysToAsk, readSentAttempts, typedNumberOf, updateSentAttempts, withAnswer, withDone, withSent } from "./sent-attempts";
 
 /** Between two polls of the status route: the "every 2–3 s at most". */
 const POLL_MS = 2_500;
@@ -422,7 +423,11 @@ function PayFormFields({
   onTyped: (number: string) => void;
 }) {
   const [state, formAction, pending] = useActionState(action, initial);
-  const [typed, setTyped] = useState(state.msisdn);
+  const [edited, setTyped] = useState<string | null>(null);
+  // Until the customer types: the number the form came back with, or, trying again, the one this
+  // tab paid with (read once hydrated, so the server's empty field and the first render agree).
+  const hydrated = useHydrated();
+  const typed = edited ?? (state.msisdn || (hydrated && retry ? typedNumberOf(page.id) : null) || "");
   const [checked, setChecked] = useState<string | null>(null);
   const hint = networkHint(typed);
   const error = checked ?? state.error?.message ?? null;
@@ -444,6 +449,7 @@ function PayFormFields({
         // Kept before it is sent, beside what was sent before: if the answer is lost, the next load
         // asks what became of it; if it is refused (another tab used the link), the rest still stand.
         updateSentAttempts(page.id, (list) => withSent(list, attemptKey, Date.now()));
+        keepTypedNumber(page.id, typed);
         sentFromHere.add(page.id);
         onTyped(typed);
       }}

@@ -124,3 +124,25 @@ export function updateSentAttempts(pageId: string, change: (list: SentAttempt[])
   }
   return next;
 }
+
+const numberName = (pageId: string) => `mari.number.${pageId}`;
+
+/**
+ * The number this tab last tapped Pay with on a page, kept in sessionStorage (this tab only, gone
+ * when it closes), so a form to try again after a decline or an expiry starts from it.
+ */
+export function keepTypedNumber(pageId: string, number: string): void {
+  try {
+    sessionStorage.setItem(numberName(pageId), number);
+  } catch {
+    // Without storage the form to try again starts empty, as before.
+  }
+}
+
+export function typedNumberOf(pageId: string): string | null {
+  try {
+    return sessionStorage.getItem(numberName(pageId));
+  } catch {
+    return null;
+  }
+}

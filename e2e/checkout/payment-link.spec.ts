@@ -42,6 +42,8 @@ test("…02 is declined: the reason, and a form to try again that makes a new pa
   const status = statusRegion(page);
   await expect(status.getByRole("heading")).toHaveText("Payment not completed", { timeout: 15_000 });
   await expect(status).toContainText("Your wallet does not hold enough money for this payment.");
+  // The form to try again starts from the number this tab paid with; another can be typed over it.
+  await expect(page.getByLabel(/mobile money number/i)).toHaveValue("0770000002");
 
   await pay(page, "0770000001");
   await expect(statusRegion(page).getByRole("heading")).toHaveText("Payment received", { timeout: 15_000 });
