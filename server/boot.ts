@@ -1,6 +1,7 @@
 import { count } from "drizzle-orm";
 import { getDb, type Db } from "@/db/client";
 import { merchants } from "@/db/schema";
+import { authSecret } from "./auth/secret";
 import { systemClock } from "./clock";
 import { env } from "./env";
 import { startBackgroundWork } from "./jobs/runtime";
@@ -67,7 +68,7 @@ async function start(db: Db): Promise<void> {
   const sealed = await sealStoredSecrets(db);
   if (sealed > 0) log.info("sealed webhook signing secrets stored in plain text", { endpoints: sealed });
   startBackgroundWork(db);
-  if (!env().embedded && !env().NEXTAUTH_SECRET) {
+  if (authSecret() === null) {
     log.warn("NEXTAUTH_SECRET is not set: the API serves, but the dashboard signs no one in until it is (32+ characters, the same on every instance)");
   }
   if (!env().BOOTSTRAP_DEMO) return;

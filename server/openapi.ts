@@ -5,7 +5,8 @@ import { HTTP_STATUS } from "@/server/http/errors";
 import { IDEMPOTENCY_KEY_SHAPE } from "@/server/http/idempotency";
 import { limitParam, type Operation } from "@/server/schemas/common";
 import { EVENT_TYPES, type EventType } from "@/server/domain/events";
-import { DELIVERY_TIMEOUT_MS, GIVE_UP_AFTER_MS, RETRY_DELAYS_S, SIGNATURE_HEADER } from "@/server/domain/webhooks";
+import { SIGNATURE_TOLERANCE_S } from "@/server/domain/signatures";
+import { DELIVERY_TIMEOUT_MS, GIVE_UP_AFTER_MS, RETRY_DELAYS_S, ROLLED_SECRET_OVERLAP_MS, SIGNATURE_HEADER } from "@/server/domain/webhooks";
 import { eventOperations, eventResource } from "@/server/schemas/events";
 import { paymentOperations, paymentResource } from "@/server/schemas/payments";
 import { settlementOperations, settlementResource } from "@/server/schemas/settlements";
@@ -64,6 +65,15 @@ const jsonSchema = (schema: z.ZodType, io: "input" | "output") => {
  * of its own (`errors`). The codes only the hosted pages answer with are in none.
  */
 export function errorCodesOf(op: Operation): Map<number, ErrorCode[]> {
+  let byStatus = codesByOperation.get(op);
+  if (!byStatus) codesByOperation.set(op, (byStatus = listErrorCodes(op)));
+  return byStatus;
+}
+
+/** Each operation's codes, worked out once: the document lists them, and every error a test meets is held to them. */
+const codesByOperation = new WeakMap<Operation, Map<number, ErrorCode[]>>();
+
+function listErrorCodes(op: Operation): Map<number, ErrorCode[]> {
   const codes: ErrorCode[] = ["parameter_invalid"];
   if (op.idempotency === "required") codes.push("idempotency_key_required");
   if (op.scope) codes.push("api_key_invalid", "scope_missing", "rate_limited");
@@ -169,7 +179,8 @@ function webhookEntries() {
               in: "header",
               required: true,
               description:
-                "`t=<unix seconds>,v1=<hex>`: v1 is the lowercase hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint's secret (whsec_…). During the 24 h after a roll there are two v1=, one per secret. Refuse a t more than 300 s from now.",
+                "`t=<unix seconds>,v1=<hex>`: v1 is the lowercase hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint's secret (whsec_…). " +
+                `During the ${ROLLED_SECRET_OVERLAP_MS / 3_600_000} h after a roll there are two v1=, one per secret. Refuse a t more than ${SIGNATURE_TOLERANCE_S} s from now.`,
               schema: { type: "string", pattern: "^t=\\d+(,v1=[0-9a-f]{64})+$" },
             },
           ],
@@ -180,7 +191,7 @@ function webhookEntries() {
                 schema: jsonSchema(
                   eventResource.extend({
                     type: z.literal(type),
-                    data: z.object({ object: EVENT_OBJECT[type], previous_attributes: z.record(z.string(), z.unknown()).optional() }),
+                    data: eventResource.shape.data.extend({ object: EVENT_OBJECT[type] }),
                   }),
                   "output",
                 ),

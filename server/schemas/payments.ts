@@ -5,7 +5,6 @@ import { CURRENCIES, MAX_AMOUNT, METHODS } from "@/server/domain/money";
 import { FAILURE_CODES, PAYMENT_STATUSES, TEST_PAYMENT_ACTIONS } from "@/server/domain/payment-status";
 import { FEE_BEARERS } from "@/server/domain/fees";
 import { defineOperation, idParam, iso, limitParam, listEnvelope, metadataSchema, oneCursor, timeBound, timestamp, windowOrder } from "./common";
-import { allowedValues } from "@/server/domain/wording";
 
 export const amount = z
   .number({ error: "amount must be an integer number of cents" })
@@ -13,8 +12,9 @@ export const amount = z
   .gt(0, "amount must be greater than 0")
   .max(MAX_AMOUNT, `amount must be at most ${MAX_AMOUNT}`)
   .describe("Amount in minor units (cents), greater than 0.");
-export const currency = z.enum(CURRENCIES, { error: `currency must be ${allowedValues(CURRENCIES)}` });
-const method = z.enum(METHODS, { error: `method must be ${allowedValues(METHODS)}` });
+/** Refused in words by the validation ("currency must be USD or ZWG"), as every enum is. */
+export const currency = z.enum(CURRENCIES);
+const method = z.enum(METHODS);
 
 export const reference = z
   .string({ error: "reference must be a string" })
@@ -137,7 +137,7 @@ export const listPaymentsQuery = z.strictObject({
   limit: limitParam,
   starting_after: paymentCursor.optional().describe("A payment id: return the page after it (older)."),
   ending_before: paymentCursor.optional().describe("A payment id: return the page before it (newer)."),
-  status: z.enum(PAYMENT_STATUSES, { error: `status must be ${allowedValues(PAYMENT_STATUSES)}` }).optional(),
+  status: z.enum(PAYMENT_STATUSES).optional(),
   method: method.optional(),
   currency: currency.optional(),
   search: z.string().min(1, "search must not be empty").max(255, "search must be at most 255 characters").optional().describe("Substring of the reference."),

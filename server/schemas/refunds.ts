@@ -4,7 +4,6 @@ import { CURRENCIES } from "@/server/domain/money";
 import { REFUND_FAILURE_CODES, REFUND_REASONS, REFUND_STATUSES } from "@/server/domain/refunds";
 import { defineOperation, idParam, iso, limitParam, listEnvelope, metadataSchema, oneCursor, timestamp } from "./common";
 import { amount } from "./payments";
-import { allowedValues } from "@/server/domain/wording";
 
 const paymentId = idParam("payment", "a payment id");
 
@@ -15,7 +14,7 @@ export const createRefundBody = z.strictObject({
     .describe(
       "Amount to refund in minor units (cents), greater than 0. Defaults to all that remains refundable: the payment's `amount` less its pending and succeeded refunds. Fees are not refunded: when the customer bore the fee, a full refund returns `amount`, not `charged_amount`.",
     ),
-  reason: z.enum(REFUND_REASONS, { error: `reason must be ${allowedValues(REFUND_REASONS)}` }).optional(),
+  reason: z.enum(REFUND_REASONS).optional(),
   metadata: metadataSchema.optional().describe("Kept on top of the payment's metadata, which the refund carries too (at most 50 keys together)."),
 });
 

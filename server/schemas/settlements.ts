@@ -3,7 +3,6 @@ import type { Settlement, SettlementLine } from "@/db/schema";
 import { CURRENCIES } from "@/server/domain/money";
 import { SETTLEMENT_LINE_KINDS, SETTLEMENT_STATUSES } from "@/server/domain/settlements";
 import { defineOperation, idParam, limitParam, listEnvelope, oneCursor, timestamp, iso } from "./common";
-import { allowedValues } from "@/server/domain/wording";
 
 export const settlementResource = z.object({
   id: z.string().describe("Starts with stl_."),
@@ -92,7 +91,7 @@ export const listSettlementsQuery = z
     limit: limitParam,
     starting_after: settlementCursor.optional().describe("A settlement id: return the page after it (older)."),
     ending_before: settlementCursor.optional().describe("A settlement id: return the page before it (newer)."),
-    status: z.enum(SETTLEMENT_STATUSES, { error: `status must be ${allowedValues(SETTLEMENT_STATUSES)}` }).optional(),
+    status: z.enum(SETTLEMENT_STATUSES).optional(),
   })
   .refine(...oneCursor);
 

@@ -3,7 +3,6 @@ import { DELIVERY_STATUSES, type WebhookAttempt, type WebhookDelivery, type Webh
 import { EVENT_TYPES, SUBSCRIBABLE_EVENT_TYPES } from "@/server/domain/events";
 import { ALL_EVENTS, DEGRADED_AFTER_FAILURES } from "@/server/domain/webhooks";
 import { defineOperation, idParam, limitParam, listEnvelope, metadataSchema, oneCursor, timestamp, iso } from "./common";
-import { allowedValues } from "@/server/domain/wording";
 
 const url = z
   .string({ error: "url must be a string" })
@@ -142,7 +141,7 @@ export const listDeliveriesQuery = z
     ending_before: deliveryCursor.optional(),
     event: idParam("event", "an event id").optional(),
     endpoint: endpointCursor.optional(),
-    status: z.enum(DELIVERY_STATUSES, { error: `status must be ${allowedValues(DELIVERY_STATUSES)}` }).optional(),
+    status: z.enum(DELIVERY_STATUSES).optional(),
   })
   .refine(...oneCursor);
 
