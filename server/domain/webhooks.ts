@@ -48,6 +48,12 @@ export const MAX_ENDPOINTS = 16;
  */
 export const DELIVERY_LEASE_MS = 60_000;
 
+/**
+ * How far apart two instances' clocks may be. A lease is taken on the claiming instance's clock,
+ * so another may see it end up to this much later than a lease taken at its own now would.
+ */
+export const CLOCK_SKEW_MS = 5_000;
+
 export const ALL_EVENTS = "*";
 
 /**

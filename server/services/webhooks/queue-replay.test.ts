@@ -103,6 +103,21 @@ describe("queueReplay", () => {
     expect((await w.deliveries()).map((d) => [d.id, d.status])).toEqual([[original!.id, "delivered"]]);
   });
 
+  it("leaves alone a delivery just claimed by a worker whose clock runs a few seconds ahead (it is being sent now)", async () => {
+    const w = await outage();
+    const [original] = await w.deliveries();
+    // The retry falls due and a worker on another instance, its clock 3 s ahead, claims it.
+    w.clock.advance(original!.nextAttemptAt!.getTime() - w.clock.now().getTime());
+    const ahead = new Date(w.clock.now().getTime() + 3_000);
+    expect(await claimDueDeliveries(w.db, ahead, 10, { merchantId: w.m.merchant.id })).toEqual([original!.id]);
+
+    expect((await replayEvent(await w.ctx(), w.event.id)).map((d) => d.id)).toEqual([original!.id]);
+    const [row] = await w.deliveries();
+    expect(row!.nextAttemptAt).toEqual(new Date(ahead.getTime() + DELIVERY_LEASE_MS));
+    // Brought forward, it would be claimed again at once and sent a second time while the first send runs.
+    expect(await claimDueDeliveries(w.db, w.clock.now(), 10, { merchantId: w.m.merchant.id })).toEqual([]);
+  });
+
   // Two sessions: the replay must wait on another's lock, which one embedded session cannot show.
   it.runIf(env().DATABASE_URL)("a replay that waited for another leaves alone a delivery a worker claimed meanwhile (it would be sent twice at once)", async () => {
     const w = await outage();

@@ -1,10 +1,10 @@
-import { and, eq, gt, inArray, isNull } from "drizzle-orm";
+import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import { lockUntilCommit } from "@/db/transaction";
 import { webhookDeliveries, webhookEndpoints, type WebhookEndpoint } from "@/db/schema";
 import { invalidParam } from "@/server/domain/errors";
 import { TEST_EVENT_TYPE, type EventType } from "@/server/domain/events";
 import { newId } from "@/server/domain/ids";
-import { DELIVERY_LEASE_MS, endpointWants, GIVE_UP_AFTER_MS } from "@/server/domain/webhooks";
+import { CLOCK_SKEW_MS, DELIVERY_LEASE_MS, endpointWants, GIVE_UP_AFTER_MS } from "@/server/domain/webhooks";
 import type { ServiceContext } from "@/server/context";
 import { signalJobs } from "@/server/services/job-signals";
 import { getEndpoint } from "./get-endpoint";
@@ -67,11 +67,14 @@ export async function queueReplay(ctx: ServiceContext, pairs: { eventId: string;
     // One replay of a merchant's environment at a time: two at once (a double click) would each
     // find no pending delivery and each add one.
     await lockUntilCommit(tx, `replay:${ctx.merchant.id}:${ctx.livemode}`);
-    // Read once the turn is ours: a worker that claimed a delivery while this replay waited leased
-    // it from a later time than one read before, and would look like a retry due after the lease.
-    const now = ctx.clock.now();
     const pending = await tx
-      .select({ id: webhookDeliveries.id, eventId: webhookDeliveries.eventId, endpointId: webhookDeliveries.endpointId, firstAttemptAt: webhookDeliveries.firstAttemptAt })
+      .select({
+        id: webhookDeliveries.id,
+        eventId: webhookDeliveries.eventId,
+        endpointId: webhookDeliveries.endpointId,
+        firstAttemptAt: webhookDeliveries.firstAttemptAt,
+        nextAttemptAt: webhookDeliveries.nextAttemptAt,
+      })
       .from(webhookDeliveries)
       .where(
         and(
@@ -80,22 +83,22 @@ export async function queueReplay(ctx: ServiceContext, pairs: { eventId: string;
           eq(webhookDeliveries.status, "pending"),
         ),
       );
+    // Read after the rows: a lease among them was taken at or before this time (on another
+    // instance's clock, up to CLOCK_SKEW_MS after it), so it ends within a lease and a skew of now.
+    const now = ctx.clock.now();
     // An attempt made within a lease of now must still fall within 24 h of the first (sendDelivery).
     const sendable = pending.filter((d) => !d.firstAttemptAt || d.firstAttemptAt.getTime() + GIVE_UP_AFTER_MS >= now.getTime() + DELIVERY_LEASE_MS);
-    const pendingFor = new Map(sendable.map((d) => [`${d.eventId} ${d.endpointId}`, { id: d.id, endpointId: d.endpointId }]));
+    const pendingFor = new Map(sendable.map((d) => [`${d.eventId} ${d.endpointId}`, d]));
     const waiting = pairs.flatMap((p) => pendingFor.get(`${p.eventId} ${p.endpointId}`) ?? []);
-    if (waiting.length) {
-      // The condition in the statement itself: a worker that claims one meanwhile has pushed it inside the lease.
-      await tx
-        .update(webhookDeliveries)
-        .set({ nextAttemptAt: now })
-        .where(
-          and(
-            inArray(webhookDeliveries.id, waiting.map((d) => d.id)),
-            eq(webhookDeliveries.status, "pending"),
-            gt(webhookDeliveries.nextAttemptAt, new Date(now.getTime() + DELIVERY_LEASE_MS)),
-          ),
-        );
+    const later = waiting.filter((d) => d.nextAttemptAt && d.nextAttemptAt.getTime() > now.getTime() + DELIVERY_LEASE_MS + CLOCK_SKEW_MS);
+    if (later.length) {
+      // Only while its time is still the one read: a worker that claims it meanwhile has leased it
+      // (moved its time) and is sending it now; bringing it forward would send it again at once.
+      const read = later.map((d) => ({ id: d.id, at: d.nextAttemptAt!.toISOString() }));
+      await tx.execute(sql`
+        update ${webhookDeliveries} d set next_attempt_at = ${now.toISOString()}::timestamptz
+        from jsonb_to_recordset(${JSON.stringify(read)}::jsonb) as v(id text, at timestamptz)
+        where d.id = v.id and d.status = 'pending' and date_trunc('milliseconds', d.next_attempt_at) = v.at`);
     }
     const fresh = pairs.filter((p) => !pendingFor.has(`${p.eventId} ${p.endpointId}`));
     const inserted = fresh.length
@@ -115,7 +118,7 @@ export async function queueReplay(ctx: ServiceContext, pairs: { eventId: string;
           )
           .returning({ id: webhookDeliveries.id, endpointId: webhookDeliveries.endpointId })
       : [];
-    return { queued: [...waiting, ...inserted], now };
+    return { queued: [...waiting.map((d) => ({ id: d.id, endpointId: d.endpointId })), ...inserted], now };
   });
   if (queued.length) signalJobs({ type: "webhooks.queued", deliveries: queued, at: now });
   return queued.map((d) => d.id);
