@@ -1,8 +1,8 @@
 "use client";
 
-import { useQuery, type UseQueryResult } from "@tanstack/react-query";
+import { useMutation, useQuery, type DefaultError, type MutateOptions, type UseMutationOptions, type UseMutationResult, type UseQueryResult } from "@tanstack/react-query";
 import Link from "next/link";
-import { useEffect, useId, useRef, useState, useSyncExternalStore, type ReactNode, type RefObject } from "react";
+import { useCallback, useEffect, useId, useRef, useState, useSyncExternalStore, type ReactNode, type RefObject } from "react";
 import { formatAmount, type Currency } from "@/server/domain/money";
 import { roleAllows, type StaffRole } from "@/server/domain/staff";
 import { Empty, Failed, Loading } from "@/components/ui/states";
@@ -165,6 +165,32 @@ export function SecretOnce({ title, secret, warning, copyLabel, onDone, children
       </div>
     </section>
   );
+}
+
+/**
+ * useMutation whose `mutate` ignores a call while the last one is on its way. A button's
+ * `disabled={m.isPending}` alone lets a double click through: it greys out only when the page
+ * renders again, and the second click can land first (two keys made, a secret rolled twice).
+ */
+export function useSingleFlightMutation<TData = unknown, TError = DefaultError, TVariables = void, TOnMutateResult = unknown>(
+  options: UseMutationOptions<TData, TError, TVariables, TOnMutateResult>,
+): UseMutationResult<TData, TError, TVariables, TOnMutateResult> {
+  const m = useMutation(options);
+  const flying = useRef(false);
+  const { mutate: send } = m;
+  const mutate = useCallback(
+    (variables: TVariables, opts?: MutateOptions<TData, TError, TVariables, TOnMutateResult>) => {
+      if (flying.current) return;
+      flying.current = true;
+      const settle: MutateOptions<TData, TError, TVariables, TOnMutateResult>["onSettled"] = (...settled) => {
+        flying.current = false;
+        opts?.onSettled?.(...settled);
+      };
+      send(...([variables, { ...opts, onSettled: settle }] as unknown as Parameters<typeof send>));
+    },
+    [send],
+  ) as typeof send;
+  return { ...m, mutate };
 }
 
 /**

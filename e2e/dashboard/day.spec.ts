@@ -266,11 +266,26 @@ test("an endpoint added here shows its signing secret once, and its test event i
     expect(secret.length).toBeGreaterThan(20);
     await keep(page, testInfo, "endpoint-secret");
     await page.getByRole("link", { name: "Open the endpoint" }).click();
-    await page.getByRole("button", { name: "Send test event" }).click();
+    // A double click sends one test event, not two.
+    await page.getByRole("button", { name: "Send test event" }).dblclick();
     await expect.poll(() => hook.got.length, { timeout: 15_000 }).toBe(1);
     expect(verifySignatureHeader(hook.got[0]!.signature, hook.got[0]!.body, [secret], new Date())).toBe(true);
     // Shown once: the endpoint's page does not show it again.
     await expect(page.getByText(secret)).toHaveCount(0);
+
+    // A double click on the roll's confirmation rolls once: the secret the receiver holds still signs.
+    await page.getByRole("button", { name: "Roll secret" }).click();
+    await page.getByRole("form", { name: /^Roll the signing secret\?/ }).getByRole("button", { name: "Roll secret" }).dblclick();
+    const rolled = (await page.getByTestId("new-secret").textContent())!.trim();
+    expect(rolled).not.toBe(secret);
+    await page.getByRole("button", { name: "I have stored it" }).click();
+    await page.getByRole("button", { name: "Send test event" }).click();
+    await expect.poll(() => hook.got.length, { timeout: 15_000 }).toBe(2);
+    const signature = hook.got[1]!.signature;
+    expect(signature.match(/v1=/g)).toHaveLength(2);
+    expect(verifySignatureHeader(signature, hook.got[1]!.body, [secret], new Date())).toBe(true);
+    expect(verifySignatureHeader(signature, hook.got[1]!.body, [rolled], new Date())).toBe(true);
+    expect(hook.got).toHaveLength(2);
   } finally {
     hook.close();
   }
@@ -319,7 +334,8 @@ test("create a restricted key, see it once, use it, revoke it", async ({ page, r
   await page.getByRole("checkbox", { name: "payments:read" }).check();
   const name = `e2e ${Date.now()}`;
   await page.getByLabel("Name (optional)").fill(name);
-  await page.getByRole("button", { name: "Create key" }).click();
+  // A double click makes one key: a second would be live with a secret nobody saw.
+  await page.getByRole("button", { name: "Create key" }).dblclick();
   const secret = (await page.getByTestId("new-secret").textContent())!.trim();
   expect(secret).toMatch(/^rk_test_/);
   expect((await request.get("/v1/payments", { headers: bearer(secret) })).status()).toBe(200);
@@ -328,6 +344,10 @@ test("create a restricted key, see it once, use it, revoke it", async ({ page, r
   await keep(page, testInfo, "api-keys");
 
   const row = page.locator("tr").filter({ hasText: name });
+  await expect(row).toHaveCount(1);
+  await page.waitForTimeout(1_000);
+  await page.reload();
+  await expect(row).toHaveCount(1);
   await row.getByRole("button", { name: "Revoke" }).click();
   await row.getByRole("button", { name: "Revoke key" }).click();
   await expect(row).toContainText("Revoked");

@@ -1,11 +1,11 @@
 "use client";
 
-import { useMutation, useQuery } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
 import { signIn } from "next-auth/react";
 import { useState, type FormEvent } from "react";
 import { Failed, Loading } from "@/components/ui/states";
 import { PASSWORD_MIN_LENGTH } from "@/server/domain/passwords";
-import { ConfirmAction, ErrorNote, Problem } from "../kit";
+import { ConfirmAction, ErrorNote, Problem, useSingleFlightMutation } from "../kit";
 import { signOutHere } from "../shell";
 import { errorMessage, useTRPC } from "../trpc";
 
@@ -44,7 +44,7 @@ function PasswordForm({ business, email }: { business: string; email: string }) 
   const [mismatch, setMismatch] = useState(false);
   const [done, setDone] = useState(false);
   const [signingIn, setSigningIn] = useState(false);
-  const change = useMutation(trpc.staff.changePassword.mutationOptions());
+  const change = useSingleFlightMutation(trpc.staff.changePassword.mutationOptions());
   const submit = (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
     const form = e.currentTarget;
@@ -110,7 +110,7 @@ function PasswordForm({ business, email }: { business: string; email: string }) 
 /** For a browser left signed in somewhere else: every session ends, this one included. */
 function SignOutEverywhere() {
   const trpc = useTRPC();
-  const revoke = useMutation(trpc.staff.signOutEverywhere.mutationOptions({ onSuccess: () => signOutHere() }));
+  const revoke = useSingleFlightMutation(trpc.staff.signOutEverywhere.mutationOptions({ onSuccess: () => signOutHere() }));
   return (
     <div className="panel">
       <p style={{ marginTop: 0 }}>Signed in on a computer you no longer use, or think someone else may be? This signs you out on every browser, this one too.</p>

@@ -1,13 +1,13 @@
 "use client";
 
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { Badge } from "@/components/ui/status-badge";
 import { Pager, type Cursor } from "@/components/ui/pager";
 import { Failed, Loading } from "@/components/ui/states";
 import type { KeyKind, Scope } from "@/server/domain/api-keys";
 import type { StaffRole } from "@/server/domain/staff";
-import { ConfirmAction, ConfirmPasswordField, confirmPasswordOf, forgetConfirmPassword, ErrorNote, ListView, Problem, RoleNote, SecretOnce, formatWhen, roleRefusal, useRole } from "../kit";
+import { ConfirmAction, ConfirmPasswordField, confirmPasswordOf, forgetConfirmPassword, ErrorNote, ListView, Problem, RoleNote, SecretOnce, formatWhen, roleRefusal, useRole, useSingleFlightMutation } from "../kit";
 import { errorMessage, useTRPC } from "../trpc";
 
 export function ApiKeys() {
@@ -43,7 +43,7 @@ function CreateKey({ onCreated }: { onCreated: (secret: string, prefix: string) 
   const available = useQuery(trpc.apiKeys.scopes.queryOptions(undefined, { staleTime: Infinity }));
   // A live key is a live secret: it asks for the member's password again.
   const { livemode } = useRole("developer");
-  const create = useMutation(
+  const create = useSingleFlightMutation(
     trpc.apiKeys.create.mutationOptions({
       onSuccess: (r) => {
         onCreated(r.secret, r.key.display_prefix);
@@ -111,7 +111,7 @@ function KeyList({ canRevoke, role }: { canRevoke: boolean; role: StaffRole | nu
   const qc = useQueryClient();
   const [cursor, setCursor] = useState<Cursor>({});
   const q = useQuery(trpc.apiKeys.list.queryOptions({ limit: 25, ...cursor }));
-  const revoke = useMutation(trpc.apiKeys.revoke.mutationOptions({ onSuccess: () => void qc.invalidateQueries({ queryKey: trpc.apiKeys.pathKey() }) }));
+  const revoke = useSingleFlightMutation(trpc.apiKeys.revoke.mutationOptions({ onSuccess: () => void qc.invalidateQueries({ queryKey: trpc.apiKeys.pathKey() }) }));
 
   const body = (
     <ListView q={q} what="API keys" empty={"No keys in this environment yet."}>

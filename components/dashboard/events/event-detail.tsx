@@ -1,10 +1,10 @@
 "use client";
 
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { Empty, Failed, Loading } from "@/components/ui/states";
 import { TEST_EVENT_TYPE } from "@/server/domain/events";
-import { BackToList, RoleNote, useRole } from "../kit";
+import { BackToList, RoleNote, useRole, useSingleFlightMutation } from "../kit";
 import { errorMessage, isMissing, useTRPC } from "../trpc";
 import { DeliveriesTable, useEndpoints, when, type Outputs } from "../webhooks/common";
 import { ObjectLink } from "./object-link";
@@ -105,7 +105,7 @@ function Replay({
   // A test ping goes only to the endpoint named: "all" would queue nothing.
   const [target, setTarget] = useState(isTest && testEndpoint ? testEndpoint : "");
   const [queued, setQueued] = useState<number | null>(null);
-  const replay = useMutation(
+  const replay = useSingleFlightMutation(
     trpc.events.replay.mutationOptions({
       onSuccess: (r) => {
         setQueued(r.deliveries.length);

@@ -1,9 +1,10 @@
 "use client";
 
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import type { EventType } from "@/server/domain/events";
 import { errorMessage, useTRPC } from "../trpc";
+import { useSingleFlightMutation } from "../kit";
 import { EventTypeSelect } from "./event-type-select";
 import { harareWallTimeToIso } from "@/server/domain/harare-time";
 
@@ -24,8 +25,8 @@ export function ReplayWindow({ initial, onClose }: { initial: { from: string; to
   const [counted, setCounted] = useState<{ for: string; events: number; deliveries: number; createdLt: string } | null>(null);
   const [queued, setQueued] = useState<{ events: number; deliveries: number } | null>(null);
   const endpoints = useQuery(trpc.webhooks.list.queryOptions({ limit: 100 }));
-  const count = useMutation(trpc.events.replayWindow.mutationOptions());
-  const queue = useMutation(trpc.events.replayWindow.mutationOptions());
+  const count = useSingleFlightMutation(trpc.events.replayWindow.mutationOptions());
+  const queue = useSingleFlightMutation(trpc.events.replayWindow.mutationOptions());
 
   const from = harareWallTimeToIso(form.from);
   const to = harareWallTimeToIso(form.to);

@@ -1,6 +1,6 @@
 "use client";
 
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { Pager, type Cursor } from "@/components/ui/pager";
 import { Badge } from "@/components/ui/status-badge";
@@ -9,7 +9,7 @@ import { harareWallTimeToIso } from "@/server/domain/harare-time";
 import { CURRENCIES, formatAmount, parseMajorAmount, type Currency } from "@/server/domain/money";
 import type { LinkStatus } from "@/server/domain/payment-links";
 import type { StaffRole } from "@/server/domain/staff";
-import { ConfirmAction, CopyButton, CopyValue, ErrorNote, ListView, Problem, RoleNote, formatWhen, roleRefusal, useRole } from "../kit";
+import { ConfirmAction, CopyButton, CopyValue, ErrorNote, ListView, Problem, RoleNote, formatWhen, roleRefusal, useRole, useSingleFlightMutation } from "../kit";
 import { useTRPC } from "../trpc";
 
 const STATUS_BADGE = {
@@ -43,7 +43,7 @@ function CreateLink() {
   const [expires, setExpires] = useState("");
   const [problem, setProblem] = useState<string | null>(null);
   const [made, setMade] = useState<{ url: string; description: string } | null>(null);
-  const create = useMutation(
+  const create = useSingleFlightMutation(
     trpc.paymentLinks.create.mutationOptions({
       onSuccess: (link) => {
         setMade({ url: link.url, description: link.description });
@@ -134,7 +134,7 @@ function LinkList({ canDeactivate, role }: { canDeactivate: boolean; role: Staff
   const [cursor, setCursor] = useState<Cursor>({});
   const [activeOnly, setActiveOnly] = useState(false);
   const q = useQuery(trpc.paymentLinks.list.queryOptions({ limit: 20, ...cursor, active: activeOnly ? true : undefined }));
-  const deactivate = useMutation(trpc.paymentLinks.deactivate.mutationOptions({ onSuccess: () => void qc.invalidateQueries({ queryKey: trpc.paymentLinks.pathKey() }) }));
+  const deactivate = useSingleFlightMutation(trpc.paymentLinks.deactivate.mutationOptions({ onSuccess: () => void qc.invalidateQueries({ queryKey: trpc.paymentLinks.pathKey() }) }));
 
   const body = (
     <ListView q={q} what="payment links" empty={activeOnly ? "No payment links that are still open." : "No payment links in this environment yet."}>

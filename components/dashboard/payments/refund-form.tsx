@@ -1,8 +1,8 @@
 "use client";
 
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { ErrorNote, RefusedAction } from "@/components/dashboard/kit";
+import { ErrorNote, RefusedAction, useSingleFlightMutation } from "@/components/dashboard/kit";
 import { useTRPC } from "@/components/dashboard/trpc";
 import { formatAmount, parseMajorAmount, toMajorInput } from "@/server/domain/money";
 import { REFUND_REASONS } from "@/server/domain/refunds";
@@ -43,7 +43,7 @@ export function RefundForm({
   const [amount, setAmount] = useState(() => toMajorInput(refundable, payment.currency));
   const [reason, setReason] = useState("");
   const [confirming, setConfirming] = useState(false);
-  const refund = useMutation(
+  const refund = useSingleFlightMutation(
     trpc.payments.refund.mutationOptions({
       onSuccess: (r) => {
         onDone({ id: r.id, amount: r.amount, status: r.status });

@@ -1,8 +1,8 @@
 "use client";
 
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { ErrorNote, RefusedAction } from "@/components/dashboard/kit";
+import { ErrorNote, RefusedAction, useSingleFlightMutation } from "@/components/dashboard/kit";
 import { useTRPC } from "@/components/dashboard/trpc";
 import { formatAmount } from "@/server/domain/money";
 import { roleAllows, type StaffRole } from "@/server/domain/staff";
@@ -17,7 +17,7 @@ export function ResolveForm({ payment, role }: { payment: PaymentView; role: Sta
   const [outcome, setOutcome] = useState<"succeeded" | "failed" | "">("");
   const [reason, setReason] = useState("");
   const [confirming, setConfirming] = useState(false);
-  const resolve = useMutation(
+  const resolve = useSingleFlightMutation(
     trpc.payments.resolve.mutationOptions({
       onSuccess: () => void queryClient.invalidateQueries({ queryKey: trpc.payments.pathKey() }),
     }),

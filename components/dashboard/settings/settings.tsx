@@ -1,11 +1,11 @@
 "use client";
 
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { Failed, Loading } from "@/components/ui/states";
 import type { FeeBearer } from "@/server/domain/fees";
 import { PAYMENT_EXPIRY_MAX_SECONDS, PAYMENT_EXPIRY_MIN_SECONDS } from "@/server/domain/merchant-settings";
-import { ErrorNote, Problem, RoleNote, useRole } from "../kit";
+import { ErrorNote, Problem, RoleNote, useRole, useSingleFlightMutation } from "../kit";
 import { errorMessage, useTRPC } from "../trpc";
 
 const minutes = (s: number) => (s % 60 === 0 ? `${s / 60} min` : s < 60 ? `${s} s` : `${Math.floor(s / 60)} min ${s % 60} s`);
@@ -34,7 +34,7 @@ function SettingsForm({ feeBearer, expiry, canEdit }: { feeBearer: FeeBearer; ex
   const [seconds, setSeconds] = useState(String(expiry));
   const [problem, setProblem] = useState<string | null>(null);
   const [saved, setSaved] = useState(false);
-  const update = useMutation(
+  const update = useSingleFlightMutation(
     trpc.settings.update.mutationOptions({
       onSuccess: (stored) => {
         // The form shows what was stored, which is what every other page now reads.

@@ -1,6 +1,6 @@
 "use client";
 
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
 import { Pager, type Cursor } from "@/components/ui/pager";
@@ -8,7 +8,7 @@ import { Empty, Failed, Loading } from "@/components/ui/states";
 import { Badge } from "@/components/ui/status-badge";
 import { formatAmount } from "@/server/domain/money";
 import { SETTLEMENT_STATUSES, type SettlementStatus } from "@/server/domain/settlements";
-import { ConfirmAction, ConfirmPasswordField, ErrorNote, ListView, RefusedAction, confirmPasswordOf, forgetConfirmPassword, formatWhen, useRole } from "../kit";
+import { ConfirmAction, ConfirmPasswordField, ErrorNote, ListView, RefusedAction, confirmPasswordOf, forgetConfirmPassword, formatWhen, useRole, useSingleFlightMutation } from "../kit";
 import { errorMessage, isMissing, useTRPC } from "../trpc";
 
 const STATUS = {
@@ -108,7 +108,7 @@ export function SettlementDetail({ id }: { id: string }) {
   const qc = useQueryClient();
   const { role, allowed } = useRole("admin");
   const q = useQuery(trpc.settlements.get.queryOptions({ id }));
-  const confirm = useMutation(trpc.settlements.confirmPayout.mutationOptions({ onSuccess: () => void qc.invalidateQueries({ queryKey: trpc.settlements.pathKey() }) }));
+  const confirm = useSingleFlightMutation(trpc.settlements.confirmPayout.mutationOptions({ onSuccess: () => void qc.invalidateQueries({ queryKey: trpc.settlements.pathKey() }) }));
 
   const back = (
     <p>
@@ -212,7 +212,7 @@ export function SettlementDetail({ id }: { id: string }) {
 function FailPayout({ id, amount }: { id: string; amount: string }) {
   const trpc = useTRPC();
   const qc = useQueryClient();
-  const fail = useMutation(trpc.settlements.failPayout.mutationOptions({ onSuccess: () => void qc.invalidateQueries({ queryKey: trpc.settlements.pathKey() }) }));
+  const fail = useSingleFlightMutation(trpc.settlements.failPayout.mutationOptions({ onSuccess: () => void qc.invalidateQueries({ queryKey: trpc.settlements.pathKey() }) }));
   return (
     <details>
       <summary>The payout bounced?</summary>

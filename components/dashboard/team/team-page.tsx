@@ -1,10 +1,10 @@
 "use client";
 
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { STAFF_ROLES, type StaffRole } from "@/server/domain/staff";
 import { Empty, Failed, Loading } from "@/components/ui/states";
-import { Confirmation, ConfirmAction, ConfirmPasswordField, confirmPasswordOf, CopyValue, ErrorNote, formatWhen, useRole } from "../kit";
+import { Confirmation, ConfirmAction, ConfirmPasswordField, confirmPasswordOf, CopyValue, ErrorNote, formatWhen, useRole, useSingleFlightMutation } from "../kit";
 import { errorMessage, useTRPC } from "../trpc";
 
 const ROLE_HELP: Record<StaffRole, string> = {
@@ -21,10 +21,10 @@ export function TeamPage() {
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.staff.pathKey() });
   // A one-time password to hand over: a new member's, or one an admin reset.
   const [handover, setHandover] = useState<HandoverProps | null>(null);
-  const add = useMutation(trpc.staff.add.mutationOptions({ onSuccess: (r) => (setHandover({ ...r, reset: false }), refresh()) }));
-  const reset = useMutation(trpc.staff.resetPassword.mutationOptions({ onSuccess: (r) => setHandover({ ...r, reset: true }) }));
+  const add = useSingleFlightMutation(trpc.staff.add.mutationOptions({ onSuccess: (r) => (setHandover({ ...r, reset: false }), refresh()) }));
+  const reset = useSingleFlightMutation(trpc.staff.resetPassword.mutationOptions({ onSuccess: (r) => setHandover({ ...r, reset: true }) }));
   const [roleChanged, setRoleChanged] = useState<string | null>(null);
-  const changeRole = useMutation(
+  const changeRole = useSingleFlightMutation(
     trpc.staff.changeRole.mutationOptions({
       onSuccess: (_r, v) => {
         const who = team.data?.find((s) => s.id === v.id)?.email;
@@ -33,7 +33,7 @@ export function TeamPage() {
       },
     }),
   );
-  const remove = useMutation(trpc.staff.remove.mutationOptions({ onSuccess: refresh }));
+  const remove = useSingleFlightMutation(trpc.staff.remove.mutationOptions({ onSuccess: refresh }));
   // A failed add is told beside its form; a role change or removal above the table it was made in.
   const failure = changeRole.error ?? remove.error ?? reset.error;
 

@@ -1,12 +1,12 @@
 "use client";
 
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { keepPreviousData, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
 import { Pager, type Cursor } from "@/components/ui/pager";
 import { Empty, Failed, Loading } from "@/components/ui/states";
-import { ConfirmPasswordField, confirmPasswordOf, RoleNote, roleRefusal, SecretOnce, useRole } from "../kit";
+import { ConfirmPasswordField, confirmPasswordOf, RoleNote, roleRefusal, SecretOnce, useRole, useSingleFlightMutation } from "../kit";
 import { errorMessage, isMissing, useTRPC } from "../trpc";
 import { DeliveriesTable, EndpointStatusBadge, failureRate, HealthBadge, SECRET_WARNING, when, type Outputs } from "./common";
 import { EndpointForm } from "./endpoint-form";
@@ -52,7 +52,7 @@ function Loaded({ e }: { e: Detail }) {
   const [notice, setNotice] = useState<string | null>(null);
   const refresh = () => void queryClient.invalidateQueries({ queryKey: trpc.webhooks.pathKey() });
 
-  const update = useMutation(
+  const update = useSingleFlightMutation(
     trpc.webhooks.update.mutationOptions({
       onSuccess: (_, input) => {
         setEditing(false);
@@ -62,7 +62,7 @@ function Loaded({ e }: { e: Detail }) {
       },
     }),
   );
-  const roll = useMutation(
+  const roll = useSingleFlightMutation(
     trpc.webhooks.rollSecret.mutationOptions({
       onSuccess: (r) => {
         setConfirm(null);
@@ -71,7 +71,7 @@ function Loaded({ e }: { e: Detail }) {
       },
     }),
   );
-  const remove = useMutation(
+  const remove = useSingleFlightMutation(
     trpc.webhooks.delete.mutationOptions({
       onSuccess: () => {
         refresh();
@@ -79,7 +79,7 @@ function Loaded({ e }: { e: Detail }) {
       },
     }),
   );
-  const test = useMutation(
+  const test = useSingleFlightMutation(
     trpc.webhooks.sendTest.mutationOptions({
       onSuccess: (r) => {
         setNotice(`Test event ${r.eventId} queued to this endpoint only; its delivery shows below.`);

@@ -1,12 +1,12 @@
 "use client";
 
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { keepPreviousData, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
 import { Pager, type Cursor } from "@/components/ui/pager";
 import { Empty, Failed, Loading } from "@/components/ui/states";
 import { errorMessage, useTRPC } from "../trpc";
-import { RoleNote, SecretOnce, useRole } from "../kit";
+import { RoleNote, SecretOnce, useRole, useSingleFlightMutation } from "../kit";
 import { EndpointStatusBadge, failureRate, HealthBadge, SECRET_WARNING, when, type Endpoint } from "./common";
 import { EndpointForm } from "./endpoint-form";
 import "./webhooks.css";
@@ -23,7 +23,7 @@ export function EndpointList() {
   const { role, allowed } = useRole("developer");
   const me = useQuery(trpc.session.me.queryOptions());
   const list = useQuery({ ...trpc.webhooks.list.queryOptions({ limit: PAGE, ...cursor }), placeholderData: keepPreviousData });
-  const create = useMutation(
+  const create = useSingleFlightMutation(
     trpc.webhooks.create.mutationOptions({
       onSuccess: (e) => {
         setCreating(false);
