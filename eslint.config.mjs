@@ -31,6 +31,18 @@ const config = [
       ],
     },
   },
+  {
+    // Dashboard actions go through useSingleFlightMutation (kit.tsx): a plain useMutation lets a
+    // double click run the action twice.
+    files: ["components/dashboard/**"],
+    ignores: ["components/dashboard/kit.tsx"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        { paths: [{ name: "@tanstack/react-query", importNames: ["useMutation"], message: "Use useSingleFlightMutation from components/dashboard/kit: a double click must run an action once." }] },
+      ],
+    },
+  },
 ];
 
 export default config;
