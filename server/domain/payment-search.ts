@@ -1,24 +1,30 @@
 import { isId } from "./ids";
 import { normaliseMsisdn } from "./msisdn";
 
-/** What a payments search box finds payments by. */
-export type PaymentSearch = { reference: string } | { msisdn: string } | { paymentId: string };
+/**
+ * What a payments search box finds payments by. A number is also looked for as typed among
+ * references: a merchant whose references are phone-like digits (`0712263229`) finds them too.
+ */
+export type PaymentSearch =
+  | { by: "reference"; reference: string }
+  | { by: "number"; msisdn: string; reference: string }
+  | { by: "id"; paymentId: string };
 
 /**
  * What staff typed into the dashboard's payments search: a payment id (in any case), a customer's number in any
  * form people write one (`077 123 4567`, `+263771234567`), or part of a reference. Only text made of
- * a phone number's characters, with the digits of a whole number, is read as a number, so a
- * reference such as `INV-0771234567` or `2024-11` stays a reference.
+ * a phone number's characters, with the digits of a whole number, is read as a number (and as part
+ * of a reference), so a reference such as `INV-0771234567` or `2024-11` stays a reference alone.
  */
 export function readPaymentSearch(text: string): PaymentSearch {
   const q = text.trim();
   // Ids are lower case; one read aloud or copied from a capitalised export may not be.
-  if (isId("payment", q.toLowerCase())) return { paymentId: q.toLowerCase() };
+  if (isId("payment", q.toLowerCase())) return { by: "id", paymentId: q.toLowerCase() };
   if (/^[+\d\s().-]+$/.test(q) && q.replace(/\D/g, "").length >= 9) {
     const number = normaliseMsisdn(q);
-    if (number.ok) return { msisdn: number.msisdn };
+    if (number.ok) return { by: "number", msisdn: number.msisdn, reference: q };
   }
-  return { reference: q };
+  return { by: "reference", reference: q };
 }
 
 /**

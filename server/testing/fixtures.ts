@@ -74,7 +74,7 @@ export function paymentBody(overrides: Record<string, unknown> = {}): Record<str
 export async function seedPayment(
   m: TestMerchant,
   status: PaymentStatus,
-  opts: { livemode?: boolean; msisdn?: string; at?: Date; expiresInMs?: number; amount?: number } = {},
+  opts: { livemode?: boolean; msisdn?: string; at?: Date; expiresInMs?: number; amount?: number; reference?: string } = {},
 ): Promise<Payment> {
   const db = await getDb();
   const at = opts.at ?? new Date();
@@ -96,7 +96,7 @@ export async function seedPayment(
       amount,
       currency: "USD",
       method: "wallet",
-      reference: uniqueRef(status),
+      reference: opts.reference ?? uniqueRef(status),
       customerMsisdn: opts.msisdn ?? "263771234567",
       network: "ecocash",
       fee: 15,

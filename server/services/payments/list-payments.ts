@@ -1,4 +1,4 @@
-import { and, desc, eq, gte, ilike, lt, sql, type SQL } from "drizzle-orm";
+import { and, desc, eq, gte, ilike, lt, or, sql, type SQL } from "drizzle-orm";
 import { planPerValue, type Db } from "@/db/client";
 import { placeholder as p, preparedOnce, preparedPerShape } from "@/db/prepared-once";
 import { payments, type Payment } from "@/db/schema";
@@ -22,9 +22,11 @@ export type PaymentFilters = {
   paymentId?: string;
   createdGte?: Date;
   createdLt?: Date;
+  /** With `customerMsisdn` and `search`: a payment matching either (a number that may be a reference's digits). */
+  numberOrReference?: true;
 };
 
-const FILTERS = ["status", "method", "currency", "search", "customerMsisdn", "paymentId", "createdGte", "createdLt"] as const;
+const FILTERS = ["status", "method", "currency", "search", "customerMsisdn", "numberOrReference", "paymentId", "createdGte", "createdLt"] as const;
 /** A search's shape when its distinctive part finds the candidates (distinctivePart). */
 const NARROWED = "narrowed";
 
@@ -36,7 +38,13 @@ export function staffPaymentFilters({ search, createdGte, createdLt, ...exact }:
   const read = search === undefined ? undefined : readPaymentSearch(search);
   return {
     ...exact,
-    ...(read === undefined ? {} : "msisdn" in read ? { customerMsisdn: read.msisdn } : "paymentId" in read ? { paymentId: read.paymentId } : { search: read.reference }),
+    ...(read === undefined
+      ? {}
+      : read.by === "number"
+        ? { customerMsisdn: read.msisdn, search: read.reference, numberOrReference: true as const }
+        : read.by === "id"
+          ? { paymentId: read.paymentId }
+          : { search: read.reference }),
     createdGte: createdGte ? new Date(createdGte) : undefined,
     createdLt: createdLt ? new Date(createdLt) : undefined,
   };
@@ -49,7 +57,8 @@ type Filter = (typeof FILTERS)[number];
  * 35 columns cost more of a list request than the rest of it together.
  */
 export async function listPayments(ctx: ServiceContext, filters: PaymentFilters, page: PageRequest): Promise<Page<Payment>> {
-  const narrowed = filters.search === undefined ? undefined : distinctivePart(filters.search, await sharedReferenceStart(ctx));
+  // A number's digits are distinctive already (nine or more of them).
+  const narrowed = filters.search === undefined || filters.numberOrReference ? undefined : distinctivePart(filters.search, await sharedReferenceStart(ctx));
   const present: Shape[] = FILTERS.filter((f) => filters[f] !== undefined);
   if (narrowed !== undefined) present.push(NARROWED);
   const direction = directionOf(page);
@@ -86,8 +95,12 @@ function buildList(db: Db, present: readonly Shape[], direction: Direction) {
     has("method") ? eq(payments.method, p<PaymentMethod>("method")) : undefined,
     has("currency") ? eq(payments.currency, p<Currency>("currency")) : undefined,
     // Planned for its pattern: a rare substring wants the trigram index, a common one the list order.
-    ...(has("search") ? searchConditions(has(NARROWED)) : []),
-    has("customerMsisdn") ? eq(payments.customerMsisdn, p<string>("customerMsisdn")) : undefined,
+    ...(has("numberOrReference")
+      ? [or(eq(payments.customerMsisdn, p<string>("customerMsisdn")), planPerValue(ilike(payments.reference, p<string>("pattern"))))]
+      : [
+          ...(has("search") ? searchConditions(has(NARROWED)) : []),
+          has("customerMsisdn") ? eq(payments.customerMsisdn, p<string>("customerMsisdn")) : undefined,
+        ]),
     has("paymentId") ? eq(payments.id, p<string>("paymentId")) : undefined,
     has("createdGte") ? gte(payments.id, p<string>("createdGte")) : undefined,
     has("createdLt") ? lt(payments.id, p<string>("createdLt")) : undefined,

@@ -42,6 +42,20 @@ describe("dashboard: payments", () => {
     expect(await found(theirs.id)).toEqual([]);
   });
 
+  it("finds a reference made of a phone number's digits, as well as that customer's payments", async () => {
+    const m = await seedTestMerchant();
+    const byNumber = await seedPayment(m, "succeeded", { msisdn: "263712263229" });
+    const byReference = await seedPayment(m, "succeeded", { msisdn: "263771234567", reference: "0712263229" });
+    await seedPayment(m, "succeeded", { msisdn: "263771234567", reference: "0712263230" });
+    const viewer = await dashboardAs(m, "viewer");
+    const found = async (search: string) => (await viewer.payments.list({ search })).data.map((p) => p.id);
+    expect(await found("0712263229")).toEqual([byReference.id, byNumber.id]);
+    // Either of them, with the other filters still applied to both.
+    expect((await viewer.payments.list({ search: "0712263229", status: "failed" })).data).toEqual([]);
+    // Typed another way, the number is still that customer's; the reference is only found as typed.
+    expect(await found("071 226 3229")).toEqual([byNumber.id]);
+  });
+
   it("never shows another merchant's payment, and nothing to someone signed out", async () => {
     const theirs = await seedSucceededPayment(b);
     const admin = await dashboardAs(a, "admin");
