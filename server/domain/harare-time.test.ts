@@ -14,6 +14,7 @@ describe("Harare wall-clock times", () => {
     expect(harareWallTimeToIso("2026-11-26")).toBe("2026-11-25T22:00:00.000Z");
     expect(harareWallTimeToIso("2026-11-26", 1)).toBe("2026-11-26T22:00:00.000Z");
     expect(harareWallTimeToIso("2026-12-31", 1)).toBe("2026-12-31T22:00:00.000Z");
+    expect(harareWallTimeToIso("2028-02-29")).toBe("2028-02-28T22:00:00.000Z");
   });
 
   it("agrees with the receipts' clock and the settlement cutoff", () => {
@@ -23,7 +24,7 @@ describe("Harare wall-clock times", () => {
   });
 
   it("refuses what is not a wall-clock time", () => {
-    for (const v of ["", null, undefined, "yesterday", "2026-13-01", "2026-11-26T24:00", "2026-11-26 15:48", "1764165000"]) {
+    for (const v of ["", null, undefined, "yesterday", "2026-13-01", "2026-11-26T24:00", "2026-11-26 15:48", "1764165000", "2026-02-30", "2027-02-29", "2026-04-31", "9999-99-99"]) {
       expect(harareWallTimeToIso(v)).toBeUndefined();
     }
   });

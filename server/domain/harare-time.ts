@@ -15,6 +15,8 @@ export function harareWallTimeToIso(value: string | null | undefined, plusDays =
   const m = value ? WALL_TIME.exec(value) : null;
   if (!m) return undefined;
   const [y, mo, d, h, mi, s] = m.slice(1, 7).map((part) => Number(part ?? 0)) as [number, number, number, number, number, number];
-  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 59) return undefined;
+  // A day the month has: 2026-02-30 is no day, not 2 March.
+  const monthDays = new Date(Date.UTC(y, mo, 0)).getUTCDate();
+  if (mo < 1 || mo > 12 || d < 1 || d > monthDays || h > 23 || mi > 59 || s > 59) return undefined;
   return new Date(Date.UTC(y, mo - 1, d + plusDays, h, mi, s) - HARARE_OFFSET_MS).toISOString();
 }

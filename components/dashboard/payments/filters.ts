@@ -22,6 +22,8 @@ const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const CURSOR = /^pay_[0-9a-z]{26}$/;
 const oneOf = <T extends string>(list: readonly T[], v: string | null): T | undefined => (v !== null && (list as readonly string[]).includes(v) ? (v as T) : undefined);
 const matching = (re: RegExp, v: string | null) => (v !== null && re.test(v) ? v : undefined);
+/** A day that exists: 2026-02-30 or 9999-99-99 is dropped as any malformed value is, not read as 2 March. */
+const day = (v: string | null) => (matching(DATE, v) && harareWallTimeToIso(v) ? v! : undefined);
 
 export function readFilters(params: URLSearchParams): ListFilters {
   const q = params.get("q")?.trim().slice(0, 255);
@@ -30,8 +32,8 @@ export function readFilters(params: URLSearchParams): ListFilters {
     status: oneOf(PAYMENT_STATUSES, params.get("status")),
     currency: oneOf(CURRENCIES, params.get("currency")),
     method: oneOf(METHODS, params.get("method")),
-    from: matching(DATE, params.get("from")),
-    to: matching(DATE, params.get("to")),
+    from: day(params.get("from")),
+    to: day(params.get("to")),
     after: matching(CURSOR, params.get("after")),
     before: matching(CURSOR, params.get("before")),
   };
