@@ -24,6 +24,11 @@ const clientError = (e: unknown) => e instanceof TRPCClientError && typeof e.dat
 
 const codeOf = (e: unknown) => (e instanceof TRPCClientError ? (e.data as { code?: string } | undefined)?.code : undefined);
 
+/** The API's error code behind a refused call (`refund_amount_invalid`, say), when a service refused it. */
+export function serviceCodeOf(e: unknown): string | undefined {
+  return e instanceof TRPCClientError ? (e.data as { service?: { code?: string } | null } | undefined)?.service?.code : undefined;
+}
+
 /**
  * The session ended (signed out here or elsewhere, removed, run out): to sign in, and back to this
  * page after, rather than an error with a "Try again" that cannot succeed.

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { expect, test } from "@playwright/test";
+import { expect, test, type Route } from "@playwright/test";
 import { verifySignatureHeader } from "../../server/domain/signatures";
 import { receiver } from "../support/receiver";
 import { bearer, seed } from "../support/seed";
@@ -136,6 +136,46 @@ test("a refund from the payment's page says it was made, and the form starts aga
   await expect(page.getByRole("region", { name: "Today", exact: true })).toContainText(/USD [\d,.]+ of it refunded/);
 });
 
+test("a refund refused because another was made meanwhile says so in the page's money, and shows what now remains", async ({ page, request }) => {
+  const payment = await succeededPayment(request);
+  await page.goto(`/dashboard/payments/${payment.id}`);
+  await expect(page.getByText("USD 42.50 of USD 42.50 can be refunded")).toBeVisible();
+  // This tab reads nothing new meanwhile (a laptop's connection that dropped): held until the end.
+  const held: Route[] = [];
+  await page.route(/payments\.timeline/, (route) => void held.push(route));
+  // A colleague refunds part of it first.
+  await v1(request, "POST", "/v1/refunds", { payment: payment.id, amount: 200 });
+
+  // This tab still offers the whole amount: asking for it is refused, and the page catches up.
+  await page.getByRole("button", { name: "Refund…" }).click();
+  await page.getByRole("button", { name: "Yes, refund USD 42.50" }).click();
+  await expect(page.getByRole("alert").filter({ hasText: "Nothing was refunded: meanwhile another refund of this payment was made" })).toBeVisible();
+  await page.unroute(/payments\.timeline/);
+  // The page gave up on some of them (a refetch replaces the one in flight).
+  for (const route of held) await route.continue().catch(() => undefined);
+  await expect(page.getByText("USD 40.50 of USD 42.50 can be refunded")).toBeVisible();
+  await expect(page.getByLabel("Amount (USD)")).toHaveValue("40.50");
+  await expect(page.getByRole("alert").filter({ hasText: "Nothing was refunded" })).toBeVisible();
+  await expect(page.getByText(/exceeds what remains refundable|\b4250\b/)).toHaveCount(0);
+  await expect(page.getByRole("button", { name: /Yes, refund/ })).toHaveCount(0);
+});
+
+test("the Payments and Events links of the navigation clear the filters, and the controls say so", async ({ page }) => {
+  const nav = page.getByRole("navigation", { name: "Dashboard" });
+  await page.goto("/dashboard/payments?q=order-101&status=succeeded");
+  await expect(page.getByLabel("Search", { exact: true })).toHaveValue("order-101");
+  await nav.getByRole("link", { name: "Payments" }).click();
+  await expect(page).toHaveURL(/\/dashboard\/payments$/);
+  await expect(page.getByLabel("Search", { exact: true })).toHaveValue("");
+  await expect(page.getByRole("button", { name: "Clear filters" })).toHaveCount(0);
+
+  await page.goto("/dashboard/events?type=refund.succeeded");
+  await expect(page.getByLabel("Type")).toHaveValue("refund.succeeded");
+  await nav.getByRole("link", { name: "Events" }).click();
+  await expect(page).toHaveURL(/\/dashboard\/events$/);
+  await expect(page.getByLabel("Type")).toHaveValue("");
+});
+
 test("an address no payment could have says there is no such payment, with the way back, not a retry", async ({ page }) => {
   await page.goto(`/dashboard/payments/pay_${"x".repeat(80)}`);
   await expect(page.locator(".warning[role=alert]")).toContainText("There is no payment pay_xxxx");
@@ -229,6 +269,36 @@ test("replay an event: the new delivery shows on the event's page and reaches th
     await expect.poll(() => hook.got.filter((g) => g.body.includes(eventId)).length, { timeout: 15_000 }).toBe(2);
   } finally {
     hook.close();
+  }
+});
+
+test("a test event whose endpoint is disabled since is replayed only where the form says", async ({ page, request }) => {
+  const first = await receiver(200);
+  const second = await receiver(200);
+  try {
+    const home = await v1<{ id: string }>(request, "POST", "/v1/webhook_endpoints", { url: first.url, enabled_events: ["payment.succeeded"] });
+    const elsewhere = await v1<{ id: string }>(request, "POST", "/v1/webhook_endpoints", { url: second.url, enabled_events: ["payment.succeeded"] });
+    await page.goto(`/dashboard/webhooks/${home.id}`);
+    await page.getByRole("button", { name: "Send test event" }).click();
+    await expect.poll(() => first.got.length, { timeout: 15_000 }).toBe(1);
+    await v1(request, "POST", `/v1/webhook_endpoints/${home.id}`, { disabled: true });
+
+    await page.reload();
+    await page.getByRole("link", { name: "webhook_endpoint.test" }).first().click();
+    await expect(page).toHaveURL(/\/dashboard\/events\/evt_/);
+    const replay = page.getByRole("region", { name: "Replay" });
+    await expect(replay).toContainText(`The endpoint this test event was sent to (${home.id}) is disabled or deleted`);
+    // Nothing is chosen for the customer to send blind: the button waits for a pick.
+    await expect(replay.getByLabel("Send to")).toHaveValue("");
+    await expect(replay.getByRole("button", { name: "Replay event" })).toBeDisabled();
+    await replay.getByLabel("Send to").selectOption(elsewhere.id);
+    await replay.getByRole("button", { name: "Replay event" }).click();
+    await expect(replay.getByRole("status")).toContainText("Queued 1 delivery to go out now");
+    await expect.poll(() => second.got.length, { timeout: 15_000 }).toBe(1);
+    expect(first.got).toHaveLength(1);
+  } finally {
+    first.close();
+    second.close();
   }
 });
 

@@ -1,12 +1,13 @@
 "use client";
 
 import { useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
 import { useState } from "react";
 import { Empty, Failed, Loading } from "@/components/ui/states";
 import { TEST_EVENT_TYPE } from "@/server/domain/events";
 import { BackToList, RoleNote, useRole, useSingleFlightMutation } from "../kit";
 import { errorMessage, isMissing, useTRPC } from "../trpc";
-import { DeliveriesTable, useEndpoints, when, type Outputs } from "../webhooks/common";
+import { DeliveriesTable, deliveryPollMs, useEndpoints, when, type Outputs } from "../webhooks/common";
 import { ObjectLink } from "./object-link";
 import "../webhooks/webhooks.css";
 import "./events.css";
@@ -19,7 +20,7 @@ export function EventDetail({ id }: { id: string }) {
   const detail = useQuery({
     ...trpc.events.get.queryOptions({ id }),
     // While a delivery is on its way, watch it land.
-    refetchInterval: (q) => (q.state.data?.deliveries.some((d) => d.status === "pending") ? 2_000 : false),
+    refetchInterval: (q) => deliveryPollMs(q.state.data?.deliveries),
   });
   return (
     <>
@@ -102,19 +103,23 @@ function Replay({
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const { role, allowed } = useRole("developer");
-  // A test ping goes only to the endpoint named: "all" would queue nothing.
-  const [target, setTarget] = useState(isTest && testEndpoint ? testEndpoint : "");
-  const [queued, setQueued] = useState<number | null>(null);
+  const enabled = endpoints.filter((e) => e.status === "enabled");
+  // A test ping goes only to the endpoint named ("all" would queue nothing): its own while it is
+  // enabled, otherwise one staff pick. The choice is only ever one the list shows.
+  const pingHomeEnabled = isTest && enabled.some((e) => e.id === testEndpoint);
+  const [picked, setPicked] = useState<string | null>(null);
+  const chosen = picked ?? (pingHomeEnabled ? testEndpoint! : "");
+  const target = chosen === "" || enabled.some((e) => e.id === chosen) ? chosen : "";
+  const [queued, setQueued] = useState<ReplayQueued | null>(null);
   const replay = useSingleFlightMutation(
     trpc.events.replay.mutationOptions({
       onSuccess: (r) => {
-        setQueued(r.deliveries.length);
+        setQueued(replayQueued(r.deliveries));
         void queryClient.invalidateQueries({ queryKey: trpc.events.get.queryKey({ id: eventId }) });
         void queryClient.invalidateQueries({ queryKey: trpc.webhooks.pathKey() });
       },
     }),
   );
-  const enabled = endpoints.filter((e) => e.status === "enabled");
   return (
     <section className="panel" aria-labelledby="replay-title">
       <h2 id="replay-title">Replay</h2>
@@ -129,10 +134,26 @@ function Replay({
             replay.mutate({ id: eventId, endpointId: target || undefined });
           }}
         >
+          {isTest && !pingHomeEnabled ? (
+            <p className="muted">
+              The endpoint this test event was sent to ({testEndpoint}) is disabled or deleted. Choose an enabled endpoint to send it to instead.
+            </p>
+          ) : null}
+          {enabled.length === 0 ? (
+            <p className="muted">
+              No endpoint is enabled, so there is nowhere to send it: <Link href="/dashboard/webhooks">add or enable an endpoint</Link> first.
+            </p>
+          ) : null}
           <label>
             Send to
-            <select value={target} onChange={(e) => setTarget(e.target.value)}>
-              {isTest ? null : <option value="">Every enabled endpoint subscribed to it</option>}
+            <select value={target} onChange={(e) => setPicked(e.target.value)}>
+              {isTest ? (
+                <option value="" disabled>
+                  Choose an endpoint
+                </option>
+              ) : (
+                <option value="">Every enabled endpoint subscribed to it</option>
+              )}
               {enabled.map((e) => (
                 <option key={e.id} value={e.id}>
                   {e.url}
@@ -140,7 +161,7 @@ function Replay({
               ))}
             </select>
           </label>
-          <button type="submit" className="primary" disabled={replay.isPending || (isTest && !target)}>
+          <button type="submit" className="primary" disabled={replay.isPending || enabled.length === 0 || (isTest && !target)}>
             {replay.isPending ? "Queueing…" : "Replay event"}
           </button>
         </form>
@@ -152,11 +173,30 @@ function Replay({
       ) : null}
       {queued !== null ? (
         <p className="notice" role="status">
-          {queued === 0
-            ? "Nothing queued: no enabled endpoint is subscribed to this event type. Choose one endpoint to send it anyway."
-            : `Queued ${queued} ${queued === 1 ? "delivery" : "deliveries"}; ${queued === 1 ? "it shows" : "they show"} below as ${queued === 1 ? "it goes" : "they go"} out.`}
+          {replayQueuedText(queued)}
         </p>
       ) : null}
     </section>
   );
+}
+
+/**
+ * What a replay did, as its deliveries say: new ones, or retries brought forward, go out now; a
+ * retry already due within a minute, or being attempted, was left to finish on its own.
+ */
+type ReplayQueued = { now: number; soon: number; by: string | null };
+
+function replayQueued(deliveries: { next_attempt_at: string | null }[]): ReplayQueued {
+  const at = Date.now();
+  // A little past the request, for the clocks of the browser and the server.
+  const later = deliveries.flatMap((d) => (d.next_attempt_at && Date.parse(d.next_attempt_at) > at + 5_000 ? [d.next_attempt_at] : []));
+  return { now: deliveries.length - later.length, soon: later.length, by: later.sort().at(-1) ?? null };
+}
+
+function replayQueuedText({ now, soon, by }: ReplayQueued): string {
+  if (now + soon === 0) return "Nothing queued: no enabled endpoint is subscribed to this event type. Choose one endpoint to send it anyway.";
+  const n = (k: number) => `${k} ${k === 1 ? "delivery" : "deliveries"}`;
+  const going = now ? `Queued ${n(now)} to go out now` : "";
+  const waiting = soon ? `${n(soon)} already due ${soon === 1 ? "goes" : "go"} out on ${soon === 1 ? "its" : "their"} own by ${when(by)}` : "";
+  return `${[going, waiting].filter(Boolean).join("; ")}. Each shows below as it goes out.`;
 }

@@ -39,6 +39,14 @@ export function EventLog() {
   const to = params.get("to") ?? "";
   const cursor: Cursor = { startingAfter: params.get("after") ?? undefined, endingBefore: params.get("before") ?? undefined };
   const [draft, setDraft] = useState({ type: typeParam, from, to });
+  // The controls show what the log is filtered by: an address this form did not make (the nav's
+  // Events link, Back) sets them again.
+  const applied = `${typeParam}|${from}|${to}`;
+  const [shown, setShown] = useState(applied);
+  if (shown !== applied) {
+    setShown(applied);
+    setDraft({ type: typeParam, from, to });
+  }
   const [showReplay, setShowReplay] = useState(false);
 
   // A filter replaces the address; a page is a step of its own, which the browser's Back undoes.

@@ -10,7 +10,7 @@ import { BackToList } from "../kit";
 import { when } from "./format";
 import { RefundForm, type RefundDone } from "./refund-form";
 import { ResolveForm } from "./resolve-form";
-import { useEndpoints } from "../webhooks/common";
+import { deliveryPollMs, useEndpoints } from "../webhooks/common";
 import { PaymentTimelineList } from "./timeline";
 import type { PaymentView, Timeline } from "./types";
 import "./payments.css";
@@ -21,9 +21,11 @@ export function PaymentDetail({ id }: { id: string }) {
   const trpc = useTRPC();
   const me = useQuery(trpc.session.me.queryOptions());
   // Asked again while something on it is still moving (the payment's outcome, a refund), so the page never shows a stale "pending".
-  const t = useQuery(trpc.payments.timeline.queryOptions({ id }, { refetchInterval: (q) => (q.state.data && inMotion(q.state.data) ? 3_000 : false) }));
+  // Its webhooks too: a final payment's deliveries are often still on their way.
+  const t = useQuery(trpc.payments.timeline.queryOptions({ id }, { refetchInterval: (q) => timelinePollMs(q.state.data) }));
   const { urlOf } = useEndpoints();
   const [refunded, setRefunded] = useState<RefundDone | null>(null);
+  const [refundOutdated, setRefundOutdated] = useState(false);
 
   if (t.isPending) return <Loading what="the payment" />;
   if (t.isError) {
@@ -69,7 +71,15 @@ export function PaymentDetail({ id }: { id: string }) {
           refundable={t.data.refundable}
           role={me.data.role}
           done={refunded && { ...refunded, status: refundStatus(t.data, refunded.id) ?? refunded.status }}
-          onDone={setRefunded}
+          onDone={(r) => {
+            setRefunded(r);
+            setRefundOutdated(false);
+          }}
+          outdated={refundOutdated}
+          onOutdated={() => {
+            setRefunded(null);
+            setRefundOutdated(true);
+          }}
         />
       ) : null}
       {me.data && p.status === "unresolved" ? <ResolveForm payment={p} role={me.data.role} /> : null}
@@ -110,6 +120,8 @@ function Fields({ p }: { p: PaymentView }) {
     [p.status === "awaiting_customer" ? "Expires" : "Prompt expiry", <time key="e" dateTime={p.expires_at}>{when(p.expires_at)}</time>],
     ...(Object.entries(p.status_transitions) as [keyof typeof TRANSITION_LABEL, string | null][])
       .filter(([, at]) => at)
+      // In the order they happened (an unresolved payment that succeeded: unresolved first).
+      .sort(([, a], [, b]) => Date.parse(a!) - Date.parse(b!))
       .map(([k, at]): [string, ReactNode] => [TRANSITION_LABEL[k], <time key={k} dateTime={at!}>{when(at!)}</time>]),
   ];
   const metadata = Object.entries(p.metadata);
@@ -142,8 +154,11 @@ function Fields({ p }: { p: PaymentView }) {
 }
 
 /** The payment's outcome or one of its refunds is still to come (an unresolved payment waits on people: no asking). */
-function inMotion(t: Timeline): boolean {
-  return t.payment.status === "awaiting_customer" || t.payment.status === "unknown" || t.entries.some((e) => e.kind === "refund" && e.refund.status === "pending");
+function timelinePollMs(t: Timeline | undefined): number | false {
+  if (!t) return false;
+  const moving = t.payment.status === "awaiting_customer" || t.payment.status === "unknown" || t.entries.some((e) => e.kind === "refund" && e.refund.status === "pending");
+  const deliveries = deliveryPollMs(t.entries.flatMap((e) => (e.kind === "delivery" ? [e.delivery] : [])));
+  return moving ? Math.min(3_000, deliveries || Infinity) : deliveries;
 }
 
 /** A refund's status as the timeline last read it. */

@@ -34,10 +34,15 @@ export function PaymentsList() {
   // not ask for (the browser's Back, a link) sets it again.
   const intended = useRef(filters);
   const asked = useRef<string[]>([]);
+  const [search, setSearch] = useState(filters.q ?? "");
   useEffect(() => {
     const mine = asked.current.indexOf(urlKey);
     if (mine >= 0) asked.current = asked.current.slice(mine + 1);
-    else intended.current = readFilters(new URLSearchParams(urlKey));
+    else {
+      intended.current = readFilters(new URLSearchParams(urlKey));
+      // The search box shows what the list is filtered by (the nav's Payments link clears it).
+      setSearch(intended.current.q ?? "");
+    }
   }, [urlKey]);
 
   // A new filter starts again at the newest page; only the pager moves the cursor. A filter
@@ -52,7 +57,6 @@ export function PaymentsList() {
   };
   const setFilter = (patch: Partial<ListFilters>) => go({ ...intended.current, ...patch, after: undefined, before: undefined });
 
-  const [search, setSearch] = useState(filters.q ?? "");
   useEffect(() => {
     const q = search.trim() || undefined;
     if (q === intended.current.q) return;

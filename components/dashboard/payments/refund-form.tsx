@@ -3,7 +3,7 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { ErrorNote, RefusedAction, useSingleFlightMutation } from "@/components/dashboard/kit";
-import { useTRPC } from "@/components/dashboard/trpc";
+import { serviceCodeOf, useTRPC } from "@/components/dashboard/trpc";
 import { formatAmount, parseMajorAmount, toMajorInput } from "@/server/domain/money";
 import { REFUND_REASONS } from "@/server/domain/refunds";
 import { roleAllows, type StaffRole } from "@/server/domain/staff";
@@ -22,7 +22,9 @@ export type RefundDone = { id: string; amount: number; status: string };
 /**
  * Refund part or all of a succeeded payment (developer or admin); asks once more before it moves
  * money. The form starts afresh after each refund (its parent keys it by what remains), so the
- * refund just made is told through `done`, which the parent keeps.
+ * refund just made is told through `done`, which the parent keeps. A refund refused because what
+ * remains changed meanwhile (another tab, another colleague) is told the same way, through
+ * `outdated`: the page reads the payment again, and the form starts afresh from what now remains.
  */
 export function RefundForm({
   payment,
@@ -30,12 +32,17 @@ export function RefundForm({
   role,
   done,
   onDone,
+  outdated,
+  onOutdated,
 }: {
   payment: PaymentView;
   refundable: number;
   role: StaffRole;
   done: RefundDone | null;
   onDone: (refund: RefundDone) => void;
+  /** The last try was refused: it asked for more than remained, which the page had shown stale. */
+  outdated: boolean;
+  onOutdated: () => void;
 }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
@@ -49,8 +56,16 @@ export function RefundForm({
         onDone({ id: r.id, amount: r.amount, status: r.status });
         void queryClient.invalidateQueries({ queryKey: trpc.payments.pathKey() });
       },
+      onError: (e) => {
+        if (serviceCodeOf(e) !== "refund_amount_invalid") return;
+        setConfirming(false);
+        onOutdated();
+        void queryClient.invalidateQueries({ queryKey: trpc.payments.pathKey() });
+      },
     }),
   );
+  // Said by `outdated` in the page's currency, not in the API's minor units.
+  const refusedError = serviceCodeOf(refund.error) === "refund_amount_invalid" ? null : refund.error;
 
   const money = (n: number) => formatAmount(n, payment.currency);
   const canRefund = roleAllows(role, "developer");
@@ -68,6 +83,12 @@ export function RefundForm({
             : done.status === "succeeded"
               ? `Refund ${done.id} of ${money(done.amount)} is done. It appears in the timeline below.`
               : `Refund ${done.id} of ${money(done.amount)} is being processed by the wallet provider. This page updates when it is done.`}
+        </p>
+      ) : null}
+      {outdated ? (
+        <p className="attention" role="alert">
+          Nothing was refunded: meanwhile another refund of this payment was made, and your amount was more than remained. What can be refunded now is
+          shown below.
         </p>
       ) : null}
       {refundable === 0 ? (
@@ -115,7 +136,7 @@ export function RefundForm({
               ))}
             </select>
           </label>
-          <ErrorNote error={refund.error} />
+          <ErrorNote error={refusedError} />
           {confirming && cents !== null ? (
             <div className="pay-confirm" role="alert">
               <p>

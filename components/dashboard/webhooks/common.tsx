@@ -28,6 +28,19 @@ export function useEndpoints(): { endpoints: Endpoint[]; urlOf: (id: string) => 
   return { endpoints, urlOf: (id) => urls.get(id) };
 }
 
+/**
+ * How often a page showing these deliveries asks again: every 2 s while one is due within about a
+ * minute and a half (a first send, a retry coming up, one being attempted now, whose lease pushed
+ * its time a minute on), every 30 s while the rest wait for later retries, not at all once none is
+ * pending. A page left open on an endpoint that keeps failing does not ask every 2 s for a day.
+ */
+export function deliveryPollMs(deliveries: readonly Pick<Delivery, "status" | "next_attempt_at">[] | undefined): number | false {
+  const pending = deliveries?.filter((d) => d.status === "pending") ?? [];
+  if (pending.length === 0) return false;
+  const soon = Date.now() + 90_000;
+  return pending.some((d) => !d.next_attempt_at || Date.parse(d.next_attempt_at) <= soon) ? 2_000 : 30_000;
+}
+
 /** What a signing secret shown once says about itself. */
 export const SECRET_WARNING = "Copy it now: this secret will not be shown again. If you lose it, roll the secret to get a new one.";
 

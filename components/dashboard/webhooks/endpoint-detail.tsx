@@ -8,7 +8,7 @@ import { Pager, type Cursor } from "@/components/ui/pager";
 import { Empty, Failed, Loading } from "@/components/ui/states";
 import { ConfirmPasswordField, confirmPasswordOf, RoleNote, roleRefusal, SecretOnce, useRole, useSingleFlightMutation } from "../kit";
 import { errorMessage, isMissing, useTRPC } from "../trpc";
-import { DeliveriesTable, EndpointStatusBadge, failureRate, HealthBadge, SECRET_WARNING, when, type Outputs } from "./common";
+import { DeliveriesTable, EndpointStatusBadge, deliveryPollMs, failureRate, HealthBadge, SECRET_WARNING, when, type Outputs } from "./common";
 import { EndpointForm } from "./endpoint-form";
 import "./webhooks.css";
 
@@ -102,7 +102,7 @@ function Loaded({ e }: { e: Detail }) {
           <strong>Degraded since {when(e.degraded_since)}</strong>
           <span>
             {e.consecutive_failures} attempts in a row failed{e.lastFailure ? `; the last got ${e.lastFailure}` : ""}. It becomes healthy with its next
-            successful delivery: fix the receiver, send a test event to check it, then{" "}
+            successful delivery: fix the receiver, {e.status === "enabled" ? "" : "enable the endpoint, "}send a test event to check it, then{" "}
             <Link href="/dashboard/events">replay what it missed from the event log</Link>.
           </span>
         </div>
@@ -247,7 +247,7 @@ function EndpointDeliveries({ id }: { id: string }) {
     ...trpc.webhooks.deliveries.queryOptions({ endpointId: id, limit: 20, ...cursor }),
     placeholderData: keepPreviousData,
     // While something is on its way, watch it land.
-    refetchInterval: (q) => (q.state.data?.data.some((d) => d.status === "pending") ? 2_000 : false),
+    refetchInterval: (q) => deliveryPollMs(q.state.data?.data),
   });
   // What lands changes the endpoint's health (a success after failures ends "degraded"): the
   // banner above is read again with each refresh of the deliveries, not left as the page opened.

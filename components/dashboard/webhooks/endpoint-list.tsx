@@ -33,7 +33,8 @@ export function EndpointList() {
     }),
   );
 
-  const degraded = list.data?.data.filter((e) => e.health === "degraded") ?? [];
+  // As the overview counts them: a disabled endpoint is sent nothing, whatever its health says.
+  const degraded = list.data?.data.filter((e) => e.health === "degraded" && e.status === "enabled") ?? [];
   return (
     <>
       <div className="page-head">
