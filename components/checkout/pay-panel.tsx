@@ -2,7 +2,17 @@
 
 import { unstable_rethrow } from "next/navigation";
 import { Component, useActionState, useEffect, useLayoutEffect, useRef, useState, type ReactNode } from "react";
-import { formatCountdown, formatHarareTime, formatPageAmount, PHASE_IS_FINAL, secondsLeft, successRedirect, takesAnotherAttempt } from "@/server/domain/hosted";
+import {
+  EXPIRED_ATTEMPT_MESSAGE,
+  formatCountdown,
+  formatHarareTime,
+  formatPageAmount,
+  PHASE_IS_FINAL,
+  secondsLeft,
+  successRedirect,
+  takesAnotherAttempt,
+  watchesForLateConfirmation,
+} from "@/server/domain/hosted";
 import { NETWORK_NAMES, networkHint } from "@/server/domain/msisdn-rules";
 import { normaliseMsisdnZw } from "@/server/domain/msisdn-zw";
 import type { HostedAttempt, HostedPage } from "@/server/schemas/hosted";
@@ -188,8 +198,12 @@ function useFollowedPage(initial: HostedPage): { page: HostedPage; serverNow: nu
   const offset = useRef<number | null>(null);
   const [serverNow, setServerNow] = useState(() => Date.parse(initial.server_time));
   const phase = page.attempt?.phase;
-  const following = phase !== undefined && !PHASE_IS_FINAL[phase];
-  const slow = page.attempt?.status === "unresolved";
+  const underWay = phase !== undefined && !PHASE_IS_FINAL[phase];
+  // An expired attempt is still asked about, slowly, for a while: if the customer entered the PIN
+  // as the prompt ran out, the provider confirms it late, and the page then shows the receipt.
+  const lateWatch = watchesForLateConfirmation(page.attempt, page.server_time);
+  const following = underWay || lateWatch;
+  const slow = page.attempt?.status === "unresolved" || lateWatch;
 
   useEffect(() => {
     if (!following) return;
@@ -229,15 +243,15 @@ function useFollowedPage(initial: HostedPage): { page: HostedPage; serverNow: nu
   }, [following, slow, page.status_path]);
 
   useEffect(() => {
-    if (!following) return;
+    if (!underWay) return;
     const started = Date.parse(initial.server_time) - Date.now();
     const tick = () => setServerNow(Date.now() + (offset.current ?? started));
     tick();
     const t = setInterval(tick, 1_000);
     return () => clearInterval(t);
-  }, [following, initial.server_time]);
+  }, [underWay, initial.server_time]);
 
-  return { page, serverNow, adopt: setPage, offline: following && unanswered >= OFFLINE_AFTER };
+  return { page, serverNow, adopt: setPage, offline: underWay && unanswered >= OFFLINE_AFTER };
 }
 
 /** A page that takes no payment, with nothing of this customer's to show: why, and the way back. */
@@ -318,9 +332,11 @@ function AttemptStatus({ page, attempt, serverNow }: { page: HostedPage; attempt
           </h2>
           {/* On a closed page nothing can be tried again here: the notice says what can. */}
           <p>
-            {closed
-              ? "You have not been charged."
-              : (attempt.failure_message ?? "The PIN prompt was not approved in time. You have not been charged.")}
+            {attempt.phase === "expired"
+              ? `${EXPIRED_ATTEMPT_MESSAGE}${closed ? "" : " You can try again below."}`
+              : closed
+                ? "You have not been charged."
+                : attempt.failure_message}
           </p>
           {closed ? (
             <>

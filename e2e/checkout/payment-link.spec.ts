@@ -59,8 +59,25 @@ test("…03 never answers: the countdown runs; once expired the page offers anot
   await neverSaysFailed(page, 2_500);
   await testHelper(request, attemptOf(page), "expire");
   await expect(status.getByRole("heading")).toHaveText("The prompt expired", { timeout: 10_000 });
-  await expect(status).toContainText("You have not been charged.");
+  await expect(status).toContainText("If you did not enter your PIN, nothing was taken from your wallet. You can try again below.");
   await expect(page.getByLabel(/mobile money number/i)).toBeVisible();
+});
+
+test("an expired attempt the provider confirms late (the PIN went in as the prompt ran out) turns into the receipt without a reload", async ({ page, request }) => {
+  const link = await createLink(request);
+  await page.goto(`/pay/${link.id}`);
+  await pay(page, "0770000003");
+  const status = statusRegion(page);
+  await expect(status.getByRole("timer")).toBeVisible();
+  const attempt = attemptOf(page);
+  await testHelper(request, attempt, "expire");
+  await expect(status.getByRole("heading")).toHaveText("The prompt expired", { timeout: 10_000 });
+  // The customer is reading the page, number typed again, when the confirmation comes.
+  await page.getByLabel(/mobile money number/i).fill("077 000 0003");
+  await testHelper(request, attempt, "succeed");
+  await expect(status.getByRole("heading")).toHaveText("Payment received", { timeout: 20_000 });
+  await expect(page.getByLabel(/mobile money number/i)).toHaveCount(0);
+  expect((await paymentsOfLink(request, link.id)).map((p) => p.status)).toEqual(["succeeded"]);
 });
 
 test("…04 times out, then succeeds: confirming (never failed), then the receipt", async ({ page, request }) => {

@@ -1,5 +1,16 @@
 import { describe, expect, it } from "vitest";
-import { ATTEMPT_PHASE, formatCountdown, formatHarareTime, formatPageAmount, PHASE_IS_FINAL, returnToMerchant, secondsLeft, successRedirect } from "./hosted";
+import {
+  ATTEMPT_PHASE,
+  formatCountdown,
+  formatHarareTime,
+  formatPageAmount,
+  LATE_CONFIRMATION_WINDOW_MS,
+  PHASE_IS_FINAL,
+  returnToMerchant,
+  secondsLeft,
+  successRedirect,
+  watchesForLateConfirmation,
+} from "./hosted";
 import { formatAmount } from "./money";
 import { PAYMENT_STATUSES, TERMINAL } from "./payment-status";
 
@@ -57,5 +68,17 @@ describe("successRedirect", () => {
   it("puts the session id where the merchant asked for it, and leaves other URLs alone", () => {
     expect(successRedirect("https://shop.example/done?cs={CHECKOUT_SESSION_ID}", "cs_1")).toBe("https://shop.example/done?cs=cs_1");
     expect(successRedirect("https://shop.example/done", "cs_1")).toBe("https://shop.example/done");
+  });
+});
+
+describe("an expired attempt on a hosted page", () => {
+  it("is still asked about for a while after it expired, in case the provider confirms it late; nothing else is", () => {
+    const expires_at = "2026-11-29T10:00:00.000Z";
+    const at = (ms: number) => new Date(Date.parse(expires_at) + ms).toISOString();
+    expect(watchesForLateConfirmation({ phase: "expired", expires_at }, at(1_000))).toBe(true);
+    expect(watchesForLateConfirmation({ phase: "expired", expires_at }, at(LATE_CONFIRMATION_WINDOW_MS - 1_000))).toBe(true);
+    expect(watchesForLateConfirmation({ phase: "expired", expires_at }, at(LATE_CONFIRMATION_WINDOW_MS))).toBe(false);
+    for (const phase of ["waiting", "confirming", "succeeded", "failed"] as const) expect(watchesForLateConfirmation({ phase, expires_at }, at(1_000))).toBe(false);
+    expect(watchesForLateConfirmation(null, at(0))).toBe(false);
   });
 });

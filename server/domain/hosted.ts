@@ -28,6 +28,22 @@ export const PHASE_IS_FINAL = {
 } as const satisfies Record<AttemptPhase, boolean>;
 
 /**
+ * How long after an attempt expired a provider's late confirmation is still looked for (the
+ * customer entered the PIN as the prompt ran out): the page keeps following the expired attempt,
+ * and a new attempt on the same checkout session or single-use link first asks the provider about
+ * it (reconfirmExpiredAttempts).
+ */
+export const LATE_CONFIRMATION_WINDOW_MS = 15 * 60_000;
+
+/** An expired attempt, told to the customer: true in the usual case, and no promise the provider may still break. */
+export const EXPIRED_ATTEMPT_MESSAGE = "The PIN prompt timed out before the payment was confirmed. If you did not enter your PIN, nothing was taken from your wallet.";
+
+/** Whether a page showing this attempt still asks about it: an expired one, for a while, in case it is confirmed late. */
+export function watchesForLateConfirmation(attempt: { phase: AttemptPhase; expires_at: string } | null | undefined, serverNow: string): boolean {
+  return attempt?.phase === "expired" && Date.parse(serverNow) < Date.parse(attempt.expires_at) + LATE_CONFIRMATION_WINDOW_MS;
+}
+
+/**
  * How many of the attempt keys a browser sent from one page it may ask about at once
  * (`…/status?attempt=…&attempt=…`): the keys it kept for that page, newest first.
  */

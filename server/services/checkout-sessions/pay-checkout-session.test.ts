@@ -3,11 +3,13 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "@/db/client";
 import { checkoutSessions, events, payments, type CheckoutSession, type Payment } from "@/db/schema";
 import { manualClock, systemClock, type Clock } from "@/server/clock";
+import type { ProviderRegistry } from "@/server/providers/port";
 import { providers, sandbox } from "@/server/providers/registry";
 import { sandboxReference } from "@/server/providers/sandbox/client";
 import { toCheckoutSessionResource } from "@/server/schemas/checkout-sessions";
 import { api } from "@/server/testing/api";
 import { serviceRefusal } from "@/server/testing/expect-error";
+import { sandboxAnswering } from "@/server/testing/providers";
 import { seedAwaitingPayment, seedTestMerchant, uniqueRef, type TestMerchant } from "@/server/testing/fixtures";
 import { driveTestPayment } from "../payments/drive-test-payment";
 import { transitionPayment } from "../payments/transition-payment";
@@ -32,10 +34,10 @@ async function newSession(input: Partial<CreateCheckoutSessionInput> = {}): Prom
   });
 }
 
-async function pay(session: CheckoutSession, opts: { msisdn?: string; key?: string; clock?: Clock } = {}): Promise<Payment> {
+async function pay(session: CheckoutSession, opts: { msisdn?: string; key?: string; clock?: Clock; registry?: ProviderRegistry } = {}): Promise<Payment> {
   attempt += 1;
   return payCheckoutSession(
-    { db: await getDb(), clock: opts.clock ?? systemClock, providers },
+    { db: await getDb(), clock: opts.clock ?? systemClock, providers: opts.registry ?? providers },
     { sessionId: session.id, msisdn: opts.msisdn ?? "263770000001", idempotencyKey: opts.key ?? `attempt-${attempt}` },
   );
 }
@@ -107,12 +109,40 @@ describe("an attempt on a checkout session", () => {
     const session = await newSession();
     const declined = await pay(session, { msisdn: "263770000002" });
     await driveTestPayment(await m.ctx(), declined.id, "fail");
-    const second = await pay(session);
+    // …03: a prompt the customer never answers, so the provider has nothing to confirm late.
+    const second = await pay(session, { msisdn: "263770000003" });
     expect(second.reference).toBe(`${session.reference}#2`);
     await driveTestPayment(await m.ctx(), second.id, "expire");
     const third = await pay(session);
     expect(third.reference).toBe(`${session.reference}#3`);
     expect(await reload(session)).toMatchObject({ status: "open", attemptCount: 3, paymentId: third.id });
+  });
+
+  it("asks the provider about an attempt that just expired before trying again: paid as it ran out, the session completes and no second attempt is made", async () => {
+    const session = await newSession();
+    const expired = await pay(session, { msisdn: "263770000003" });
+    await driveTestPayment(await m.ctx(), expired.id, "expire");
+    // The customer entered the PIN as the prompt ran out: the provider now says paid.
+    const asked: string[] = [];
+    const late = sandboxAnswering((id) => (asked.push(id), id === expired.id ? { kind: "succeeded" } : undefined));
+    const err = await serviceRefusal(pay(session, { registry: late }));
+    expect(err.code).toBe("checkout_session_closed");
+    expect(asked).toEqual([expired.id]);
+    expect(await reload(session)).toMatchObject({ status: "complete", attemptCount: 1, paymentId: expired.id });
+    const db = await getDb();
+    expect((await db.select().from(payments).where(eq(payments.checkoutSessionId, session.id))).map((p) => p.status)).toEqual(["succeeded"]);
+    expect(await completions(session)).toHaveLength(1);
+  });
+
+  it("tries again as before when the provider still has nothing for the expired attempt, or cannot be asked", async () => {
+    for (const answer of [{ kind: "pending" } as const, "throws" as const]) {
+      const session = await newSession();
+      const expired = await pay(session, { msisdn: "263770000003" });
+      await driveTestPayment(await m.ctx(), expired.id, "expire");
+      const next = await pay(session, { registry: sandboxAnswering(() => (answer === "throws" ? Promise.reject(new Error("status API down")) : answer)) });
+      expect(next.reference).toBe(`${session.reference}#2`);
+      expect(await (await getDb()).select().from(payments).where(eq(payments.id, expired.id))).toMatchObject([{ status: "expired" }]);
+    }
   });
 
   it("steps past an attempt reference the merchant gave a payment or a session itself, rather than failing on it every time", async () => {

@@ -8,6 +8,7 @@ import type { BaseContext } from "@/server/context";
 import type { ProviderRegistry } from "@/server/providers/port";
 import { payThroughOrigin, type CustomerAttempt } from "../payments/pay-through-origin";
 import { paymentThrough } from "../payments/payments-through";
+import { reconfirmExpiredAttempts } from "../payments/reconfirm-expired-attempts";
 
 /**
  * A customer's attempt on a checkout session (the `/checkout/{id}` page calls this). While the
@@ -20,6 +21,8 @@ export async function payCheckoutSession(base: BaseContext & { providers: Provid
   if (!isId("checkoutSession", input.sessionId)) throw resourceMissing("checkout session", input.sessionId);
   const [session] = await base.db.select().from(checkoutSessions).where(eq(checkoutSessions.id, input.sessionId));
   if (!session) throw resourceMissing("checkout session", input.sessionId);
+  // A try again after an expiry: the expired attempt may have been paid as it ran out.
+  await reconfirmExpiredAttempts(base, { checkoutSessionId: session.id });
 
   return payThroughOrigin(
     base,

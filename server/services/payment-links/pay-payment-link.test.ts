@@ -6,6 +6,7 @@ import type { PaymentStatus } from "@/server/domain/payment-status";
 import { providers, sandbox } from "@/server/providers/registry";
 import { api } from "@/server/testing/api";
 import { serviceRefusal } from "@/server/testing/expect-error";
+import { sandboxAnswering } from "@/server/testing/providers";
 import { paymentBody, seedTestMerchant, type TestMerchant } from "@/server/testing/fixtures";
 import { transitionPayment } from "../payments/transition-payment";
 import { createPaymentLink, type CreatePaymentLinkInput } from "./create-payment-link";
@@ -137,7 +138,8 @@ describe("paying a payment link", () => {
 
   it.each(["failed", "expired"] as const)("leaves a single-use link usable after a %s attempt", async (status) => {
     const link = await newLink({ singleUse: true });
-    const first = await pay(link);
+    // …03: a prompt never answered, which the provider cannot confirm late.
+    const first = await pay(link, { msisdn: "263770000003" });
     await moveTo(first.id, status);
     const second = await pay(link);
     expect(second.id).not.toBe(first.id);
@@ -152,6 +154,18 @@ describe("paying a payment link", () => {
     await moveTo(first.id, "expired");
     await moveTo(first.id, "succeeded"); // the provider confirms the customer paid after all
     expect((await serviceRefusal(pay(link))).code).toBe("link_used");
+  });
+
+  it("asks the provider about a single-use link's attempt that just expired before another: paid as it ran out, the link is used", async () => {
+    const link = await newLink({ singleUse: true });
+    const first = await pay(link, { msisdn: "263770000003" });
+    await moveTo(first.id, "expired");
+    const registry = sandboxAnswering((id) => (id === first.id ? { kind: "succeeded" } : undefined));
+    const err = await serviceRefusal(payPaymentLink({ db: await getDb(), clock: systemClock, providers: registry }, { linkId: link.id, msisdn: "0771234567", idempotencyKey: "after-expiry" }));
+    expect(err.code).toBe("link_used");
+    const res = await api("GET", `/v1/payments?limit=10`, { key: m.keys.test });
+    const ofLink = (res.body as { data: { payment_link: string | null; status: string }[] }).data.filter((p) => p.payment_link === link.id);
+    expect(ofLink.map((p) => p.status)).toEqual(["succeeded"]);
   });
 
   it("leaves a single-use link usable when the provider refuses the prompt (sandbox …06)", async () => {

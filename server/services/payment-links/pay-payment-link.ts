@@ -7,6 +7,7 @@ import type { BaseContext } from "@/server/context";
 import type { ProviderRegistry } from "@/server/providers/port";
 import { payThroughOrigin, type CustomerAttempt } from "../payments/pay-through-origin";
 import { paymentThrough } from "../payments/payments-through";
+import { reconfirmExpiredAttempts } from "../payments/reconfirm-expired-attempts";
 
 /**
  * A customer pays a link (the `/pay/{id}` page calls this). The claim runs with the link's row
@@ -16,6 +17,8 @@ export async function payPaymentLink(base: BaseContext & { providers: ProviderRe
   if (!isId("paymentLink", input.linkId)) throw resourceMissing("payment link", input.linkId);
   const [link] = await base.db.select().from(paymentLinks).where(eq(paymentLinks.id, input.linkId));
   if (!link) throw resourceMissing("payment link", input.linkId);
+  // A single-use link tried again after an expiry: the expired attempt may have been paid as it ran out.
+  if (link.singleUse) await reconfirmExpiredAttempts(base, { paymentLinkId: link.id });
 
   return payThroughOrigin(
     base,
