@@ -110,11 +110,11 @@ function Replay({
   const [picked, setPicked] = useState<string | null>(null);
   const chosen = picked ?? (pingHomeEnabled ? testEndpoint! : "");
   const target = chosen === "" || enabled.some((e) => e.id === chosen) ? chosen : "";
-  const [queued, setQueued] = useState<ReplayQueued | null>(null);
+  const [queued, setQueued] = useState<number | null>(null);
   const replay = useSingleFlightMutation(
     trpc.events.replay.mutationOptions({
       onSuccess: (r) => {
-        setQueued(replayQueued(r.deliveries));
+        setQueued(r.deliveries.length);
         void queryClient.invalidateQueries({ queryKey: trpc.events.get.queryKey({ id: eventId }) });
         void queryClient.invalidateQueries({ queryKey: trpc.webhooks.pathKey() });
       },
@@ -173,30 +173,11 @@ function Replay({
       ) : null}
       {queued !== null ? (
         <p className="notice" role="status">
-          {replayQueuedText(queued)}
+          {queued === 0
+            ? "Nothing queued: no enabled endpoint is subscribed to this event type. Choose one endpoint to send it anyway."
+            : `Queued ${queued} ${queued === 1 ? "delivery" : "deliveries"}; ${queued === 1 ? "it shows" : "they show"} below as ${queued === 1 ? "it goes" : "they go"} out.`}
         </p>
       ) : null}
     </section>
   );
-}
-
-/**
- * What a replay did, as its deliveries say: new ones, or retries brought forward, go out now; a
- * retry already due within a minute, or being attempted, was left to finish on its own.
- */
-type ReplayQueued = { now: number; soon: number; by: string | null };
-
-function replayQueued(deliveries: { next_attempt_at: string | null }[]): ReplayQueued {
-  const at = Date.now();
-  // A little past the request, for the clocks of the browser and the server.
-  const later = deliveries.flatMap((d) => (d.next_attempt_at && Date.parse(d.next_attempt_at) > at + 5_000 ? [d.next_attempt_at] : []));
-  return { now: deliveries.length - later.length, soon: later.length, by: later.sort().at(-1) ?? null };
-}
-
-function replayQueuedText({ now, soon, by }: ReplayQueued): string {
-  if (now + soon === 0) return "Nothing queued: no enabled endpoint is subscribed to this event type. Choose one endpoint to send it anyway.";
-  const n = (k: number) => `${k} ${k === 1 ? "delivery" : "deliveries"}`;
-  const going = now ? `Queued ${n(now)} to go out now` : "";
-  const waiting = soon ? `${n(soon)} already due ${soon === 1 ? "goes" : "go"} out on ${soon === 1 ? "its" : "their"} own by ${when(by)}` : "";
-  return `${[going, waiting].filter(Boolean).join("; ")}. Each shows below as it goes out.`;
 }
