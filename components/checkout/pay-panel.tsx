@@ -278,9 +278,10 @@ function AttemptStatus({ page, attempt, serverNow }: { page: HostedPage; attempt
   const wallet = attempt.network_name ?? "your wallet provider";
   // Time left to approve the prompt, by the server's clock.
   const left = secondsLeft(Date.parse(attempt.expires_at), serverNow);
-  // Focus follows the attempt, so that a screen reader starts at its news and not at the page's top.
+  // Focus follows the attempt, so that a screen reader starts at its news and not at the page's top:
+  // each new phase's heading replaces the last one's (waiting → receipt), which took focus with it.
   const heading = useRef<HTMLHeadingElement>(null);
-  useEffect(() => heading.current?.focus(), []);
+  useEffect(() => heading.current?.focus(), [attempt.phase]);
   const closed = page.state !== "open";
   return (
     <section className="card status" data-phase={attempt.phase}>

@@ -76,6 +76,8 @@ test("an expired attempt the provider confirms late (the PIN went in as the prom
   await page.getByLabel(/mobile money number/i).fill("077 000 0003");
   await testHelper(request, attempt, "succeed");
   await expect(status.getByRole("heading")).toHaveText("Payment received", { timeout: 20_000 });
+  // Focus goes to the news, from the field that went with the form.
+  await expect(status.getByRole("heading")).toBeFocused();
   await expect(page.getByLabel(/mobile money number/i)).toHaveCount(0);
   expect((await paymentsOfLink(request, link.id)).map((p) => p.status)).toEqual(["succeeded"]);
 });
