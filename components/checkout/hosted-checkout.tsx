@@ -24,7 +24,8 @@ export function HostedCheckout({ page, action, attemptKey, amountChanged = false
   const { quote } = page;
   const attempt = page.attempt;
   const followsAttempt = attempt !== null && !PHASE_IS_FINAL[attempt.phase];
-  const paidCheckout = attempt?.phase === "succeeded" && page.success_url !== null;
+  // Not while another attempt's prompt is out: the page warns of it first (SecondChargeWarning).
+  const paidCheckout = attempt?.phase === "succeeded" && page.success_url !== null && page.other_attempt === null;
   return (
     <main className="pay">
       {page.livemode ? null : <p className="test-mode">Test mode: no real money moves</p>}

@@ -285,6 +285,7 @@ function AttemptStatus({ page, attempt, serverNow }: { page: HostedPage; attempt
   const closed = page.state !== "open";
   return (
     <section className="card status" data-phase={attempt.phase}>
+      <SecondChargeWarning page={page} />
       {attempt.phase === "waiting" ? (
         <>
           {/* Once the prompt's time is up, asking for the PIN is no use: the provider's word is awaited. */}
@@ -351,14 +352,32 @@ function AttemptStatus({ page, attempt, serverNow }: { page: HostedPage; attempt
   );
 }
 
+/**
+ * One order, two attempts (an expired one confirmed late, just as the customer tried again): the
+ * prompt still on the phone must not be approved. Said before anything else about the attempt.
+ */
+function SecondChargeWarning({ page }: { page: HostedPage }) {
+  if (!page.other_attempt) return null;
+  const order = page.kind === "checkout_session" ? "order" : "payment link";
+  return (
+    <p className="card changed" role="alert">
+      {page.other_attempt === "paid"
+        ? `This ${order} has just been paid${page.kind === "checkout_session" ? ", by an earlier try" : ""}. If a PIN prompt for it shows on your phone, do not enter your PIN.`
+        : `If your phone shows another PIN prompt for this ${order}, do not enter your PIN: it is paid.`}
+    </p>
+  );
+}
+
 function Receipt({ page, attempt, heading }: { page: HostedPage; attempt: HostedAttempt; heading: React.RefObject<HTMLHeadingElement | null> }) {
   const next = page.success_url ? successRedirect(page.success_url, page.id) : null;
+  // Not while a second prompt is out: the customer reads the warning, and goes on with Continue.
+  const goesOnByItself = next !== null && page.other_attempt === null;
   useEffect(() => {
-    if (!next) return;
+    if (!next || !goesOnByItself) return;
     // Replaced, not pushed: Back from the merchant's page goes past this receipt, not into it again.
     const t = setTimeout(() => window.location.replace(next), REDIRECT_MS);
     return () => clearTimeout(t);
-  }, [next]);
+  }, [next, goesOnByItself]);
   return (
     <>
       <h2 ref={heading} tabIndex={-1}>
@@ -380,7 +399,8 @@ function Receipt({ page, attempt, heading }: { page: HostedPage; attempt: Hosted
       </dl>
       {next ? (
         <p>
-          Taking you back to {page.merchant_name}… <a href={next}>Continue</a>
+          {goesOnByItself ? `Taking you back to ${page.merchant_name}… ` : null}
+          <a href={next}>Continue</a>
         </p>
       ) : (
         <p className="muted">Keep this page or take a screenshot as your receipt.</p>

@@ -1,6 +1,6 @@
 import { expect, test } from "@playwright/test";
 import { seed } from "../support/seed";
-import { createSession, getPayment, getSession, pay, statusRegion } from "./support";
+import { createSession, getPayment, getSession, pay, statusRegion, testHelper } from "./support";
 
 /** `/checkout/{cs_id}`: the order, its attempts, and the way back to the merchant. */
 
@@ -61,4 +61,26 @@ test("an expired checkout says so and offers the way back, never a form", async 
   await expect(page.getByText("This checkout has expired. Return to the merchant to start again.")).toBeVisible();
   await expect(page.getByRole("link", { name: /Return to/ })).toHaveAttribute("href", `${seed().base_url}/?cancelled=1`);
   await expect(page.getByLabel(/mobile money number/i)).toHaveCount(0);
+});
+
+test("an expired attempt confirmed late while the customer's new prompt is out: the page says not to enter the PIN, and stays", async ({ page, request }) => {
+  const session = await createSession(request);
+  await page.goto(`/checkout/${session.id}`);
+  await pay(page, "0770000003");
+  await expect(statusRegion(page).getByRole("timer")).toBeVisible();
+  const first = (await getSession(request, session.id)).payment!;
+  await testHelper(request, first, "expire");
+  await expect(statusRegion(page).getByRole("heading")).toHaveText("The prompt expired", { timeout: 10_000 });
+  await pay(page, "0770000003");
+  await expect(statusRegion(page).getByRole("timer")).toBeVisible();
+  const second = (await getSession(request, session.id)).payment!;
+  expect(second).not.toBe(first);
+
+  // The first prompt's PIN went in as it ran out: confirmed now, with the second prompt on the phone.
+  await testHelper(request, first, "succeed");
+  await expect(statusRegion(page).getByRole("alert")).toContainText("do not enter your PIN", { timeout: 15_000 });
+  // Not taken on to the merchant (3 s on a plain receipt) while that prompt is out.
+  await page.waitForTimeout(4_500);
+  expect(new URL(page.url()).pathname).toBe(`/checkout/${session.id}`);
+  await expect(statusRegion(page).getByRole("alert")).toContainText("do not enter your PIN");
 });

@@ -30,6 +30,12 @@ export type HostedPage = {
    * that sent a key holds it, and it finds nothing that `?payment=` would not.
    */
   attempt_key: string | null;
+  /**
+   * Another attempt at the same order (a checkout session, a single-use link) that could make the
+   * customer pay twice: `in_flight` when `attempt` is paid and another's PIN prompt may still be on
+   * a phone, `paid` when `attempt` is under way and another has been paid (otherAttemptOfOrder).
+   */
+  other_attempt: OtherAttempt;
   /** Checkout sessions only. */
   success_url: string | null;
   /** The way back to the merchant: the session's cancel_url, or the home page of its success_url's site (returnToMerchant). */
@@ -39,6 +45,8 @@ export type HostedPage = {
   /** The server's clock when this view was made (countdowns use it, not the phone's). */
   server_time: string;
 };
+
+export type OtherAttempt = "in_flight" | "paid" | null;
 
 /**
  * A quote as a customer sees it: what they pay, and the fee only when it is theirs to pay. A fee the

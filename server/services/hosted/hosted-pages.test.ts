@@ -128,6 +128,23 @@ describe("the payment link page", () => {
     expect(await viewPaymentLinkPage(await base(), { linkId: link.id, paymentId: paid.id })).toMatchObject({ state: "open", attempt: { id: paid.id } });
   });
 
+  it("on a single-use link, warns of a second charge when an expired attempt is confirmed late while a new one's prompt is out", async () => {
+    const link = await createPaymentLink(await merchantPays.ctx(), { amount: 1_000, currency: "USD", description: "One seat", singleUse: true });
+    const first = await payPaymentLink(await base(), { linkId: link.id, msisdn: "0770000003", idempotencyKey: key() });
+    await transitionPayment(await base(), { paymentId: first.id, to: "expired" });
+    const second = await payPaymentLink(await base(), { linkId: link.id, msisdn: "0770000003", idempotencyKey: key() });
+    expect(await viewPaymentLinkPage(await base(), { linkId: link.id, paymentId: second.id })).toMatchObject({ other_attempt: null });
+    await transitionPayment(await base(), { paymentId: first.id, to: "succeeded" });
+    expect(await viewPaymentLinkPage(await base(), { linkId: link.id, paymentId: second.id })).toMatchObject({ attempt: { id: second.id }, other_attempt: "paid" });
+    expect(await viewPaymentLinkPage(await base(), { linkId: link.id, paymentId: first.id })).toMatchObject({ attempt: { id: first.id, phase: "succeeded" }, other_attempt: "in_flight" });
+    // A reusable link's payers are many people: nothing to warn of there.
+    const reusable = await createPaymentLink(await merchantPays.ctx(), { amount: 1_000, currency: "USD", description: "Donations" });
+    const one = await payPaymentLink(await base(), { linkId: reusable.id, msisdn: "0770000003", idempotencyKey: key() });
+    const another = await payPaymentLink(await base(), { linkId: reusable.id, msisdn: "0771234567", idempotencyKey: key() });
+    await transitionPayment(await base(), { paymentId: another.id, to: "succeeded" });
+    expect(await viewPaymentLinkPage(await base(), { linkId: reusable.id, paymentId: one.id })).toMatchObject({ other_attempt: null });
+  });
+
   it("asked by several attempt keys, shows the newest payment one of them made and names its key", async () => {
     const link = await createPaymentLink(await merchantPays.ctx(), { amount: 1_000, currency: "USD", description: "Once", singleUse: true });
     const paidKey = key();
@@ -253,6 +270,26 @@ describe("the checkout page", () => {
     expect(await viewCheckoutPage(await base(), s.id, [key(), secondKey, firstKey])).toMatchObject({ attempt: { id: second.id }, attempt_key: secondKey });
     expect(await viewCheckoutPage(await base(), s.id, [key()])).toMatchObject({ attempt: null, attempt_key: null });
     expect(paid!.attempt_key).toBeNull();
+  });
+
+  it("warns of a second charge when an expired attempt is confirmed late while a new one's prompt is out, on either attempt's page", async () => {
+    const s = await session(merchantPays);
+    const firstKey = key();
+    const first = await payCheckoutSession(await base(), { sessionId: s.id, msisdn: "0770000003", idempotencyKey: firstKey });
+    await transitionPayment(await base(), { paymentId: first.id, to: "expired" });
+    const secondKey = key();
+    const second = await payCheckoutSession(await base(), { sessionId: s.id, msisdn: "0770000003", idempotencyKey: secondKey });
+    expect(await viewCheckoutPage(await base(), s.id)).toMatchObject({ attempt: { id: second.id, phase: "waiting" }, other_attempt: null });
+
+    // The first is confirmed late, after the second was made.
+    await transitionPayment(await base(), { paymentId: first.id, to: "succeeded" });
+    expect(await viewCheckoutPage(await base(), s.id, [secondKey])).toMatchObject({ attempt: { id: second.id, phase: "waiting" }, other_attempt: "paid" });
+    const paid = await viewCheckoutPage(await base(), s.id, [firstKey]);
+    expect(paid).toMatchObject({ state: "complete", attempt: { id: first.id, phase: "succeeded" }, other_attempt: "in_flight" });
+
+    // Once the second prompt is gone, the receipt is a receipt again.
+    await transitionPayment(await base(), { paymentId: second.id, to: "expired" });
+    expect(await viewCheckoutPage(await base(), s.id, [firstKey])).toMatchObject({ attempt: { id: first.id }, other_attempt: null });
   });
 
   it("offers the way back to the merchant: the cancel_url, or without one the home page of the success_url's site", async () => {

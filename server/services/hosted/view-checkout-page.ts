@@ -7,6 +7,7 @@ import { isId } from "@/server/domain/ids";
 import type { BaseContext } from "@/server/context";
 import { pageQuote, toHostedAttempt, type HostedPage } from "@/server/schemas/hosted";
 import { newestPaymentOfAttempts } from "../payments/pay-through-origin";
+import { otherAttemptOfOrder } from "./other-attempt";
 
 const NOTICES = {
   open: null,
@@ -52,6 +53,7 @@ export async function viewCheckoutPage(base: BaseContext, sessionId: string, att
     notice: NOTICES[state],
     attempt: attempt ? toHostedAttempt(attempt) : null,
     attempt_key: byKey?.key ?? null,
+    other_attempt: await otherAttemptOfOrder(base.db, { checkoutSessionId: session.id }, attempt),
     // Where a paid checkout goes next: told once it is paid, so that the page is no shortcut to it.
     success_url: attempt?.status === "succeeded" ? session.successUrl : null,
     // The way back to the merchant, on a closed page as on an open one.

@@ -7,6 +7,7 @@ import { holdsSingleUseLink, linkClosedReason } from "@/server/domain/payment-li
 import type { BaseContext } from "@/server/context";
 import { pageQuote, toHostedAttempt, type HostedPage } from "@/server/schemas/hosted";
 import { paymentThrough } from "../payments/payments-through";
+import { otherAttemptOfOrder } from "./other-attempt";
 import { newestPaymentOfAttempts } from "../payments/pay-through-origin";
 
 const USED =
@@ -64,6 +65,7 @@ export async function viewPaymentLinkPage(
     notice: closed ?? (used ? USED : null),
     attempt: mine ? toHostedAttempt(mine) : null,
     attempt_key: mine && byKey ? byKey.key : null,
+    other_attempt: link.singleUse ? await otherAttemptOfOrder(base.db, { paymentLinkId: link.id }, mine) : null,
     success_url: null,
     cancel_url: null,
     status_path: `/pay/${link.id}/status${mine ? `?payment=${mine.id}` : ""}`,
