@@ -104,12 +104,13 @@ function Replay({
   const queryClient = useQueryClient();
   const { role, allowed } = useRole("developer");
   const enabled = endpoints.filter((e) => e.status === "enabled");
+  const isEnabled = (id: string | null) => enabled.some((e) => e.id === id);
   // A test ping goes only to the endpoint named ("all" would queue nothing): its own while it is
-  // enabled, otherwise one staff pick. The choice is only ever one the list shows.
-  const pingHomeEnabled = isTest && enabled.some((e) => e.id === testEndpoint);
+  // enabled, otherwise one staff pick. The choice is only ever one the list shows ("" is "all").
+  const pingHomeEnabled = isTest && isEnabled(testEndpoint);
   const [picked, setPicked] = useState<string | null>(null);
-  const chosen = picked ?? (pingHomeEnabled ? testEndpoint! : "");
-  const target = chosen === "" || enabled.some((e) => e.id === chosen) ? chosen : "";
+  const wanted = picked ?? (isTest ? testEndpoint : "");
+  const target = wanted && isEnabled(wanted) ? wanted : "";
   const [queued, setQueued] = useState<number | null>(null);
   const replay = useSingleFlightMutation(
     trpc.events.replay.mutationOptions({

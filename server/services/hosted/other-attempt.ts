@@ -10,14 +10,18 @@ import { paymentThrough } from "../payments/payments-through";
  * this one's prompt is out while another has been paid. Both happen only when an expired attempt
  * is confirmed late just as a new one was made (reconfirmExpiredAttempts narrows that to seconds).
  * One read on the origin's partial index, and only for an attempt that is paid or under way.
+ * `paidBy`: the payment that paid the order, when the caller has it already (a complete session
+ * names it), which spares the read the status polls of an attempt under way would each make.
  */
 export async function otherAttemptOfOrder(
   db: Db,
   origin: { paymentLinkId: string } | { checkoutSessionId: string },
-  attempt: Pick<Payment, "status"> | undefined,
+  attempt: Pick<Payment, "id" | "status"> | undefined,
+  paidBy?: string | null,
 ): Promise<OtherAttempt> {
   if (!attempt) return null;
   if (attempt.status === "succeeded") return (await paymentThrough(db, origin, inFlight)) ? "in_flight" : null;
-  if (inFlight(attempt.status)) return (await paymentThrough(db, origin, (s) => s === "succeeded")) ? "paid" : null;
-  return null;
+  if (!inFlight(attempt.status)) return null;
+  const paid = paidBy !== undefined ? paidBy !== null && paidBy !== attempt.id : (await paymentThrough(db, origin, (s) => s === "succeeded")) !== undefined;
+  return paid ? "paid" : null;
 }
