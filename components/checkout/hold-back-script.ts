@@ -1,11 +1,20 @@
 import { SENT_ATTEMPT_TTL_MS, sentAttemptsName } from "./sent-attempts";
 
 /**
+ * How long a held-back page waits for its island before it also says it has not loaded and offers
+ * a reload: its scripts may never arrive (a dropped connection), and "Checking your payment…"
+ * alone would then be a dead end. Long enough for a slow network to bring them first.
+ */
+export const ISLAND_STALL_MS = 8_000;
+
+/**
  * The page's first script, inline in its HTML and run as that is read: marks the page (`data-sent`
  * on its `<main>`) when this browser kept an attempt it may still have to look up, so that until
  * the island has run, the page shows "Checking your payment…" instead of a form or "Link already
- * used" (checkout.css). Conservative: the island decides, this only holds back. Without
- * JavaScript it never runs, and the page is as the server rendered it. Kept apart from
+ * used" (checkout.css). Conservative: the island decides, this only holds back. If the island
+ * has still not run after ISLAND_STALL_MS (its early markup, `data-if-sent`, is still there), the
+ * page is marked `data-stalled` too, which shows a reload link. Without JavaScript it never runs,
+ * and the page is as the server rendered it. Kept apart from
  * sent-attempts.ts so that none of it is in the island's bundle.
  */
 export function holdBackScript(pageId: string, closed: boolean): string {
@@ -13,6 +22,7 @@ export function holdBackScript(pageId: string, closed: boolean): string {
   return (
     `try{var l=JSON.parse(localStorage.getItem(${name})||"null"),n=Date.now();l=Array.isArray(l)?l:l?[l]:[];` +
     `if(l.some(function(a){return a&&n-a.at<${SENT_ATTEMPT_TTL_MS}&&(${closed ? "true" : "false"}||!a.paymentId||!a.done)}))` +
-    `document.currentScript.parentNode.setAttribute("data-sent","")}catch(e){}`
+    `{var m=document.currentScript.parentNode;m.setAttribute("data-sent","");` +
+    `setTimeout(function(){if(m.querySelector("[data-if-sent]"))m.setAttribute("data-stalled","")},${ISLAND_STALL_MS})}}catch(e){}`
   );
 }

@@ -159,7 +159,8 @@ function useSentAttempt(page: HostedPage, freshKey: string, adopt: (view: Hosted
 /**
  * Said while the page looks up what became of an attempt this browser sent, instead of a form that
  * could pay again or "Link already used" for the customer who used it. `early`: before the island
- * has run, shown only on a page its first script marked.
+ * has run, shown only on a page its first script marked, with a reload link should the island's
+ * scripts never arrive (hold-back-script.ts).
  */
 function CheckingAttempt({ early, failed, closed }: { early: boolean; failed: boolean; closed: boolean }) {
   return (
@@ -173,6 +174,11 @@ function CheckingAttempt({ early, failed, closed }: { early: boolean; failed: bo
       ) : (
         <p className="muted">You tapped Pay on this page earlier. We are looking up what became of that payment, so that you do not pay twice.</p>
       )}
+      {early ? (
+        <p data-if-stalled="">
+          This page has not finished loading: check your connection, then <a href="">reload the page</a>. Reloading does not pay again.
+        </p>
+      ) : null}
     </section>
   );
 }

@@ -1,7 +1,7 @@
 import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { MAX_ATTEMPT_KEYS } from "@/server/domain/hosted";
-import { holdBackScript } from "./hold-back-script";
+import { holdBackScript, ISLAND_STALL_MS } from "./hold-back-script";
 import {
   formKey,
   keysToAsk,
@@ -82,13 +82,24 @@ describe("the attempts a browser kept for a page", () => {
 });
 
 describe("the page's first script", () => {
-  function marks(stored: unknown, closed: boolean): boolean {
-    let marked = false;
+  /** Runs the script on a page whose island has (or has not) run by the time its timer fires. */
+  function run(stored: unknown, closed: boolean, islandRan = false): { marks: string[]; timers: number[] } {
+    const marks: string[] = [];
+    const timers: number[] = [];
     const storage = { getItem: (name: string) => (name === "mari.attempt.plink_1" && stored !== undefined ? JSON.stringify(stored) : null) };
-    const main = { setAttribute: (name: string) => (marked = name === "data-sent") };
-    runInNewContext(holdBackScript("plink_1", closed), { localStorage: storage, document: { currentScript: { parentNode: main } }, Date: { now: () => NOW }, JSON });
-    return marked;
+    const main = {
+      setAttribute: (name: string) => marks.push(name),
+      // The island's early markup goes once it has run.
+      querySelector: (selector: string) => (selector === "[data-if-sent]" && !islandRan ? {} : null),
+    };
+    const setTimeout = (fire: () => void, ms: number) => {
+      timers.push(ms);
+      fire();
+    };
+    runInNewContext(holdBackScript("plink_1", closed), { localStorage: storage, document: { currentScript: { parentNode: main } }, Date: { now: () => NOW }, JSON, setTimeout });
+    return { marks, timers };
   }
+  const marks = (stored: unknown, closed: boolean) => run(stored, closed).marks.includes("data-sent");
 
   it("holds the page back when this browser kept an attempt it may still have to look up", () => {
     expect(marks(undefined, false)).toBe(false);
@@ -100,6 +111,14 @@ describe("the page's first script", () => {
     expect(marks([{ key: "k", at: NOW, paymentId: "pay_1", done: true }], false)).toBe(false);
     expect(marks([{ key: "k", at: NOW, paymentId: "pay_1", done: true }], true)).toBe(true);
     expect(marks([{ key: "stale", at: NOW - SENT_ATTEMPT_TTL_MS }], true)).toBe(false);
+  });
+
+  it("says the page has not loaded, with a reload link, when the island has not run after a while", () => {
+    const lost = [{ key: "lost", at: NOW - 1_000 }];
+    expect(run(lost, false)).toEqual({ marks: ["data-sent", "data-stalled"], timers: [ISLAND_STALL_MS] });
+    expect(run(lost, false, true)).toEqual({ marks: ["data-sent"], timers: [ISLAND_STALL_MS] });
+    // A page not held back has its form or notice from the start: nothing to wait for.
+    expect(run(undefined, false)).toEqual({ marks: [], timers: [] });
   });
 
   it("never throws, whatever storage holds or refuses", () => {

@@ -1,4 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
+import { ISLAND_STALL_MS } from "../../components/checkout/hold-back-script";
 import { attemptOf, createLink, createSession, getSession, numberError, pay, paymentsOfLink, statusRegion } from "./support";
 
 /**
@@ -235,6 +236,26 @@ test("before the page's script has loaded, a browser that sent an attempt sees n
   release();
   await expect(statusRegion(page).getByRole("heading")).toHaveText("Check your phone and enter your PIN");
   expect(await sawUsed(page)).toBe(false);
+});
+
+test("a held-back page whose scripts never arrive says so and offers a reload, which finds the payment", async ({ page, request }) => {
+  const link = await createLink(request, { single_use: true });
+  await payAndLoseTheAnswer(page, `/pay/${link.id}`, "0770000003");
+
+  const chunks = /\/_next\/static\/chunks\/.*\.js(\?.*)?$/;
+  await page.route(chunks, (route) => route.abort("connectionreset"));
+  await page.goto(`/pay/${link.id}`, { waitUntil: "domcontentloaded" });
+  await expect(page.getByRole("heading", { name: "Checking your payment…" })).toBeVisible();
+  const reload = page.getByRole("link", { name: "reload the page" });
+  await expect(reload).toBeHidden();
+  await expect(reload).toBeVisible({ timeout: ISLAND_STALL_MS + 5_000 });
+  await expect(page.getByLabel(/mobile money number/i)).toBeHidden();
+
+  await page.unroute(chunks);
+  await reload.click();
+  await expect(statusRegion(page).getByRole("heading")).toHaveText("Check your phone and enter your PIN");
+  await expect(page.getByRole("link", { name: "reload the page" })).toHaveCount(0);
+  expect(await paymentsOfLink(request, link.id)).toHaveLength(1);
 });
 
 test("a second tab's refused Pay does not make the browser forget the payment the first tab made", async ({ page, context, request }) => {
