@@ -1,4 +1,4 @@
-import { formatPageAmount, PHASE_IS_FINAL, successRedirect, takesAnotherAttempt } from "@/server/domain/hosted";
+import { PHASE_IS_FINAL, successRedirect } from "@/server/domain/hosted";
 import type { HostedPage } from "@/server/schemas/hosted";
 import type { PayFormState } from "./pay-form-state";
 import { holdBackScript } from "./hold-back-script";
@@ -16,12 +16,12 @@ type Props = {
 };
 
 /**
- * Both hosted pages (server component): who is being paid, for what and how much, before anything
- * else; then the island, which takes the number and follows the attempt (or, on a closed page,
- * says why, and shows this browser's own attempt if it made one).
+ * Both hosted pages (server component): the island, which heads with who is being paid, for what
+ * and how much, before anything else (as the page's latest answer has it), then takes the number
+ * and follows the attempt (or, on a closed page, says why, and shows this browser's own attempt if
+ * it made one).
  */
 export function HostedCheckout({ page, action, attemptKey, amountChanged = false, nonce }: Props) {
-  const { quote } = page;
   const attempt = page.attempt;
   const followsAttempt = attempt !== null && !PHASE_IS_FINAL[attempt.phase];
   // Not while another attempt's prompt is out: the page warns of it first (SecondChargeWarning).
@@ -29,26 +29,12 @@ export function HostedCheckout({ page, action, attemptKey, amountChanged = false
   return (
     <main className="pay">
       {page.livemode ? null : <p className="test-mode">Test mode: no real money moves</p>}
-      <header className="summary">
-        <p className="merchant">{page.merchant_name}</p>
-        <h1 className="title">{page.description}</h1>
-        <p className="amount">{formatPageAmount(quote.charged_amount, quote.currency)}</p>
-        {quote.fee !== null ? (
-          <p className="fee">
-            {formatPageAmount(quote.amount, quote.currency)} + {formatPageAmount(quote.fee, quote.currency)} transaction fee
-          </p>
-        ) : null}
-      </header>
-      {amountChanged && takesAnotherAttempt(page.state, attempt?.phase) ? (
-        <p className="card changed" role="alert">
-          The amount changed just as you tapped Pay, so nothing was sent to your phone. Check the amount above, then tap Pay again.
-        </p>
-      ) : null}
-      {/* Before the island: read as the HTML arrives, so that a browser which sent an attempt from
-          here never sees a form or "Link already used" while the island's script is on its way. */}
+      {/* Before the island (which heads with the merchant, what is paid for and the amount): read as
+          the HTML arrives, so that a browser which sent an attempt from here never sees a form or
+          "Link already used" while the island's script is on its way. */}
       <script nonce={nonce} suppressHydrationWarning dangerouslySetInnerHTML={{ __html: holdBackScript(page.id, page.state !== "open") }} />
       {/* A new island for each state the server shows (an attempt, a link used since): none of the last one's is carried over. */}
-      <PayPanel key={`${page.state}:${attempt?.id ?? "new"}`} initial={page} action={action} attemptKey={attemptKey} />
+      <PayPanel key={`${page.state}:${attempt?.id ?? "new"}`} initial={page} action={action} attemptKey={attemptKey} amountChanged={amountChanged} />
       {/* Without JavaScript the page follows the attempt by reloading itself, and a paid checkout goes on to the merchant. */}
       {followsAttempt ? (
         <noscript>

@@ -17,7 +17,7 @@ import { NETWORK_NAMES, networkHint } from "@/server/domain/msisdn-rules";
 import { normaliseMsisdnZw } from "@/server/domain/msisdn-zw";
 import type { HostedAttempt, HostedPage } from "@/server/schemas/hosted";
 import { useHydrated } from "@/components/ui/use-hydrated";
-import { INITIAL_PAY_FORM_STATE, type PayFormState } from "./pay-form-state";
+import { AMOUNT_CHANGED_PARAM, INITIAL_PAY_FORM_STATE, withoutParam, type PayFormState } from "./pay-form-state";
 import { formKey, keepTypedNumber, keysToAsk, readSentAttempts, typedNumberOf, updateSentAttempts, withAnswer, withDone, withSent } from "./sent-attempts";
 
 /** Between two polls of the status route: the issue's "every 2–3 s at most". */
@@ -31,6 +31,8 @@ type Props = {
   initial: HostedPage;
   action: (previous: PayFormState, form: FormData) => Promise<PayFormState>;
   attemptKey: string;
+  /** Shown again because the charge changed as Pay was tapped (AMOUNT_CHANGED_PARAM). */
+  amountChanged: boolean;
 };
 
 /**
@@ -38,7 +40,7 @@ type Props = {
  * rendered first, so without JavaScript the same markup works (the form posts; the page reloads
  * itself while the attempt is under way).
  */
-export function PayPanel({ initial, action, attemptKey }: Props) {
+export function PayPanel({ initial, action, attemptKey, amountChanged }: Props) {
   const { page, serverNow, adopt, offline } = useFollowedPage(initial);
   const { key, lookup } = useSentAttempt(page, attemptKey, adopt);
   const attempt = page.attempt;
@@ -52,8 +54,18 @@ export function PayPanel({ initial, action, attemptKey }: Props) {
   useEffect(() => {
     if (attempt && PHASE_IS_FINAL[attempt.phase]) updateSentAttempts(page.id, (list) => withDone(list, attempt.id));
   }, [page.id, attempt]);
+  // The notice is for this customer, this once: a reload, or the address shared, shows the page without it.
+  useEffect(() => {
+    if (amountChanged) window.history.replaceState(null, "", withoutParam(window.location.href, AMOUNT_CHANGED_PARAM));
+  }, [amountChanged]);
   return (
     <>
+      <Summary page={page} />
+      {amountChanged && canPay ? (
+        <p className="card changed" role="alert">
+          The amount changed just as you tapped Pay, so nothing was sent to your phone. Check the amount above, then tap Pay again.
+        </p>
+      ) : null}
       {/* Always there, so that what changes inside it is announced (a region that appears with its text is not). */}
       <div aria-live="polite">
         {attempt ? (
@@ -69,8 +81,29 @@ export function PayPanel({ initial, action, attemptKey }: Props) {
           </p>
         ) : null}
       </div>
-      {canPay && !formHeld ? <PayForm page={page} action={action} attemptKey={key} retry={attempt !== null} early={early} /> : null}
+      {canPay && !formHeld ? <PayForm page={page} action={action} attemptKey={key} retry={attempt !== null} resumed={attempt !== null || amountChanged} early={early} /> : null}
     </>
+  );
+}
+
+/**
+ * Who is being paid, for what and how much: the page's quote as its latest answer has it, so the
+ * headline and the form's Pay never differ (the merchant may change who bears the fee while the
+ * page is open; the next attempt then charges the new amount).
+ */
+function Summary({ page }: { page: HostedPage }) {
+  const { quote } = page;
+  return (
+    <header className="summary">
+      <p className="merchant">{page.merchant_name}</p>
+      <h1 className="title">{page.description}</h1>
+      <p className="amount">{formatPageAmount(quote.charged_amount, quote.currency)}</p>
+      {quote.fee !== null ? (
+        <p className="fee">
+          {formatPageAmount(quote.amount, quote.currency)} + {formatPageAmount(quote.fee, quote.currency)} transaction fee
+        </p>
+      ) : null}
+    </header>
   );
 }
 
@@ -439,7 +472,8 @@ class LostAnswer extends Component<{ children: (lost: PayFormState | null) => Re
   }
 }
 
-function PayForm(props: { page: HostedPage; action: Props["action"]; attemptKey: string; retry: boolean; early: boolean }) {
+/** `resumed`: the form comes back to a customer who tapped Pay here (after an attempt, or a charge that changed), and starts from the number this tab tapped it with. */
+function PayForm(props: { page: HostedPage; action: Props["action"]; attemptKey: string; retry: boolean; resumed: boolean; early: boolean }) {
   const typed = useRef("");
   return (
     <LostAnswer typed={() => typed.current}>
@@ -453,6 +487,7 @@ function PayFormFields({
   action,
   attemptKey,
   retry,
+  resumed,
   early,
   initial,
   onTyped,
@@ -461,16 +496,17 @@ function PayFormFields({
   action: Props["action"];
   attemptKey: string;
   retry: boolean;
+  resumed: boolean;
   early: boolean;
   initial: PayFormState;
   onTyped: (number: string) => void;
 }) {
   const [state, formAction, pending] = useActionState(action, initial);
   const [edited, setTyped] = useState<string | null>(null);
-  // Until the customer types: the number the form came back with, or, trying again, the one this
-  // tab paid with (read once hydrated, so the server's empty field and the first render agree).
+  // Until the customer types: the number the form came back with, or, coming back to it, the one
+  // this tab tapped Pay with (read once hydrated, so the server's empty field and the first render agree).
   const hydrated = useHydrated();
-  const typed = edited ?? (state.msisdn || (hydrated && retry ? typedNumberOf(page.id) : null) || "");
+  const typed = edited ?? (state.msisdn || (hydrated && resumed ? typedNumberOf(page.id) : null) || "");
   const [checked, setChecked] = useState<string | null>(null);
   const hint = networkHint(typed);
   const error = checked ?? state.error?.message ?? null;

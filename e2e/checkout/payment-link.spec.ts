@@ -224,13 +224,38 @@ test("a page whose charge is no longer the one it shows sends no prompt, and com
   await page.locator("input[name=quoted]").evaluate((input: HTMLInputElement) => (input.value = "2600"));
   await page.getByRole("button", { name: /^Pay / }).click();
   await expect(page.getByRole("alert").filter({ hasText: "The amount changed" })).toHaveText(/The amount changed just as you tapped Pay, so nothing was sent to your phone/);
-  await expect(page).toHaveURL(/\?amount_changed=1$/);
   await expect(page.locator(".amount")).toHaveText("USD 25.00");
+  // The form keeps the number typed; the notice is this customer's, this once: the address no
+  // longer carries it, so a reload (or the address shared) shows the page without it.
+  await expect(page.getByLabel(/mobile money number/i)).toHaveValue("077 123 4567");
+  await expect(page).toHaveURL(new RegExp(`/pay/${link.id}$`));
   expect(await paymentsOfLink(request, link.id)).toEqual([]);
+  await page.reload();
+  await expect(page.getByRole("button", { name: "Pay USD 25.00" })).toBeVisible();
+  await expect(page.getByText("The amount changed")).toHaveCount(0);
 
   await pay(page, "077 123 4567");
   await expect(statusRegion(page).getByRole("heading")).toHaveText("Check your phone and enter your PIN");
   expect((await paymentsOfLink(request, link.id)).map((p) => p.charged_amount)).toEqual([2_500]);
+});
+
+test("after a failed attempt, the headline is the charge the form's Pay would make, should the fee setting have changed meanwhile", async ({ page, request }) => {
+  const link = await createLink(request);
+  await page.goto(`/pay/${link.id}`);
+  await expect(page.locator(".amount")).toHaveText("USD 25.00");
+  // As if the merchant had passed the fee on to customers while the prompt was out: once the
+  // attempt has failed, the page's answers quote the next attempt's charge.
+  await page.route(/\/status(\?.*)?$/, async (route) => {
+    const response = await route.fetch();
+    const view = await response.json();
+    if (view.attempt?.phase === "failed") view.quote = { amount: 2_500, currency: "USD", fee: 38, fee_bearer: "customer", charged_amount: 2_538 };
+    await route.fulfill({ response, json: view });
+  });
+  await pay(page, "0770000002");
+  await expect(statusRegion(page).getByRole("heading")).toHaveText("Payment not completed", { timeout: 15_000 });
+  await expect(page.getByRole("button", { name: "Pay USD 25.38" })).toBeVisible();
+  await expect(page.locator(".amount")).toHaveText("USD 25.38");
+  await expect(page.locator(".fee")).toHaveText("USD 25.00 + USD 0.38 transaction fee");
 });
 
 test("a declined customer on a single-use link someone else has since paid reads that it is used, and is offered no retry", async ({ page, browser, request }) => {
