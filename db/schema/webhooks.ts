@@ -63,6 +63,13 @@ export const webhookDeliveries = pgTable(
     lastAttemptAt: tstz("last_attempt_at"),
     /** When the next attempt is due (or the lease of the worker attempting it ends); null once settled. */
     nextAttemptAt: tstz("next_attempt_at"),
+    /**
+     * The scheduled retry a replay brought forward to now (queueReplay): should that attempt fail,
+     * the delivery goes back to it. Null when the next attempt is the schedule's own.
+     */
+    resumeAt: tstz("resume_at"),
+    /** Attempts a replay brought forward: they are not steps of the retry schedule. */
+    replayedAttempts: smallint("replayed_attempts").notNull().default(0),
     deliveredAt: tstz("delivered_at"),
     createdAt: createdAt(),
   },

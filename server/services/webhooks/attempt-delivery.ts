@@ -21,7 +21,7 @@ export type AttemptOutcome = { status: DeliveryStatus; nextAttemptAt: Date | nul
 
 /** What an attempt needs of a delivery, its endpoint and its event: no more is read. */
 export type Loaded = {
-  delivery: Pick<WebhookDelivery, "id" | "status" | "attemptCount" | "firstAttemptAt" | "nextAttemptAt">;
+  delivery: Pick<WebhookDelivery, "id" | "status" | "attemptCount" | "replayedAttempts" | "firstAttemptAt" | "nextAttemptAt" | "resumeAt">;
   endpoint: Pick<WebhookEndpoint, "id" | "url" | "status" | "deletedAt" | "secret" | "previousSecret" | "previousSecretExpiresAt">;
   event: Pick<EventRow, "id" | "type" | "createdAt" | "livemode" | "data">;
 };
@@ -72,7 +72,15 @@ export async function loadDeliveries(ctx: BaseContext, ids: string[]): Promise<L
     .as("event");
   return ctx.db
     .select({
-      delivery: { id: d.id, status: d.status, attemptCount: d.attemptCount, firstAttemptAt: d.firstAttemptAt, nextAttemptAt: d.nextAttemptAt },
+      delivery: {
+        id: d.id,
+        status: d.status,
+        attemptCount: d.attemptCount,
+        replayedAttempts: d.replayedAttempts,
+        firstAttemptAt: d.firstAttemptAt,
+        nextAttemptAt: d.nextAttemptAt,
+        resumeAt: d.resumeAt,
+      },
       endpoint: {
         id: endpoint.id,
         url: endpoint.url,
@@ -95,6 +103,9 @@ export async function loadDeliveries(ctx: BaseContext, ids: string[]): Promise<L
 /**
  * POSTs the event, signed over the exact bytes sent with every current secret of the endpoint,
  * and decides what follows: delivered, a retry at the schedule's next time, or failed for good.
+ * An attempt a replay brought forward that fails goes back to the retry it was brought forward
+ * from: pressing Replay while the receiver is still down leaves the schedule as it was, rather
+ * than using up its retries minutes apart.
  * Nothing is sent to a disabled or deleted endpoint; the attempt says why, and a replay can resend.
  */
 export async function sendDelivery(ctx: DeliveryContext, { delivery, endpoint, event }: Loaded): Promise<AttemptResult> {
@@ -118,7 +129,10 @@ export async function sendDelivery(ctx: DeliveryContext, { delivery, endpoint, e
       [SIGNATURE_HEADER]: signatureHeader(signingSecrets(endpoint, attemptedAt), t, body),
     });
   }
-  const retryAt = post.ok || !counts ? null : nextAttemptAt(delivery.firstAttemptAt ?? attemptedAt, delivery.attemptCount + 1, attemptedAt);
+  const retryAt =
+    post.ok || !counts
+      ? null
+      : (delivery.resumeAt ?? nextAttemptAt(delivery.firstAttemptAt ?? attemptedAt, delivery.attemptCount - delivery.replayedAttempts + 1, attemptedAt));
   return { delivery, endpointId: endpoint.id, attemptedAt, post, counts, status: post.ok ? "delivered" : retryAt ? "pending" : "failed", retryAt };
 }
 
@@ -139,6 +153,7 @@ export async function recordAttempts(ctx: BaseContext, results: AttemptResult[])
   const moves = results.map((r) => ({
     id: r.delivery.id,
     prev: r.delivery.attemptCount,
+    replayed: r.delivery.resumeAt !== null,
     status: r.status,
     first_at: ts(r.delivery.firstAttemptAt ?? r.attemptedAt),
     at: ts(r.attemptedAt),
@@ -165,9 +180,10 @@ export async function recordAttempts(ctx: BaseContext, results: AttemptResult[])
       with moved as (
         update ${webhookDeliveries} d
         set status = v.status, attempt_count = v.prev + 1, first_attempt_at = v.first_at, last_attempt_at = v.at,
-            next_attempt_at = v.next_at, delivered_at = v.delivered_at
+            next_attempt_at = v.next_at, delivered_at = v.delivered_at,
+            replayed_attempts = d.replayed_attempts + v.replayed::int, resume_at = null
         from jsonb_to_recordset(${JSON.stringify(moves)}::jsonb)
-          as v(id text, prev smallint, status text, first_at timestamptz, at timestamptz, next_at timestamptz, delivered_at timestamptz)
+          as v(id text, prev smallint, replayed boolean, status text, first_at timestamptz, at timestamptz, next_at timestamptz, delivered_at timestamptz)
         where d.id = v.id and d.status = 'pending' and d.attempt_count = v.prev
         returning d.id, d.status, d.next_attempt_at
       ),

@@ -103,6 +103,56 @@ describe("queueReplay", () => {
     expect((await w.deliveries()).map((d) => [d.id, d.status])).toEqual([[original!.id, "delivered"]]);
   });
 
+  it("replays pressed while the receiver is still down use up none of the retry schedule: a failed one goes back to the retry it brought forward", async () => {
+    const w = await outage();
+    const at = () => w.clock.now().getTime();
+    // The 1-minute retry fails too: the next is 5 minutes after it.
+    w.clock.advance(60_000);
+    await w.run();
+    const [afterTwo] = await w.deliveries();
+    const scheduled = at() + 300_000;
+    expect(afterTwo).toMatchObject({ attemptCount: 2, nextAttemptAt: new Date(scheduled) });
+
+    for (const wait of [20_000, 15_000]) {
+      w.clock.advance(wait);
+      expect((await replayEvent(await w.ctx(), w.event.id)).map((d) => d.id)).toEqual([afterTwo!.id]);
+      await w.run();
+      const [row] = await w.deliveries();
+      // Sent now, failed, and back to the retry the schedule had made.
+      expect(row).toMatchObject({ status: "pending", nextAttemptAt: new Date(scheduled), resumeAt: null });
+    }
+    expect(w.received).toHaveLength(4);
+    const [replayed] = await w.deliveries();
+    expect(replayed).toMatchObject({ attemptCount: 4, replayedAttempts: 2 });
+
+    // The 5-minute retry goes out on time, fails, and the schedule's next step is the 30-minute one.
+    w.clock.advance(scheduled - at());
+    await w.run();
+    const [row] = await w.deliveries();
+    expect(w.received).toHaveLength(5);
+    expect(row).toMatchObject({ status: "pending", attemptCount: 5, nextAttemptAt: new Date(scheduled + 1_800_000) });
+
+    w.receiverUp();
+    w.clock.advance(1_800_000);
+    await w.run();
+    expect((await w.deliveries()).map((d) => d.status)).toEqual(["delivered"]);
+  });
+
+  it("a replayed attempt that gets through is the delivery's last", async () => {
+    const w = await outage();
+    w.clock.advance(60_000);
+    await w.run();
+    w.receiverUp();
+    w.clock.advance(10_000);
+    await replayEvent(await w.ctx(), w.event.id);
+    await w.run();
+    const [row] = await w.deliveries();
+    expect(row).toMatchObject({ status: "delivered", nextAttemptAt: null, resumeAt: null, attemptCount: 3, replayedAttempts: 1 });
+    w.clock.advance(3_600_000);
+    await w.run();
+    expect(w.received).toHaveLength(3);
+  });
+
   it("leaves alone a delivery just claimed by a worker whose clock runs a few seconds ahead (it is being sent now)", async () => {
     const w = await outage();
     const [original] = await w.deliveries();

@@ -58,8 +58,10 @@ export function replayPairs(
  * pending delivery gets no second one, which would reach the endpoint twice: a retry scheduled
  * for later is brought forward to now instead, and one due within a lease's length (or being
  * attempted: a lease pushes its time that far) is left as it is. A retry brought forward keeps its
- * attempts and its 24 hours; one whose 24 hours end before it could be attempted (nothing ran
- * while it fell due) would fail without sending, so the pair gets a new delivery instead.
+ * attempts and its 24 hours, and its schedule: should the brought-forward attempt fail, the
+ * delivery goes back to the retry's time (`resume_at`, see sendDelivery). One whose 24 hours end
+ * before it could be attempted (nothing ran while it fell due) would fail without sending, so the
+ * pair gets a new delivery instead.
  */
 export async function queueReplay(ctx: ServiceContext, pairs: { eventId: string; endpointId: string }[]): Promise<string[]> {
   if (pairs.length === 0) return [];
@@ -96,7 +98,7 @@ export async function queueReplay(ctx: ServiceContext, pairs: { eventId: string;
       // (moved its time) and is sending it now; bringing it forward would send it again at once.
       const read = later.map((d) => ({ id: d.id, at: d.nextAttemptAt!.toISOString() }));
       await tx.execute(sql`
-        update ${webhookDeliveries} d set next_attempt_at = ${now.toISOString()}::timestamptz
+        update ${webhookDeliveries} d set next_attempt_at = ${now.toISOString()}::timestamptz, resume_at = d.next_attempt_at
         from jsonb_to_recordset(${JSON.stringify(read)}::jsonb) as v(id text, at timestamptz)
         where d.id = v.id and d.status = 'pending' and date_trunc('milliseconds', d.next_attempt_at) = v.at`);
     }
