@@ -272,6 +272,44 @@ test("replay an event: the new delivery shows on the event's page and reaches th
   }
 });
 
+test("replay a time window: counted first, then queued; the endpoint gets the window's events again", async ({ page, request }) => {
+  const hook = await receiver(200);
+  try {
+    const endpoint = await v1<{ id: string }>(request, "POST", "/v1/webhook_endpoints", { url: hook.url, enabled_events: ["payment.succeeded"] });
+    const payment = await succeededPayment(request);
+    const eventId = await eventOf(request, payment.id, "payment.succeeded");
+    await expect.poll(() => hook.got.filter((g) => g.body.includes(eventId)).length, { timeout: 15_000 }).toBe(1);
+    const { created_at } = await v1<{ created_at: string }>(request, "GET", `/v1/events/${eventId}`);
+    // Harare wall-clock time (UTC+2) so many ms from the event, as a datetime-local field holds it.
+    const harare = (ms: number) => new Date(Date.parse(created_at) + 2 * 3600_000 + ms).toISOString().slice(0, 19);
+
+    await page.goto(`/dashboard/events?from=${harare(-1_000)}&to=${harare(1_000)}&type=payment.succeeded`);
+    await page.getByRole("button", { name: "Replay a time window…" }).click();
+    const panel = page.getByRole("region", { name: "Replay a time window" });
+    await panel.getByRole("combobox", { name: "To", exact: true }).selectOption(endpoint.id);
+    // It was delivered: only a replay of everything sends it again.
+    await panel.getByLabel("Only what was not delivered").uncheck();
+    await panel.getByRole("button", { name: "Count (dry run)" }).click();
+    // Other tests' payments may have succeeded in the same seconds: at least this one.
+    await expect(panel.getByRole("status")).toContainText(/\d+ events?, \d+ deliver(y|ies)/);
+    expect(hook.got.filter((g) => g.body.includes(eventId))).toHaveLength(1);
+    await panel.getByRole("button", { name: /^Queue \d+ deliver/ }).click();
+    await expect(panel.getByRole("status").filter({ hasText: /^Queued \d+ deliver/ })).toBeVisible();
+    await expect.poll(() => hook.got.filter((g) => g.body.includes(eventId)).length, { timeout: 15_000 }).toBe(2);
+
+    // A start in the future with no end: a window that would hold nothing, said so, not counted.
+    await panel.getByLabel("Before (Harare time; empty: now)").fill("");
+    await panel.getByLabel("From (Harare time)").fill(harare(2 * 86_400_000));
+    await panel.getByRole("button", { name: "Count (dry run)" }).click();
+    await expect(panel.getByText("The start is in the future")).toBeVisible();
+    await expect(panel.getByRole("button", { name: "Count (dry run)" })).toBeDisabled();
+    await panel.getByLabel("From (Harare time)").fill(harare(-1_000));
+    await expect(panel.getByRole("button", { name: "Count (dry run)" })).toBeEnabled();
+  } finally {
+    hook.close();
+  }
+});
+
 test("a test event whose endpoint is disabled since is replayed only where the form says", async ({ page, request }) => {
   const first = await receiver(200);
   const second = await receiver(200);

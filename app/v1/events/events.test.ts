@@ -203,10 +203,11 @@ describe("/v1/events and /v1/webhook_deliveries", () => {
       expect(unnamed.body).toMatchObject({ events: 4, deliveries: 3 });
 
       // Without created_lt the window ends when the request is answered (on the system's clock,
-      // behind this test's events), and the answer says when, to be sent back.
+      // not this test's), and the answer says when, to be sent back.
       const asked = Date.now();
-      const open = await api("POST", "/v1/events/replay", { key: m.keys.test, body: { created_gte: start.toISOString(), endpoint: ep.body.id, dry_run: true } });
-      expect(open.body).toMatchObject({ created_gte: body.created_gte, created_lt: expect.any(String) });
+      const openStart = new Date(asked - 3_600_000).toISOString();
+      const open = await api("POST", "/v1/events/replay", { key: m.keys.test, body: { created_gte: openStart, endpoint: ep.body.id, dry_run: true } });
+      expect(open.body).toMatchObject({ created_gte: openStart, created_lt: expect.any(String) });
       expect(Date.parse(open.body.created_lt)).toBeGreaterThanOrEqual(asked);
       expect(Date.parse(open.body.created_lt)).toBeLessThanOrEqual(Date.now());
 
@@ -218,6 +219,10 @@ describe("/v1/events and /v1/webhook_deliveries", () => {
         "created_lt",
       );
       expectError(await api("POST", "/v1/events/replay", { key: m.keys.test, body: {} }), 400, "invalid_request", "parameter_invalid", "created_gte");
+      // A start in the future (a mistyped year) with no end: a window that would hold nothing, refused.
+      const future = await api("POST", "/v1/events/replay", { key: m.keys.test, body: { created_gte: new Date(Date.now() + 365 * 86_400_000).toISOString(), dry_run: true } });
+      expectError(future, 400, "invalid_request", "parameter_invalid", "created_gte");
+      expect(future.body.error.message).toBe("created_gte is in the future: without created_lt the window ends now, so it would hold no event.");
     } finally {
       await r.close();
     }

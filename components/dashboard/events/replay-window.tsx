@@ -24,6 +24,8 @@ export function ReplayWindow({ initial, onClose }: { initial: { from: string; to
   // `createdLt`: the end the count used (now, when Before is empty), so the queue takes the same window.
   const [counted, setCounted] = useState<{ for: string; events: number; deliveries: number; createdLt: string } | null>(null);
   const [queued, setQueued] = useState<{ events: number; deliveries: number } | null>(null);
+  // Found on Count: a start after now with no end would count nothing and say nothing of why.
+  const [startAhead, setStartAhead] = useState(false);
   const endpoints = useQuery(trpc.webhooks.list.queryOptions({ limit: 100 }));
   const count = useSingleFlightMutation(trpc.events.replayWindow.mutationOptions());
   const queue = useSingleFlightMutation(trpc.events.replayWindow.mutationOptions());
@@ -42,10 +44,17 @@ export function ReplayWindow({ initial, onClose }: { initial: { from: string; to
     setForm({ ...form, ...patch });
     setCounted(null);
     setQueued(null);
+    setStartAhead(false);
     count.reset();
     queue.reset();
   };
-  const problem = !from ? "Choose when the window starts." : to && to <= from ? "The end must be after the start." : null;
+  const problem = !from
+    ? "Choose when the window starts."
+    : to && to <= from
+      ? "The end must be after the start."
+      : startAhead
+        ? "The start is in the future: with Before empty the window ends now, so it would hold no event."
+        : null;
   const current = counted && counted.for === key ? counted : null;
 
   return (
@@ -59,6 +68,7 @@ export function ReplayWindow({ initial, onClose }: { initial: { from: string; to
         onSubmit={(e) => {
           e.preventDefault();
           if (problem) return;
+          if (!to && from && Date.parse(from) > Date.now()) return setStartAhead(true);
           count.mutate({ ...input, dryRun: true }, { onSuccess: (r) => setCounted({ for: key, events: r.events, deliveries: r.deliveries, createdLt: r.createdLt }) });
         }}
       >

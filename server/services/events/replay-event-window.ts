@@ -1,6 +1,7 @@
 import { and, asc, eq, gt, inArray } from "drizzle-orm";
 import { events, webhookDeliveries } from "@/db/schema";
 import type { EventType } from "@/server/domain/events";
+import { invalidParam } from "@/server/domain/errors";
 import type { ServiceContext } from "@/server/context";
 import { queueReplay, replayPairs, replayTargets } from "../webhooks/queue-replay";
 import { eventWindow } from "./list-events";
@@ -27,6 +28,9 @@ export async function replayEventWindow(ctx: ServiceContext, input: ReplayWindow
   const targets = await replayTargets(ctx, input.endpointId);
   // Without an end, the window ends now; the answer says when, so that a count can be confirmed as counted.
   const createdLt = input.createdLt ?? ctx.clock.now();
+  // A start in the future (a mistyped year) would count nothing and say nothing of why.
+  if (input.createdLt === undefined && input.createdGte >= createdLt)
+    throw invalidParam("created_gte", "created_gte is in the future: without created_lt the window ends now, so it would hold no event.");
   const where = eventWindow(ctx, { types: input.types, createdGte: input.createdGte, createdLt });
   let after: string | undefined;
   let eventCount = 0;
