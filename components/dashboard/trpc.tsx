@@ -3,7 +3,7 @@
 import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { createTRPCClient, httpBatchLink, TRPCClientError } from "@trpc/client";
 import { createTRPCContext } from "@trpc/tanstack-react-query";
-import { useEffect, useState, type ReactNode } from "react";
+import { createContext, useContext, useEffect, useState, type ReactNode } from "react";
 import { modeName, PAGE_MODE_HEADER, signInPath } from "@/server/domain/staff";
 import type { AppRouter } from "@/server/trpc/routers/_app";
 
@@ -54,6 +54,11 @@ function makeQueryClient(onModeChanged: () => void) {
   });
 }
 
+const PageLivemode = createContext(false);
+
+/** The mode this tab's page was drawn in (the cookie's may have changed since, in another tab). */
+export const usePageLivemode = () => useContext(PageLivemode);
+
 /** Tabs of this browser tell each other when the switch changes (shell.tsx). */
 export const MODE_CHANNEL = "mari-mode";
 
@@ -91,7 +96,7 @@ export function DashboardProviders({ livemode, children }: { livemode: boolean; 
             </button>
           </div>
         ) : null}
-        {children}
+        <PageLivemode value={livemode}>{children}</PageLivemode>
       </TRPCProvider>
     </QueryClientProvider>
   );

@@ -36,6 +36,20 @@ test("search a payment by part of its reference, open it, read its timeline; exp
   await keep(page, testInfo, "payment-detail");
 });
 
+test("a page drawn in test mode exports test payments, even after live mode was chosen in another tab", async ({ page, request, baseURL }) => {
+  const reference = `order-${Date.now().toString(36)}-mode`;
+  await succeededPayment(request, reference);
+  await page.goto(`/dashboard/payments?q=${reference}`);
+  await expect(page.locator("table.data tbody tr")).toHaveCount(1);
+  // Another tab switches to live: the cookie, shared by every tab, now says live.
+  await page.context().addCookies([{ name: "mari_mode", value: "live", url: baseURL! }]);
+
+  const download = page.waitForEvent("download");
+  await page.getByRole("button", { name: "Export CSV" }).click();
+  expect((await download).suggestedFilename()).toMatch(/^payments-test-/);
+  expect(readFileSync((await (await download).path())!, "utf8")).toContain(reference);
+});
+
 test("the search finds a payment by the customer's number as people write it, and by its id", async ({ page, request }) => {
   const payment = await succeededPayment(request, `by-number-${Date.now().toString(36)}`);
   const res = await request.get(`/v1/payments/${payment.id}`, { headers: bearer(seed().keys.test) });

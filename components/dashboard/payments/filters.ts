@@ -1,6 +1,10 @@
 import { harareWallTimeToIso } from "@/server/domain/harare-time";
 import { CURRENCIES, METHODS, type Currency, type PaymentMethod } from "@/server/domain/money";
 import { PAYMENT_STATUSES, type PaymentStatus } from "@/server/domain/payment-status";
+import { modeName } from "@/server/domain/staff";
+
+/** The export link's mode (`test` or `live`): the page's, which the test/live cookie may no longer be. */
+export const EXPORT_MODE_PARAM = "mode";
 
 /**
  * The payments page's state, as its URL carries it (so a filtered view can be shared or
@@ -60,10 +64,14 @@ export function selection(f: ListFilters) {
   return { search: f.q, status: f.status, currency: f.currency, method: f.method, ...createdBounds(f) };
 }
 
-/** The CSV download of everything the filters select (all pages). */
-export function exportHref(f: ListFilters): string {
+/**
+ * The CSV download of everything the filters select (all pages), in the mode the page shows when
+ * it is known (`mode`): after a switch in another tab, this tab still exports what it lists.
+ */
+export function exportHref(f: ListFilters, livemode: boolean | null = null): string {
   const params = new URLSearchParams();
   for (const [k, v] of Object.entries(selection(f))) if (v) params.set(k, v);
+  if (livemode !== null) params.set(EXPORT_MODE_PARAM, modeName(livemode));
   const q = params.toString();
   return `/dashboard/payments/export${q ? `?${q}` : ""}`;
 }

@@ -5,7 +5,7 @@ import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useEffect, useRef, useState } from "react";
 import { AmountWithFee, MiddleClip, useRememberListView } from "@/components/dashboard/kit";
-import { errorMessage, useTRPC } from "@/components/dashboard/trpc";
+import { errorMessage, usePageLivemode, useTRPC } from "@/components/dashboard/trpc";
 import { Pager } from "@/components/ui/pager";
 import { Empty, Failed, Loading } from "@/components/ui/states";
 import { PaymentStatusBadge } from "@/components/ui/status-badge";
@@ -20,6 +20,7 @@ const PAGE_SIZE = 25;
 /** /dashboard/payments: search and filter payments; every filter lives in the URL. */
 export function PaymentsList() {
   const trpc = useTRPC();
+  const livemode = usePageLivemode();
   const router = useRouter();
   const pathname = usePathname();
   const params = useSearchParams();
@@ -138,7 +139,7 @@ export function PaymentsList() {
             </button>
           ) : null}
           {/* Built on click, from the same selection as the list (Harare days). */}
-          <button type="button" onClick={() => window.location.assign(exportHref(filters))} title="Every payment these filters select, as CSV">
+          <button type="button" onClick={() => window.location.assign(exportHref(filters, livemode))} title="Every payment these filters select, as CSV">
             Export CSV
           </button>
         </div>

@@ -51,12 +51,20 @@ beforeEach(() => {
 });
 
 describe("GET /dashboard/payments/export", () => {
-  it("answers 401 without a session, or for a staff member who no longer exists", async () => {
+  it("sends to sign in, and back to the list it was asked from, without a session or for a staff member who no longer exists", async () => {
     const none = await get();
-    expect(none.status).toBe(401);
+    expect(none.status).toBe(303);
+    expect(none.headers.get("location")).toBe("/dashboard/sign-in?callbackUrl=%2Fdashboard%2Fpayments");
     expect(await none.text()).not.toContain("id,created_at");
     session.current = signedIn(newId("staffUser"));
-    expect((await get()).status).toBe(401);
+    const fromList = await GET(
+      new NextRequest("http://127.0.0.1/dashboard/payments/export?status=failed", { headers: { host: "127.0.0.1", referer: "http://127.0.0.1/dashboard/payments?status=failed" } }),
+    );
+    expect(fromList.status).toBe(303);
+    expect(fromList.headers.get("location")).toBe(`/dashboard/sign-in?callbackUrl=${encodeURIComponent("/dashboard/payments?status=failed")}`);
+    // Only the list, only on this site: never back to somewhere else.
+    const elsewhere = await GET(new NextRequest("http://127.0.0.1/dashboard/payments/export", { headers: { host: "127.0.0.1", referer: "https://attacker.example/dashboard/payments?x=1" } }));
+    expect(elsewhere.headers.get("location")).toBe("/dashboard/sign-in?callbackUrl=%2Fdashboard%2Fpayments");
   });
 
   it("streams the signed-in merchant's filtered payments as an attachment, in the mode the cookie chose", async () => {
@@ -94,8 +102,21 @@ describe("GET /dashboard/payments/export", () => {
     expect(await exported({ from: today, q: paid.reference })).toEqual([paid.id]);
   });
 
+  it("exports the mode the page showed when its link says, whatever another tab switched the cookie to since", async () => {
+    const test = await seedSucceededPayment(a);
+    const live = await seedSucceededPayment(a, { livemode: true });
+    session.current = signedIn(await staffOf(a));
+    const fromTestPage = await get(exportHref({ q: test.reference }, false).replace("/dashboard/payments/export", ""), "mari_mode=live");
+    expect(fromTestPage.headers.get("content-disposition")).toContain("payments-test-");
+    expect(idsOf(await fromTestPage.text())).toEqual([test.id]);
+    const fromLivePage = await get(exportHref({ q: live.reference }, true).replace("/dashboard/payments/export", ""));
+    expect(fromLivePage.headers.get("content-disposition")).toContain("payments-live-");
+    expect(idsOf(await fromLivePage.text())).toEqual([live.id]);
+  });
+
   it("refuses filters it does not know", async () => {
     session.current = signedIn(await staffOf(a));
+    expect((await get("?mode=staging")).status).toBe(400);
     expect((await get("?status=lost")).status).toBe(400);
     expect((await get("?merchant=someone-else")).status).toBe(400);
   });

@@ -4,17 +4,31 @@ import { log } from "@/server/log";
 import { exportFileName, exportPayments } from "@/server/services/payments/export-payments";
 import { staffPaymentSelection } from "@/server/schemas/payments";
 import { staffPaymentFilters } from "@/server/services/payments/list-payments";
+import { signInPath } from "@/server/domain/staff";
+import { EXPORT_MODE_PARAM } from "@/components/dashboard/payments/filters";
+
+/** The payments list the export was asked from (its Referer, on this site), or the list itself. */
+function listPath(req: NextRequest): string {
+  const referer = req.headers.get("referer") ?? "";
+  const from = URL.canParse(referer) ? new URL(referer) : null;
+  return from && from.host === req.headers.get("host") && from.pathname === "/dashboard/payments" ? `${from.pathname}${from.search}` : "/dashboard/payments";
+}
 
 // GET /dashboard/payments/export – the filtered payments as a CSV download, streamed a page at a time
 export async function GET(req: NextRequest): Promise<Response> {
   // proxy.ts turned away requests without a session cookie; this loads the staff member again,
-  // so a removed user's still-valid cookie exports nothing.
-  const { base, session: me, livemode } = await currentStaff();
-  if (!me) return new Response("Sign in again to export payments.\n", { status: 401, headers: { "content-type": "text/plain; charset=utf-8" } });
+  // so a removed user's still-valid cookie exports nothing. A session that has ended meanwhile
+  // (signed out everywhere, say) goes to sign in, and back to the list the export was asked from.
+  const { base, session: me, livemode: chosen } = await currentStaff();
+  if (!me) return new Response(null, { status: 303, headers: { location: signInPath(listPath(req)) } });
 
-  // The payments page's selection, as its export link carries it (exportHref).
-  const parsed = staffPaymentSelection.safeParse(Object.fromEntries(req.nextUrl.searchParams));
-  if (!parsed.success) return new Response("Those filters are not valid; export again from the payments page.\n", { status: 400, headers: { "content-type": "text/plain; charset=utf-8" } });
+  // The payments page's selection and mode, as its export link carries them (exportHref).
+  const { [EXPORT_MODE_PARAM]: mode, ...selection } = Object.fromEntries(req.nextUrl.searchParams);
+  const parsed = staffPaymentSelection.safeParse(selection);
+  if (!parsed.success || (mode !== undefined && mode !== "test" && mode !== "live"))
+    return new Response("Those filters are not valid; export again from the payments page.\n", { status: 400, headers: { "content-type": "text/plain; charset=utf-8" } });
+  // What the page lists: the mode it was drawn in, whatever another tab has switched to since.
+  const livemode = mode === undefined ? chosen : mode === "live";
 
   const ctx = staffServiceContext(base, me, livemode);
   const chunks = exportPayments(ctx, staffPaymentFilters(parsed.data));
