@@ -45,7 +45,7 @@ export async function seedObjects(m: TestMerchant, livemode: boolean): Promise<O
   const expiring = await seedPayment(m, "awaiting_customer", { livemode });
   const { event } = await transitionPayment(ctx, { paymentId: expiring.id, to: "expired" });
   const endpoint = await createEndpoint(ctx, { url: "https://127.0.0.1:9/hooks", enabledEvents: ["*"] });
-  const [delivery] = await replayEvent(ctx, event!.id);
+  const [delivery] = (await replayEvent(ctx, event!.id)).deliveries;
   const link = await createPaymentLink(ctx, { amount: 500, currency: "USD", description: "Isolation probe" });
   const session = await createCheckoutSession(ctx, { amount: 700, currency: "USD", reference: uniqueRef("cs"), successUrl: "https://shop.test/done" });
   return {

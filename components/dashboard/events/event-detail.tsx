@@ -9,6 +9,7 @@ import { BackToList, RoleNote, useRole, useSingleFlightMutation } from "../kit";
 import { errorMessage, isMissing, useTRPC } from "../trpc";
 import { DeliveriesTable, deliveryPollMs, useEndpoints, when, type Outputs } from "../webhooks/common";
 import { ObjectLink } from "./object-link";
+import { replayNotice } from "./replay-notice";
 import "../webhooks/webhooks.css";
 import "./events.css";
 
@@ -111,11 +112,11 @@ function Replay({
   const [picked, setPicked] = useState<string | null>(null);
   const wanted = picked ?? (isTest ? testEndpoint : "");
   const target = wanted && isEnabled(wanted) ? wanted : "";
-  const [queued, setQueued] = useState<number | null>(null);
+  const [queued, setQueued] = useState<{ deliveries: number; retries: number } | null>(null);
   const replay = useSingleFlightMutation(
     trpc.events.replay.mutationOptions({
       onSuccess: (r) => {
-        setQueued(r.deliveries.length);
+        setQueued({ deliveries: r.deliveries.length, retries: r.retries });
         void queryClient.invalidateQueries({ queryKey: trpc.events.get.queryKey({ id: eventId }) });
         void queryClient.invalidateQueries({ queryKey: trpc.webhooks.pathKey() });
       },
@@ -174,9 +175,7 @@ function Replay({
       ) : null}
       {queued !== null ? (
         <p className="notice" role="status">
-          {queued === 0
-            ? "Nothing queued: no enabled endpoint is subscribed to this event type. Choose one endpoint to send it anyway."
-            : `Queued ${queued} ${queued === 1 ? "delivery" : "deliveries"}; ${queued === 1 ? "it shows" : "they show"} below as ${queued === 1 ? "it goes" : "they go"} out.`}
+          {replayNotice(queued.deliveries, queued.retries)}
         </p>
       ) : null}
     </section>

@@ -6,11 +6,11 @@ import type { EventType } from "@/server/domain/events";
 import { errorMessage, useTRPC } from "../trpc";
 import { useSingleFlightMutation } from "../kit";
 import { EventTypeSelect } from "./event-type-select";
+import { plural } from "./replay-notice";
 import { harareWallTimeToIso } from "@/server/domain/harare-time";
 
 type Form = { from: string; to: string; type: string; endpointId: string; onlyUndelivered: boolean };
 
-const plural = (n: number, one: string, many: string) => `${n.toLocaleString()} ${n === 1 ? one : many}`;
 
 /**
  * Replay every event of a window (after an outage): count first with a dry run, then queue

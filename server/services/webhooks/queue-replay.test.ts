@@ -53,7 +53,7 @@ describe("queueReplay", () => {
     const signals: JobSignal[] = [];
     onJobSignal((s) => signals.push(s));
     try {
-      const queued = await replayEvent(await w.ctx(), w.event.id);
+      const { deliveries: queued } = await replayEvent(await w.ctx(), w.event.id);
       const [delivery] = await w.deliveries();
       expect(queued.map((d) => d.id)).toEqual([delivery!.id]);
       expect(signals).toEqual([{ type: "webhooks.queued", deliveries: [{ id: delivery!.id, endpointId: delivery!.endpointId }], at: w.clock.now() }]);
@@ -68,8 +68,9 @@ describe("queueReplay", () => {
     // down), and the merchant replays once the receiver is back.
     w.clock.advance(GIVE_UP_AFTER_MS + 5 * 60_000);
     w.receiverUp();
-    const queued = await replayEvent(await w.ctx(), w.event.id);
+    const { deliveries: queued, retries } = await replayEvent(await w.ctx(), w.event.id);
     expect(queued).toHaveLength(1);
+    expect(retries).toBe(0);
     await w.run();
 
     expect(w.received).toHaveLength(2);
@@ -96,8 +97,10 @@ describe("queueReplay", () => {
     const [original] = await w.deliveries();
     w.clock.advance(GIVE_UP_AFTER_MS - 30 * 60_000);
     w.receiverUp();
-    const queued = await replayEvent(await w.ctx(), w.event.id);
+    const { deliveries: queued, retries } = await replayEvent(await w.ctx(), w.event.id);
     expect(queued.map((d) => d.id)).toEqual([original!.id]);
+    // The page says so: no new delivery, the pending retry goes now.
+    expect(retries).toBe(1);
     await w.run();
     expect(w.received).toHaveLength(2);
     expect((await w.deliveries()).map((d) => [d.id, d.status])).toEqual([[original!.id, "delivered"]]);
@@ -115,7 +118,7 @@ describe("queueReplay", () => {
 
     for (const wait of [20_000, 15_000]) {
       w.clock.advance(wait);
-      expect((await replayEvent(await w.ctx(), w.event.id)).map((d) => d.id)).toEqual([afterTwo!.id]);
+      expect((await replayEvent(await w.ctx(), w.event.id)).deliveries.map((d) => d.id)).toEqual([afterTwo!.id]);
       await w.run();
       const [row] = await w.deliveries();
       // Sent now, failed, and back to the retry the schedule had made.
@@ -161,7 +164,7 @@ describe("queueReplay", () => {
     const ahead = new Date(w.clock.now().getTime() + 3_000);
     expect(await claimDueDeliveries(w.db, ahead, 10, { merchantId: w.m.merchant.id })).toEqual([original!.id]);
 
-    expect((await replayEvent(await w.ctx(), w.event.id)).map((d) => d.id)).toEqual([original!.id]);
+    expect((await replayEvent(await w.ctx(), w.event.id)).deliveries.map((d) => d.id)).toEqual([original!.id]);
     const [row] = await w.deliveries();
     expect(row!.nextAttemptAt).toEqual(new Date(ahead.getTime() + DELIVERY_LEASE_MS));
     // Brought forward, it would be claimed again at once and sent a second time while the first send runs.
@@ -194,7 +197,7 @@ describe("queueReplay", () => {
     expect(await claimDueDeliveries(w.db, w.clock.now(), 10, { merchantId: w.m.merchant.id })).toEqual([original!.id]);
     const leasedUntil = new Date(w.clock.now().getTime() + DELIVERY_LEASE_MS);
 
-    expect((await second).map((d) => d.id)).toEqual([original!.id]);
+    expect((await second).deliveries.map((d) => d.id)).toEqual([original!.id]);
     const [row] = await w.deliveries();
     expect(row!.nextAttemptAt).toEqual(leasedUntil);
   });

@@ -53,8 +53,11 @@ export function replayPairs(
   return events.flatMap((e) => targets.endpoints.filter((w) => wants(w, e)).map((w) => ({ eventId: e.id, endpointId: w.id })));
 }
 
+/** What a replay queued: every delivery that goes out now, and how many of them were retries already pending. */
+export type QueuedReplay = { ids: string[]; retries: number };
+
 /**
- * Queues a replay's deliveries, due at once, and returns their ids. A pair that already has a
+ * Queues a replay's deliveries, due at once, and says which. A pair that already has a
  * pending delivery gets no second one, which would reach the endpoint twice: a retry scheduled
  * for later is brought forward to now instead, and one due within a lease's length (or being
  * attempted: a lease pushes its time that far) is left as it is. A retry brought forward keeps its
@@ -63,9 +66,9 @@ export function replayPairs(
  * before it could be attempted (nothing ran while it fell due) would fail without sending, so the
  * pair gets a new delivery instead.
  */
-export async function queueReplay(ctx: ServiceContext, pairs: { eventId: string; endpointId: string }[]): Promise<string[]> {
-  if (pairs.length === 0) return [];
-  const { queued, now } = await ctx.db.transaction(async (tx) => {
+export async function queueReplay(ctx: ServiceContext, pairs: { eventId: string; endpointId: string }[]): Promise<QueuedReplay> {
+  if (pairs.length === 0) return { ids: [], retries: 0 };
+  const { queued, retries, now } = await ctx.db.transaction(async (tx) => {
     // One replay of a merchant's environment at a time: two at once (a double click) would each
     // find no pending delivery and each add one.
     await lockUntilCommit(tx, `replay:${ctx.merchant.id}:${ctx.livemode}`);
@@ -120,8 +123,8 @@ export async function queueReplay(ctx: ServiceContext, pairs: { eventId: string;
           )
           .returning({ id: webhookDeliveries.id, endpointId: webhookDeliveries.endpointId })
       : [];
-    return { queued: [...waiting.map((d) => ({ id: d.id, endpointId: d.endpointId })), ...inserted], now };
+    return { queued: [...waiting.map((d) => ({ id: d.id, endpointId: d.endpointId })), ...inserted], retries: waiting.length, now };
   });
   if (queued.length) signalJobs({ type: "webhooks.queued", deliveries: queued, at: now });
-  return queued.map((d) => d.id);
+  return { ids: queued.map((d) => d.id), retries };
 }

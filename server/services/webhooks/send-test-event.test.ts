@@ -85,9 +85,9 @@ describe("sendTestEvent", () => {
     const a = await createEndpoint(ctx, { url: "http://127.0.0.1:9/a", enabledEvents: ["*"] });
     const b = await createEndpoint(ctx, { url: "http://127.0.0.1:9/b", enabledEvents: ["*"] });
     const { event } = await sendTestEvent(ctx, a.id);
-    expect((await replayEvent(ctx, event.id)).map((d) => d.endpointId)).toEqual([a.id]);
-    expect((await replayEvent(ctx, event.id, a.id)).map((d) => d.endpointId)).toEqual([a.id]);
-    expect((await replayEvent(ctx, event.id, b.id)).map((d) => d.endpointId)).toEqual([b.id]);
+    expect((await replayEvent(ctx, event.id)).deliveries.map((d) => d.endpointId)).toEqual([a.id]);
+    expect((await replayEvent(ctx, event.id, a.id)).deliveries.map((d) => d.endpointId)).toEqual([a.id]);
+    expect((await replayEvent(ctx, event.id, b.id)).deliveries.map((d) => d.endpointId)).toEqual([b.id]);
 
     // A window: the ping goes to a, whether a is named or every endpoint is replayed to; naming b
     // sends b the window's other events, not a's ping (which shows a's URL and description).

@@ -42,10 +42,11 @@ export const eventsRouter = router({
     return { event: toEventResource(event), deliveries: deliveries.data.map(toDeliveryResource), moreDeliveries: deliveries.hasMore };
   }),
 
-  /** Queue the event again to every enabled endpoint subscribed to it, or to the one named. */
-  replay: developerProcedure.input(z.object({ id: objectId, endpointId: objectId.optional() })).mutation(async ({ ctx, input }) => ({
-    deliveries: (await replayEvent(ctx.service, input.id, input.endpointId)).map(toDeliveryResource),
-  })),
+  /** Queue the event again to every enabled endpoint subscribed to it, or to the one named; `retries`: how many of those deliveries were retries already pending, sent now instead. */
+  replay: developerProcedure.input(z.object({ id: objectId, endpointId: objectId.optional() })).mutation(async ({ ctx, input }) => {
+    const { deliveries, retries } = await replayEvent(ctx.service, input.id, input.endpointId);
+    return { deliveries: deliveries.map(toDeliveryResource), retries };
+  }),
 
   /** Replay a time window; `dryRun` counts what would be queued and writes nothing. */
   replayWindow: developerProcedure
