@@ -301,7 +301,8 @@ export function Confirmation({
 
 /**
  * The member's own password, in a form whose action asks for it again: anything that gives
- * someone a login, shows a live secret or moves money (the server checks it; a stolen session alone cannot).
+ * someone a login, shows a live secret, decides where live events go or records a payout (README
+ * "Your password, again"; the server checks it; a stolen session alone cannot).
  * Read by the form as `confirmPassword`.
  */
 export function ConfirmPasswordField({ autoFocus }: { autoFocus?: boolean }) {
@@ -311,7 +312,7 @@ export function ConfirmPasswordField({ autoFocus }: { autoFocus?: boolean }) {
       Your password
       <input name="confirmPassword" type="password" autoComplete="current-password" required maxLength={1024} aria-describedby={hint} autoFocus={autoFocus} />
       <span id={hint} className="muted">
-        Asked again for anything that gives someone a login, shows a live secret or moves money.
+        Asked again for anything that gives someone a login, shows a live secret, decides where live events go, or records a payout.
       </span>
     </label>
   );

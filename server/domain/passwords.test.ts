@@ -30,8 +30,9 @@ describe("chosen passwords", () => {
     ["aaaaaaaaabcd", "among the first an attacker tries"],
     ["Zimbabwe2026!", "among the first an attacker tries"],
     ["ecocash-harare-2026", null],
-    ["ana.moyo@shop.co.zw", "e-mail address"],
-    ["my name is ANA.MOYO, ok", "e-mail address"],
+    ["ana.moyo@shop.co.zw", "Do not use your e-mail address as your password."],
+    // Only the part before the @: the message names that part, not the whole address.
+    ["my name is ANA.MOYO, ok", 'Do not use the name of your e-mail address ("ana.moyo") in your password.'],
     ["correct horse battery staple", null],
     ["🔑🔑🔑🔑🔑🔑🔑🔑🔑🔑🔑", "Use at least 12 characters"],
     ["x".repeat(1025), "at most 1024"],

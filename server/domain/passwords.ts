@@ -70,7 +70,8 @@ export function passwordProblem(password: string, email: string): string | null 
   if (new Set(password).size < 4) return "Use more than a few different characters.";
   const lower = password.toLowerCase();
   const name = email.toLowerCase().split("@")[0] ?? "";
-  if (lower === email.toLowerCase() || (name.length >= 4 && lower.includes(name))) return "Do not use your e-mail address in your password.";
+  if (lower === email.toLowerCase()) return "Do not use your e-mail address as your password.";
+  if (name.length >= 4 && lower.includes(name)) return `Do not use the name of your e-mail address ("${name}") in your password.`;
   if (guessable(lower)) return "That password is among the first an attacker tries: use a few unrelated words instead.";
   return null;
 }
