@@ -3,7 +3,7 @@
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
-import { useState } from "react";
+import { Fragment, useState } from "react";
 import { Pager, type Cursor } from "@/components/ui/pager";
 import { Empty, Failed, Loading } from "@/components/ui/states";
 import { EVENT_TYPES, type EventType } from "@/server/domain/events";
@@ -150,7 +150,18 @@ export function EventLog() {
                     <td className="ev-when">{when(e.created_at)}</td>
                     <td className="ev-type">
                       <Link href={`/dashboard/events/${e.id}`}>
-                        <code>{e.type}</code>
+                        {/* On a phone's card a long type wraps at its dot (refund.|succeeded), never inside a word. */}
+                        <code>
+                          {e.type.split(".").map((part, i, all) =>
+                            i === all.length - 1 ? (
+                              part
+                            ) : (
+                              <Fragment key={i}>
+                                {part}.<wbr />
+                              </Fragment>
+                            ),
+                          )}
+                        </code>
                       </Link>
                     </td>
                     <td className="ev-object">
