@@ -354,6 +354,41 @@ test("a test event whose endpoint is disabled since is replayed only where the f
   }
 });
 
+test("an endpoint's page: its Saved goes once the secret is rolled; Delete goes back to the list, which says so", async ({ page, request }) => {
+  const hook = await receiver(200);
+  try {
+    const endpoint = await v1<{ id: string }>(request, "POST", "/v1/webhook_endpoints", { url: hook.url, enabled_events: ["payment.succeeded"] });
+    const missing: string[] = [];
+    page.on("response", (r) => {
+      if (r.url().includes("/api/trpc/") && r.status() === 404) missing.push(r.url());
+    });
+    await page.goto(`/dashboard/webhooks/${endpoint.id}`);
+    await page.getByRole("button", { name: "Edit" }).click();
+    await page.getByLabel("Description (optional)").fill("Orders");
+    await page.getByRole("button", { name: "Save changes" }).click();
+    await expect(page.getByRole("status").filter({ hasText: "Saved." })).toBeVisible();
+
+    await page.getByRole("button", { name: "Roll secret" }).click();
+    await page.locator("form.endpoint-confirm").getByRole("button", { name: "Roll secret" }).click();
+    await expect(page.getByTestId("new-secret")).toBeVisible();
+    await expect(page.getByText("Saved.")).toHaveCount(0);
+    await page.getByRole("button", { name: "I have stored it" }).click();
+
+    await page.getByRole("button", { name: "Delete", exact: true }).click();
+    await page.getByRole("button", { name: "Delete endpoint" }).click();
+    await expect(page).toHaveURL(/\/dashboard\/webhooks$/);
+    await expect(page.getByRole("status").filter({ hasText: `Endpoint ${endpoint.id} deleted: nothing more is sent to it.` })).toBeVisible();
+    await expect(page.getByRole("link", { name: hook.url })).toHaveCount(0);
+    // The deleted endpoint's page was not asked for again.
+    expect(missing).toEqual([]);
+    await page.reload();
+    await expect(page.getByRole("heading", { name: "Webhook endpoints" })).toBeVisible();
+    await expect(page.getByText(`Endpoint ${endpoint.id} deleted`)).toHaveCount(0);
+  } finally {
+    hook.close();
+  }
+});
+
 test("an endpoint that keeps failing is flagged degraded on the webhooks page and the overview", async ({ page, request }, testInfo) => {
   const down = await receiver(503);
   try {

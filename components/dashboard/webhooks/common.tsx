@@ -42,6 +42,9 @@ export function deliveryPollMs(deliveries: readonly Pick<Delivery, "status" | "n
 }
 
 /** What a signing secret shown once says about itself. */
+/** The list's query parameter naming an endpoint just deleted, which it says once. */
+export const DELETED_PARAM = "deleted";
+
 export const SECRET_WARNING = "Copy it now: this secret will not be shown again. If you lose it, roll the secret to get a new one.";
 
 export function DeliveryStatusBadge({ status }: { status: Delivery["status"] }) {

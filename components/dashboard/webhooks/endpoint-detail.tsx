@@ -8,7 +8,7 @@ import { Pager, type Cursor } from "@/components/ui/pager";
 import { Empty, Failed, Loading } from "@/components/ui/states";
 import { ConfirmPasswordField, confirmPasswordOf, RoleNote, roleRefusal, SecretOnce, useRole, useSingleFlightMutation } from "../kit";
 import { errorMessage, isMissing, useTRPC } from "../trpc";
-import { DeliveriesTable, EndpointStatusBadge, deliveryPollMs, failureRate, HealthBadge, SECRET_WARNING, when, type Outputs } from "./common";
+import { DELETED_PARAM, DeliveriesTable, EndpointStatusBadge, deliveryPollMs, failureRate, HealthBadge, SECRET_WARNING, when, type Outputs } from "./common";
 import { EndpointForm } from "./endpoint-form";
 import "./webhooks.css";
 
@@ -66,6 +66,8 @@ function Loaded({ e }: { e: Detail }) {
     trpc.webhooks.rollSecret.mutationOptions({
       onSuccess: (r) => {
         setConfirm(null);
+        // The new secret is the news; an earlier "Saved." would read as if it were about it.
+        setNotice(null);
         setSecret({ value: r.secret ?? "", overlapHours: r.overlapHours, oldUntil: r.previous_secret_expires_at });
         refresh();
       },
@@ -74,8 +76,9 @@ function Loaded({ e }: { e: Detail }) {
   const remove = useSingleFlightMutation(
     trpc.webhooks.delete.mutationOptions({
       onSuccess: () => {
-        refresh();
-        router.push("/dashboard/webhooks");
+        // Only the lists: the deleted endpoint's own queries, asked again, would answer 404.
+        void queryClient.invalidateQueries({ queryKey: trpc.webhooks.list.pathKey() });
+        router.push(`/dashboard/webhooks?${DELETED_PARAM}=${e.id}`);
       },
     }),
   );

@@ -2,12 +2,13 @@
 
 import { keepPreviousData, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
-import { useState } from "react";
+import { useSearchParams } from "next/navigation";
+import { useEffect, useState } from "react";
 import { Pager, type Cursor } from "@/components/ui/pager";
 import { Empty, Failed, Loading } from "@/components/ui/states";
 import { errorMessage, useTRPC } from "../trpc";
 import { RoleNote, SecretOnce, useRole, useSingleFlightMutation } from "../kit";
-import { EndpointStatusBadge, failureRate, HealthBadge, SECRET_WARNING, when, type Endpoint } from "./common";
+import { DELETED_PARAM, EndpointStatusBadge, failureRate, HealthBadge, SECRET_WARNING, when, type Endpoint } from "./common";
 import { EndpointForm } from "./endpoint-form";
 import "./webhooks.css";
 
@@ -20,6 +21,15 @@ export function EndpointList() {
   const [cursor, setCursor] = useState<Cursor>({});
   const [creating, setCreating] = useState(false);
   const [created, setCreated] = useState<{ id: string; secret: string } | null>(null);
+  // Come from an endpoint just deleted: said once (the address drops it, so a reload does not say it again).
+  const params = useSearchParams();
+  const [deleted] = useState(() => {
+    const id = params.get(DELETED_PARAM);
+    return id && /^we_[0-9a-z]{26}$/.test(id) ? id : null;
+  });
+  useEffect(() => {
+    if (deleted) window.history.replaceState(null, "", "/dashboard/webhooks");
+  }, [deleted]);
   const { role, allowed } = useRole("developer");
   const me = useQuery(trpc.session.me.queryOptions());
   const list = useQuery({ ...trpc.webhooks.list.queryOptions({ limit: PAGE, ...cursor }), placeholderData: keepPreviousData });
@@ -47,6 +57,12 @@ export function EndpointList() {
           <RoleNote needed="developer" role={role} doing="Adding endpoints" inline />
         )}
       </div>
+
+      {deleted ? (
+        <p className="notice" role="status">
+          Endpoint {deleted} deleted: nothing more is sent to it.
+        </p>
+      ) : null}
 
       {created ? (
         <SecretOnce title="Endpoint created: its signing secret" secret={created.secret} warning={SECRET_WARNING} copyLabel="Copy secret" onDone={() => setCreated(null)}>
