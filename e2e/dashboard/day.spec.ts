@@ -50,6 +50,22 @@ test("a page drawn in test mode exports test payments, even after live mode was 
   expect(readFileSync((await (await download).path())!, "utf8")).toContain(reference);
 });
 
+test("the list follows a payment that settles while it shows; a date range that ends before it starts says so", async ({ page, request }) => {
+  const reference = `order-${Date.now().toString(36)}-wait`;
+  const p = await v1<{ id: string }>(request, "POST", "/v1/payments", { amount: 1_500, currency: "USD", method: "wallet", reference, customer: { msisdn: "0770000003" } });
+  await page.goto(`/dashboard/payments?q=${reference}`);
+  const row = page.locator("table.data tbody tr");
+  await expect(row).toHaveCount(1);
+  await expect(row).toContainText("Awaiting customer");
+  await v1(request, "POST", `/v1/test_helpers/payments/${p.id}/succeed`);
+  // No reload, no focus change: the page asks again while a row is about to settle.
+  await expect(row).toContainText("Succeeded", { timeout: 15_000 });
+
+  await page.goto("/dashboard/payments?from=2026-11-30&to=2026-11-29");
+  await expect(page.getByText("The end of the range must be on or after its start.")).toBeVisible();
+  await expect(page.getByRole("button", { name: "Export CSV" })).toBeDisabled();
+});
+
 test("the search finds a payment by the customer's number as people write it, and by its id", async ({ page, request }) => {
   const payment = await succeededPayment(request, `by-number-${Date.now().toString(36)}`);
   const res = await request.get(`/v1/payments/${payment.id}`, { headers: bearer(seed().keys.test) });

@@ -12,3 +12,6 @@ export const STATUS_LABEL = {
   failed: "Failed",
   expired: "Expired",
 } as const satisfies Record<PaymentStatus, string>;
+
+/** A payment whose outcome is due within seconds or minutes (a prompt out, a provider being asked): pages that show it ask again soon. */
+export const settlesSoon = (status: PaymentStatus) => status === "awaiting_customer" || status === "unknown";

@@ -7,7 +7,7 @@ import { Failed, Loading } from "@/components/ui/states";
 import { PaymentStatusBadge } from "@/components/ui/status-badge";
 import { formatAmount } from "@/server/domain/money";
 import { BackToList } from "../kit";
-import { when } from "./format";
+import { settlesSoon, when } from "./format";
 import { RefundForm, type RefundDone } from "./refund-form";
 import { ResolveForm } from "./resolve-form";
 import { deliveryPollMs, useEndpoints } from "../webhooks/common";
@@ -156,7 +156,7 @@ function Fields({ p }: { p: PaymentView }) {
 /** The payment's outcome or one of its refunds is still to come (an unresolved payment waits on people: no asking). */
 function timelinePollMs(t: Timeline | undefined): number | false {
   if (!t) return false;
-  const moving = t.payment.status === "awaiting_customer" || t.payment.status === "unknown" || t.entries.some((e) => e.kind === "refund" && e.refund.status === "pending");
+  const moving = settlesSoon(t.payment.status) || t.entries.some((e) => e.kind === "refund" && e.refund.status === "pending");
   const deliveries = deliveryPollMs(t.entries.flatMap((e) => (e.kind === "delivery" ? [e.delivery] : [])));
   return moving ? Math.min(3_000, deliveries || Infinity) : deliveries;
 }

@@ -12,10 +12,12 @@ import { PaymentStatusBadge } from "@/components/ui/status-badge";
 import { CURRENCIES, METHODS } from "@/server/domain/money";
 import { PAYMENT_STATUSES } from "@/server/domain/payment-status";
 import { exportHref, readFilters, selection, writeFilters, type ListFilters } from "./filters";
-import { STATUS_LABEL, when } from "./format";
+import { settlesSoon, STATUS_LABEL, when } from "./format";
 import "./payments.css";
 
 const PAGE_SIZE = 25;
+/** Between looks at a page of the list that shows a payment about to settle. */
+const LIST_POLL_MS = 5_000;
 
 /** /dashboard/payments: search and filter payments; every filter lives in the URL. */
 export function PaymentsList() {
@@ -69,9 +71,14 @@ export function PaymentsList() {
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [search]);
 
+  // A range that ends before it starts selects nothing: said, not asked (nor exported).
+  const badRange = filters.from !== undefined && filters.to !== undefined && filters.to < filters.from;
   const list = useQuery({
     ...trpc.payments.list.queryOptions({ limit: PAGE_SIZE, ...selection(filters), startingAfter: filters.after, endingBefore: filters.before }),
     placeholderData: keepPreviousData,
+    enabled: !badRange,
+    // A row waiting on its customer or provider changes within seconds: asked again while it shows.
+    refetchInterval: (q) => (q.state.data?.data.some((p) => settlesSoon(p.status)) ? LIST_POLL_MS : false),
   });
 
   return (
@@ -139,7 +146,7 @@ export function PaymentsList() {
             </button>
           ) : null}
           {/* Built on click, from the same selection as the list (Harare days). */}
-          <button type="button" onClick={() => window.location.assign(exportHref(filters, livemode))} title="Every payment these filters select, as CSV">
+          <button type="button" disabled={badRange} onClick={() => window.location.assign(exportHref(filters, livemode))} title="Every payment these filters select, as CSV">
             Export CSV
           </button>
         </div>
@@ -148,7 +155,9 @@ export function PaymentsList() {
         Search finds part of a reference, the customer&apos;s number in any form (077 123 4567), or a payment id.
       </p>
 
-      {list.isPending ? (
+      {badRange ? (
+        <Failed message="The end of the range must be on or after its start." />
+      ) : list.isPending ? (
         <Loading what="payments" />
       ) : list.isError ? (
         <Failed message={errorMessage(list.error)} retry={() => void list.refetch()} />
