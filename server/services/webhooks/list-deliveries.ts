@@ -7,9 +7,17 @@ import { keyset, withOwnedCursor, type Page, type PageRequest } from "../paginat
 /** `eventIds`: the deliveries of several events in one query (a payment's timeline); `ids`: those deliveries only. */
 export type DeliveryFilters = { eventId?: string; eventIds?: string[]; ids?: string[]; endpointId?: string; status?: DeliveryStatus };
 
-/** Deliveries newest first, each with its attempts: two queries per page, whatever its size. */
+/**
+ * Deliveries newest first, each with its attempts: two queries per page, whatever its size, read
+ * from one snapshot (a read-only repeatable-read transaction). Read apart, an attempt recorded
+ * between them would show beside a delivery still saying it had none, leased and pending.
+ */
 export async function listDeliveries(ctx: ServiceContext, filters: DeliveryFilters, page: PageRequest): Promise<Page<DeliveryWithAttempts>> {
   if (filters.eventIds?.length === 0) return { data: [], hasMore: false };
+  return ctx.db.transaction((tx) => readDeliveries({ ...ctx, db: tx }, filters, page), { isolationLevel: "repeatable read", accessMode: "read only" });
+}
+
+async function readDeliveries(ctx: ServiceContext, filters: DeliveryFilters, page: PageRequest): Promise<Page<DeliveryWithAttempts>> {
   const where = and(
     eq(webhookDeliveries.merchantId, ctx.merchant.id),
     eq(webhookDeliveries.livemode, ctx.livemode),
