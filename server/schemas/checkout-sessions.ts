@@ -3,7 +3,7 @@ import type { CheckoutSession } from "@/db/schema";
 import { CHECKOUT_SESSION_STATUSES, checkoutSessionStatus, SESSION_EXPIRES_IN } from "@/server/domain/checkout";
 import { CURRENCIES } from "@/server/domain/money";
 import { env } from "@/server/env";
-import { defineOperation, idParam, limitParam, listEnvelope, metadataSchema, oneCursor, timestamp } from "./common";
+import { defineOperation, idParam, limitParam, listEnvelope, metadataSchema, oneCursor, timestamp, unsetWhenNull } from "./common";
 import { amount, currency, reference } from "./payments";
 
 /** Where the checkout page sends the customer afterwards: an absolute http(s) URL (https in live mode, checked by the service). */
@@ -19,7 +19,7 @@ export const createCheckoutSessionBody = z.strictObject({
   reference: reference.describe("Your order's reference, unique among payments and checkout sessions. Attempts are `reference#1`, `reference#2`…"),
   metadata: metadataSchema.optional(),
   success_url: redirectUrl("success_url").describe("Where the customer goes once paid. https in live mode."),
-  cancel_url: redirectUrl("cancel_url").optional().describe("Where the customer goes on giving up. https in live mode."),
+  cancel_url: unsetWhenNull(redirectUrl("cancel_url")).describe("Where the customer goes on giving up. https in live mode."),
   expires_in: z
     .number({ error: "expires_in must be a number of seconds" })
     .int("expires_in must be a whole number of seconds")

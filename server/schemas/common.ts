@@ -41,6 +41,13 @@ export const timeBound = z
   // Past the year 9999 in any form: digits, or an offset carrying 9999-12-31T23:00:00-05:00 over.
   .refine((d) => d.getTime() <= LATEST_UNIX_SECONDS * 1000, { error: "must be no later than 9999-12-31T23:59:59Z" });
 
+/**
+ * An optional field of a create body whose resource reads null when it is not set: null is taken
+ * as leaving it out, so a client that writes unset fields as null, or sends back what it read, is
+ * not refused. (An update's null clears a field instead; its schemas say so where they allow it.)
+ */
+export const unsetWhenNull = <T extends z.ZodType>(schema: T) => schema.nullish().transform((v) => v ?? undefined);
+
 export const limitParam = z
   .string()
   .regex(/^\d+$/, "limit must be an integer between 1 and 100")

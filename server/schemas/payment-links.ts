@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { PaymentLink } from "@/db/schema";
 import { CURRENCIES } from "@/server/domain/money";
 import { env } from "@/server/env";
-import { defineOperation, idParam, limitParam, listEnvelope, metadataSchema, oneCursor, timeBound, timestamp } from "./common";
+import { defineOperation, idParam, limitParam, listEnvelope, metadataSchema, oneCursor, timeBound, timestamp, unsetWhenNull } from "./common";
 import { amount, currency } from "./payments";
 
 export const createPaymentLinkBody = z.strictObject({
@@ -16,7 +16,7 @@ export const createPaymentLinkBody = z.strictObject({
     .max(500, "description must be at most 500 characters")
     .describe("What the customer pays for; shown on the link's page."),
   single_use: z.boolean({ error: "single_use must be a boolean" }).optional().describe("true: the link takes one payment (a failed or expired attempt does not count)."),
-  expires_at: timeBound.optional().describe("RFC 3339 timestamp or Unix seconds, in the future. Omitted: the link does not expire."),
+  expires_at: unsetWhenNull(timeBound).describe("RFC 3339 timestamp or Unix seconds, in the future. Omitted: the link does not expire."),
   metadata: metadataSchema.optional(),
 });
 

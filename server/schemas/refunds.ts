@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Refund } from "@/db/schema";
 import { CURRENCIES } from "@/server/domain/money";
 import { REFUND_FAILURE_CODES, REFUND_REASONS, REFUND_STATUSES } from "@/server/domain/refunds";
-import { defineOperation, idParam, iso, limitParam, listEnvelope, metadataSchema, oneCursor, timestamp } from "./common";
+import { defineOperation, idParam, iso, limitParam, listEnvelope, metadataSchema, oneCursor, timestamp, unsetWhenNull } from "./common";
 import { amount } from "./payments";
 
 const paymentId = idParam("payment", "a payment id");
@@ -14,7 +14,7 @@ export const createRefundBody = z.strictObject({
     .describe(
       "Amount to refund in minor units (cents), greater than 0. Defaults to all that remains refundable: the payment's `amount` less its pending and succeeded refunds. Fees are not refunded: when the customer bore the fee, a full refund returns `amount`, not `charged_amount`.",
     ),
-  reason: z.enum(REFUND_REASONS).optional(),
+  reason: unsetWhenNull(z.enum(REFUND_REASONS)),
   metadata: metadataSchema.optional().describe("Kept on top of the payment's metadata, which the refund carries too (at most 50 keys together)."),
 });
 

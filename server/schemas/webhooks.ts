@@ -2,7 +2,7 @@ import { z } from "zod";
 import { DELIVERY_STATUSES, type WebhookAttempt, type WebhookDelivery, type WebhookEndpoint } from "@/db/schema";
 import { EVENT_TYPES, SUBSCRIBABLE_EVENT_TYPES } from "@/server/domain/events";
 import { ALL_EVENTS, DEGRADED_AFTER_FAILURES } from "@/server/domain/webhooks";
-import { defineOperation, idParam, limitParam, listEnvelope, metadataSchema, oneCursor, timestamp, iso } from "./common";
+import { defineOperation, idParam, limitParam, listEnvelope, metadataSchema, oneCursor, timestamp, iso, unsetWhenNull } from "./common";
 
 const url = z
   .string({ error: "url must be a string" })
@@ -24,7 +24,7 @@ const description = z.string({ error: "description must be a string" }).max(500,
 export const createEndpointBody = z.strictObject({
   url,
   enabled_events: enabledEvents,
-  description: description.optional(),
+  description: unsetWhenNull(description),
   metadata: metadataSchema.optional(),
 });
 
