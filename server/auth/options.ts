@@ -46,6 +46,19 @@ export function authOptions(): NextAuthOptions {
     useSecureCookies: secureCookies(),
     session: { strategy: "jwt", maxAge: env().SESSION_MAX_AGE_HOURS * 3600 },
     pages: { signIn: "/dashboard/sign-in", error: "/dashboard/sign-in" },
+    // next-auth's messages go to the service's log. Its NEXTAUTH_URL warning is left out: without
+    // NEXTAUTH_URL, next-auth builds no absolute URL and the dashboard's links stay on the address
+    // it was reached at, as intended (README "Configuration"), so the warning would only alarm.
+    logger: {
+      error: (code, metadata) => {
+        const cause = metadata instanceof Error ? metadata : metadata.error;
+        log.error("next-auth error", { code, error: cause instanceof Error ? cause.message : undefined });
+      },
+      warn: (code) => {
+        if (code !== "NEXTAUTH_URL") log.warn("next-auth warning", { code });
+      },
+      debug: () => {},
+    },
     providers: [
       CredentialsProvider({
         name: "Email",
