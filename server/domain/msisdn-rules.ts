@@ -42,8 +42,11 @@ const MAX_INPUT_LENGTH = 32;
 
 // Only what people genuinely type around a phone number. Anything else (letters,
 // "ext", tabs, full-width digits, a second "+") means we cannot be sure which
-// number was meant, and guessing with someone's money is not acceptable.
-const ALLOWED_CHARACTERS = /^\+?[0-9 \u00a0\-.()]*$/;
+// number was meant, and guessing with someone's money is not acceptable. The one "+" may sit
+// inside the bracket people put round the calling code: "(+263) 77 123 4567".
+const ALLOWED_CHARACTERS = /^\(?\+?[0-9 \u00a0\-.()]*$/;
+/** The number is written in its international form: it starts with "+", or "(+". */
+const LEADING_PLUS = /^\(?\+/;
 
 const ZIMBABWE_CALLING_CODE = "263";
 
@@ -76,7 +79,7 @@ export const msisdnNormaliser =
   if (trimmed === "") return fail(MESSAGES.empty);
   if (!ALLOWED_CHARACTERS.test(trimmed)) return fail(MESSAGES.notANumber);
 
-  const hasPlus = trimmed.startsWith("+");
+  const hasPlus = LEADING_PLUS.test(trimmed);
   const digits = trimmed.replace(/[^0-9]/g, "");
   if (digits === "") return fail(MESSAGES.notANumber);
 
@@ -150,7 +153,7 @@ export function networkHint(input: string): WalletNetwork | undefined {
   if (trimmed.length > MAX_INPUT_LENGTH || !ALLOWED_CHARACTERS.test(trimmed)) return undefined;
   let digits = trimmed.replace(/[^0-9]/g, "");
   if (digits.startsWith("00")) digits = digits.slice(2);
-  if (trimmed.startsWith("+") || digits.startsWith(ZIMBABWE_CALLING_CODE)) {
+  if (LEADING_PLUS.test(trimmed) || digits.startsWith(ZIMBABWE_CALLING_CODE)) {
     if (!digits.startsWith(ZIMBABWE_CALLING_CODE)) return undefined;
     digits = digits.slice(ZIMBABWE_CALLING_CODE.length);
   }
