@@ -243,7 +243,7 @@ export function openApiDocument(serverUrl: string) {
       ...(op.body ? { requestBody: requestBody(op.body) } : {}),
       responses: {
         [op.status]: {
-          description: "Success",
+          description: op.responseDescription ?? "Success",
           headers: {
             "Request-Id": { $ref: "#/components/headers/Request-Id" },
             ...(op.idempotency !== "none" ? { "Idempotent-Replayed": { $ref: "#/components/headers/Idempotent-Replayed" } } : {}),

@@ -351,7 +351,12 @@ describe("query strings", () => {
 
   it("refuses query parameters on an operation that takes none", async () => {
     const res = await api("GET", "/v1/payments/pay_whatever?expand=customer", { key: m.keys.test });
-    expectError(res, 400, "invalid_request", "parameter_invalid", "expand");
+    expect(expectError(res, 400, "invalid_request", "parameter_invalid", "expand").message).toBe("Unknown query parameter: 'expand'. This operation takes no query parameters.");
+    // A create's fields sent in the query string: the message says where they go.
+    const create = await api("POST", "/v1/payments/preview?amount=5", { key: m.keys.test, body: { amount: 500, currency: "USD", method: "wallet" } });
+    expect(expectError(create, 400, "invalid_request", "parameter_invalid", "amount").message).toBe(
+      "Unknown query parameter: 'amount'. This operation takes no query parameters: send its fields in the JSON body.",
+    );
   });
 });
 

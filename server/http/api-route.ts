@@ -103,7 +103,7 @@ export function apiRoute<B extends z.ZodType | undefined, Q extends z.ZodType | 
         });
       }
 
-      const query = (op.query ? parseOrThrow(op.query, queryObject(url), "query") : refuseQuery(url)) as Out<Q>;
+      const query = (op.query ? parseOrThrow(op.query, queryObject(url), "query") : refuseQuery(url, op.body !== undefined)) as Out<Q>;
       const scope = { merchantId: merchant.id, livemode: key.livemode };
       // The key's own rules come before the body's (spec: a create without a key is
       // idempotency_key_required, whatever its body, even one that is not JSON at all).
@@ -261,9 +261,13 @@ function keyClaim(claimKey: ClaimKey): KeyClaim {
   };
 }
 
-function refuseQuery(url: URL): undefined {
+/** An operation without query parameters refuses any, saying where its fields go (a field of that name may be in the body too). */
+function refuseQuery(url: URL, takesBody: boolean): undefined {
   const first = url.searchParams.keys().next();
-  if (!first.done) throw new ServiceError("parameter_invalid", `Unknown parameter: '${first.value}'.`, first.value);
+  if (!first.done) {
+    const where = takesBody ? " send its fields in the JSON body" : "";
+    throw new ServiceError("parameter_invalid", `Unknown query parameter: '${first.value}'. This operation takes no query parameters${where ? `:${where}` : ""}.`, first.value);
+  }
   return undefined;
 }
 

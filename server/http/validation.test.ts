@@ -42,6 +42,9 @@ describe("validation errors", () => {
       expect(r.param).toBe("amount");
       expect(r.message).toMatch(/^amount must be /);
     }
+    // Too large to be exact is too large, whatever else: the limit is what the merchant needs to read.
+    for (const amount of [1e20, 9_007_199_254_740_992, 100_000_000]) expect(refusal(createPaymentBody, { ...valid, amount })).toEqual({ param: "amount", message: "amount must be at most 99999999." });
+    expect(refusal(createPaymentBody, { ...valid, amount: 10.5 }).message).toBe("amount must be an integer number of cents.");
     expect(refusal(createPaymentBody, { ...valid, customer: { msisdn: 263771234567 } })).toEqual({
       param: "customer.msisdn",
       message: "customer.msisdn must be a string.",

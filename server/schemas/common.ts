@@ -117,6 +117,8 @@ export type Operation<Body extends z.ZodType | undefined = z.ZodType | undefined
   secretInResponse?: true;
   status: 200 | 201;
   response: z.ZodType;
+  /** What the success answer holds, when there is more to say than "Success". */
+  responseDescription?: string;
   /** Each path parameter: an id of a kind (documented with its pattern), or one of some values. */
   pathParams?: Record<string, { description: string; id: IdKind } | { description: string; values: readonly string[] }>;
 };

@@ -8,9 +8,10 @@ import { defineOperation, idParam, iso, limitParam, listEnvelope, metadataSchema
 
 export const amount = z
   .number({ error: "amount must be an integer number of cents" })
+  // First: a number too large to be exact (1e20) is said to be too large, not to be no integer.
+  .max(MAX_AMOUNT, `amount must be at most ${MAX_AMOUNT}`)
   .int("amount must be an integer number of cents")
   .gt(0, "amount must be greater than 0")
-  .max(MAX_AMOUNT, `amount must be at most ${MAX_AMOUNT}`)
   .describe("Amount in minor units (cents), greater than 0.");
 /** Refused in words by the validation ("currency must be USD or ZWG"), as every enum is. */
 export const currency = z.enum(CURRENCIES);
@@ -161,6 +162,8 @@ export const paymentOperations = {
     errors: ["msisdn_invalid", "reference_in_use"],
     status: 201,
     response: paymentResource,
+    responseDescription:
+      "The payment, as the PIN prompt's request left it: `awaiting_customer` once the wallet took the request; `failed` with `failure_code: push_rejected` when it refused it (no prompt was sent); `unknown` when the request timed out (the outcome follows, by webhook or polling, never `failed` for the timeout alone).",
   }),
   list: defineOperation({
     operationId: "listPayments",
