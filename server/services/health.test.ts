@@ -11,6 +11,7 @@ describe("GET /api/health", () => {
     const res = await GET();
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ status: "ok", database: "ok" });
+    expect(res.headers.get("request-id")).toMatch(/^req_[0-9a-z]{26}$/);
   });
 
   it("answers 503 when the database cannot be reached", async () => {
