@@ -16,8 +16,9 @@ import {
 import { NETWORK_NAMES, networkHint } from "@/server/domain/msisdn-rules";
 import { normaliseMsisdnZw } from "@/server/domain/msisdn-zw";
 import type { HostedAttempt, HostedPage } from "@/server/schemas/hosted";
+import { dropQueryParam } from "@/components/ui/drop-query-param";
 import { useHydrated } from "@/components/ui/use-hydrated";
-import { AMOUNT_CHANGED_PARAM, INITIAL_PAY_FORM_STATE, withoutParam, type PayFormState } from "./pay-form-state";
+import { AMOUNT_CHANGED_PARAM, INITIAL_PAY_FORM_STATE, type PayFormState } from "./pay-form-state";
 import { formKey, keepTypedNumber, keysToAsk, readSentAttempts, typedNumberOf, updateSentAttempts, withAnswer, withDone, withSent } from "./sent-attempts";
 
 /** Between two polls of the status route: the "every 2–3 s at most". */
@@ -56,7 +57,7 @@ export function PayPanel({ initial, action, attemptKey, amountChanged }: Props) 
   }, [page.id, attempt]);
   // The notice is for this customer, this once: a reload, or the address shared, shows the page without it.
   useEffect(() => {
-    if (amountChanged) window.history.replaceState(null, "", withoutParam(window.location.href, AMOUNT_CHANGED_PARAM));
+    if (amountChanged) dropQueryParam(AMOUNT_CHANGED_PARAM);
   }, [amountChanged]);
   return (
     <>

@@ -4,7 +4,7 @@ import { expect, test, type Route } from "@playwright/test";
 import { verifySignatureHeader } from "../../server/domain/signatures";
 import { receiver } from "../support/receiver";
 import { bearer, seed } from "../support/seed";
-import { eventOf, keep, succeededPayment, v1 } from "./support";
+import { deliveredEvent, eventOf, harareWallTime, keep, succeededPayment, v1 } from "./support";
 
 /** A merchant's day in the dashboard, signed in as the seeded admin (see sign-in.setup.ts). */
 
@@ -266,8 +266,7 @@ test.describe("with the browser's clock in another time zone", () => {
     const payment = await succeededPayment(request);
     const eventId = await eventOf(request, payment.id, "payment.succeeded");
     const { created_at } = await v1<{ created_at: string }>(request, "GET", `/v1/events/${eventId}`);
-    // The wall-clock time in Harare (UTC+2) so many ms from the event, as a datetime-local field holds it.
-    const harare = (ms: number) => new Date(Date.parse(created_at) + 2 * 3600_000 + ms).toISOString().slice(0, 19);
+    const harare = (ms: number) => harareWallTime(created_at, ms);
     await page.goto(`/dashboard/events?from=${harare(-60_000)}&to=${harare(60_000)}`);
     await expect(page.getByRole("link", { name: eventId })).toBeVisible();
     // The same minutes read on the browser's own clock, or on UTC, hold no such event.
@@ -279,10 +278,7 @@ test.describe("with the browser's clock in another time zone", () => {
 test("replay an event: the new delivery shows on the event's page and reaches the endpoint", async ({ page, request }, testInfo) => {
   const hook = await receiver(200);
   try {
-    const endpoint = await v1<{ id: string }>(request, "POST", "/v1/webhook_endpoints", { url: hook.url, enabled_events: ["payment.succeeded"] });
-    const payment = await succeededPayment(request);
-    const eventId = await eventOf(request, payment.id, "payment.succeeded");
-    await expect.poll(() => hook.got.filter((g) => g.body.includes(eventId)).length, { timeout: 15_000 }).toBe(1);
+    const { endpoint, eventId, received } = await deliveredEvent(request, hook);
 
     await page.goto("/dashboard/events");
     await page.getByRole("link", { name: eventId }).first().click();
@@ -296,7 +292,7 @@ test("replay an event: the new delivery shows on the event's page and reaches th
     await page.getByRole("button", { name: "Replay event" }).click();
     await expect(page.getByRole("status").filter({ hasText: /Queued 1 delivery/ })).toBeVisible();
     await expect(deliveries).toHaveCount(2, { timeout: 15_000 });
-    await expect.poll(() => hook.got.filter((g) => g.body.includes(eventId)).length, { timeout: 15_000 }).toBe(2);
+    await expect.poll(received, { timeout: 15_000 }).toBe(2);
   } finally {
     hook.close();
   }
@@ -305,13 +301,9 @@ test("replay an event: the new delivery shows on the event's page and reaches th
 test("replay a time window: counted first, then queued; the endpoint gets the window's events again", async ({ page, request }) => {
   const hook = await receiver(200);
   try {
-    const endpoint = await v1<{ id: string }>(request, "POST", "/v1/webhook_endpoints", { url: hook.url, enabled_events: ["payment.succeeded"] });
-    const payment = await succeededPayment(request);
-    const eventId = await eventOf(request, payment.id, "payment.succeeded");
-    await expect.poll(() => hook.got.filter((g) => g.body.includes(eventId)).length, { timeout: 15_000 }).toBe(1);
+    const { endpoint, eventId, received } = await deliveredEvent(request, hook);
     const { created_at } = await v1<{ created_at: string }>(request, "GET", `/v1/events/${eventId}`);
-    // Harare wall-clock time (UTC+2) so many ms from the event, as a datetime-local field holds it.
-    const harare = (ms: number) => new Date(Date.parse(created_at) + 2 * 3600_000 + ms).toISOString().slice(0, 19);
+    const harare = (ms: number) => harareWallTime(created_at, ms);
 
     await page.goto(`/dashboard/events?from=${harare(-1_000)}&to=${harare(1_000)}&type=payment.succeeded`);
     await page.getByRole("button", { name: "Replay a time window…" }).click();
@@ -322,10 +314,10 @@ test("replay a time window: counted first, then queued; the endpoint gets the wi
     await panel.getByRole("button", { name: "Count (dry run)" }).click();
     // Other tests' payments may have succeeded in the same seconds: at least this one.
     await expect(panel.getByRole("status")).toContainText(/\d+ events?, \d+ deliver(y|ies)/);
-    expect(hook.got.filter((g) => g.body.includes(eventId))).toHaveLength(1);
+    expect(received()).toBe(1);
     await panel.getByRole("button", { name: /^Queue \d+ deliver/ }).click();
     await expect(panel.getByRole("status").filter({ hasText: /^Queued \d+ deliver/ })).toBeVisible();
-    await expect.poll(() => hook.got.filter((g) => g.body.includes(eventId)).length, { timeout: 15_000 }).toBe(2);
+    await expect.poll(received, { timeout: 15_000 }).toBe(2);
 
     // A start in the future with no end: a window that would hold nothing, said so, not counted.
     await panel.getByLabel("Before (Harare time; empty: now)").fill("");

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { expect, type APIRequestContext, type Page, type TestInfo } from "@playwright/test";
+import type { Got } from "../support/receiver";
 import { bearer, seed } from "../support/seed";
 
 /** The merchant's side through /v1 (the seeded merchant whose admin the dashboard tests sign in as). */
@@ -30,6 +31,22 @@ export async function eventOf(request: APIRequestContext, objectId: string, type
     .toBeTruthy();
   return id!;
 }
+
+/**
+ * An endpoint of this test's own (a receiver answering 200, subscribed to payment.succeeded) and a
+ * payment.succeeded event it has received once; `received()` counts its deliveries of that event.
+ */
+export async function deliveredEvent(request: APIRequestContext, hook: { url: string; got: Got[] }) {
+  const endpoint = await v1<{ id: string }>(request, "POST", "/v1/webhook_endpoints", { url: hook.url, enabled_events: ["payment.succeeded"] });
+  const payment = await succeededPayment(request);
+  const eventId = await eventOf(request, payment.id, "payment.succeeded");
+  const received = () => hook.got.filter((g) => g.body.includes(eventId)).length;
+  await expect.poll(received, { timeout: 15_000 }).toBe(1);
+  return { endpoint, eventId, received };
+}
+
+/** The wall-clock time in Harare (UTC+2, no daylight saving) `ms` from `iso`, as a datetime-local field holds it. */
+export const harareWallTime = (iso: string, ms = 0) => new Date(Date.parse(iso) + 2 * 3600_000 + ms).toISOString().slice(0, 19);
 
 /** A full-page screenshot kept with the test's results. */
 export async function keep(page: Page, testInfo: TestInfo, name: string): Promise<void> {

@@ -21,6 +21,8 @@ export const MODE_COOKIE = "mari_mode";
  */
 export const PAGE_MODE_HEADER = "x-mari-page-mode";
 export const modeName = (livemode: boolean) => (livemode ? "live" : "test");
+/** The payments export link's mode (`test` or `live`): the page's, which the test/live cookie may no longer be. */
+export const EXPORT_MODE_PARAM = "mode";
 /** Set by proxy.ts on page requests: the page's path and query, to come back to after signing in. */
 export const PAGE_PATH_HEADER = "x-mari-page-path";
 

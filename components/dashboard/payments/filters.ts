@@ -1,10 +1,7 @@
 import { harareWallTimeToIso } from "@/server/domain/harare-time";
 import { CURRENCIES, METHODS, type Currency, type PaymentMethod } from "@/server/domain/money";
 import { PAYMENT_STATUSES, type PaymentStatus } from "@/server/domain/payment-status";
-import { modeName } from "@/server/domain/staff";
-
-/** The export link's mode (`test` or `live`): the page's, which the test/live cookie may no longer be. */
-export const EXPORT_MODE_PARAM = "mode";
+import { EXPORT_MODE_PARAM, modeName } from "@/server/domain/staff";
 
 /**
  * The payments page's state, as its URL carries it (so a filtered view can be shared or

@@ -5,7 +5,9 @@ import Link from "next/link";
 import { useSearchParams } from "next/navigation";
 import { useEffect, useState } from "react";
 import { Pager, type Cursor } from "@/components/ui/pager";
+import { dropQueryParam } from "@/components/ui/drop-query-param";
 import { Empty, Failed, Loading } from "@/components/ui/states";
+import { isId } from "@/server/domain/id-shape";
 import { errorMessage, useTRPC } from "../trpc";
 import { RoleNote, SecretOnce, useRole, useSingleFlightMutation } from "../kit";
 import { DELETED_PARAM, EndpointStatusBadge, failureRate, HealthBadge, SECRET_WARNING, when, type Endpoint } from "./common";
@@ -25,11 +27,9 @@ export function EndpointList() {
   const params = useSearchParams();
   const [deleted] = useState(() => {
     const id = params.get(DELETED_PARAM);
-    return id && /^we_[0-9a-z]{26}$/.test(id) ? id : null;
+    return id && isId("webhookEndpoint", id) ? id : null;
   });
-  useEffect(() => {
-    if (deleted) window.history.replaceState(null, "", "/dashboard/webhooks");
-  }, [deleted]);
+  useEffect(() => dropQueryParam(DELETED_PARAM), []);
   const { role, allowed } = useRole("developer");
   const me = useQuery(trpc.session.me.queryOptions());
   const list = useQuery({ ...trpc.webhooks.list.queryOptions({ limit: PAGE, ...cursor }), placeholderData: keepPreviousData });

@@ -4,8 +4,7 @@ import { log } from "@/server/log";
 import { exportFileName, exportPayments } from "@/server/services/payments/export-payments";
 import { staffPaymentSelection } from "@/server/schemas/payments";
 import { staffPaymentFilters } from "@/server/services/payments/list-payments";
-import { signInPath } from "@/server/domain/staff";
-import { EXPORT_MODE_PARAM } from "@/components/dashboard/payments/filters";
+import { EXPORT_MODE_PARAM, signInPath } from "@/server/domain/staff";
 
 /** The payments list the export was asked from (its Referer, on this site), or the list itself. */
 function listPath(req: NextRequest): string {
