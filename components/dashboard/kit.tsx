@@ -6,6 +6,7 @@ import { useCallback, useEffect, useId, useRef, useState, useSyncExternalStore, 
 import { formatAmount, type Currency } from "@/server/domain/money";
 import { roleAllows, type StaffRole } from "@/server/domain/staff";
 import { Empty, Failed, Loading } from "@/components/ui/states";
+import { useHydrated } from "@/components/ui/use-hydrated";
 import { errorMessage, useTRPC } from "./trpc";
 
 /**
@@ -376,6 +377,20 @@ export function Problem({ text }: { text: string | null | undefined }) {
 
 /** A page of a list query, as every dashboard list procedure answers. */
 type ListPage<T> = { data: T[]; hasMore: boolean };
+
+/**
+ * A list's filters, which work only through their handlers: disabled until the page is hydrated.
+ * A value typed or chosen before then would be wiped by hydration (or, for a submit, reload the
+ * page without it); disabled, the controls say they are not ready yet. The fieldset draws no box.
+ */
+export function FilterControls({ children }: { children: ReactNode }) {
+  const ready = useHydrated();
+  return (
+    <fieldset className="filter-controls" disabled={!ready}>
+      {children}
+    </fieldset>
+  );
+}
 
 /**
  * A list query's view: loading, the failure with a way to try again, the empty note, or (once it

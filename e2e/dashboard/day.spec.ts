@@ -555,6 +555,20 @@ test.describe("before the page's script runs", () => {
     await expect(testMode).toBeChecked();
     await expect(testMode).toBeDisabled();
   });
+
+  test("a list's filters are disabled: what was typed or chosen would be wiped once it runs", async ({ page }) => {
+    await page.goto("/dashboard/payments");
+    await expect(page.getByLabel("Search", { exact: true })).toBeDisabled();
+    for (const name of ["Status", "From (Harare day)"]) await expect(page.getByLabel(name)).toBeDisabled();
+    await expect(page.getByRole("button", { name: "Export CSV" })).toBeDisabled();
+    await page.goto("/dashboard/events");
+    await expect(page.getByLabel("Type")).toBeDisabled();
+    await expect(page.getByRole("button", { name: "Apply" })).toBeDisabled();
+    await page.goto("/dashboard/settlements");
+    await expect(page.getByLabel("Status")).toBeDisabled();
+    await page.goto("/dashboard/payment-links");
+    await expect(page.getByLabel("Hide deactivated")).toBeDisabled();
+  });
 });
 
 test("at 1280 px no table of the dashboard needs sideways scrolling", async ({ page, request }) => {

@@ -7,7 +7,7 @@ import { Fragment, useState } from "react";
 import { Pager, type Cursor } from "@/components/ui/pager";
 import { Empty, Failed, Loading } from "@/components/ui/states";
 import { EVENT_TYPES, type EventType } from "@/server/domain/events";
-import { RoleNote, useRememberListView, useRole } from "../kit";
+import { FilterControls, RoleNote, useRememberListView, useRole } from "../kit";
 import { errorMessage, useTRPC } from "../trpc";
 import { when } from "../webhooks/common";
 import { ReplayWindow } from "./replay-window";
@@ -96,32 +96,34 @@ export function EventLog() {
           go(draft);
         }}
       >
-        <label>
-          Type
-          <EventTypeSelect value={draft.type} onChange={(type) => setDraft({ ...draft, type })} />
-        </label>
-        <label>
-          From (Harare time)
-          <input type="datetime-local" step={1} value={draft.from} onChange={(e) => setDraft({ ...draft, from: e.target.value })} />
-        </label>
-        <label>
-          Before (Harare time)
-          <input type="datetime-local" step={1} value={draft.to} onChange={(e) => setDraft({ ...draft, to: e.target.value })} />
-        </label>
-        <button type="submit" className="primary">
-          Apply
-        </button>
-        {filtered ? (
-          <button
-            type="button"
-            onClick={() => {
-              setDraft({ type: "", from: "", to: "" });
-              go({});
-            }}
-          >
-            Clear
+        <FilterControls>
+          <label>
+            Type
+            <EventTypeSelect value={draft.type} onChange={(type) => setDraft({ ...draft, type })} />
+          </label>
+          <label>
+            From (Harare time)
+            <input type="datetime-local" step={1} value={draft.from} onChange={(e) => setDraft({ ...draft, from: e.target.value })} />
+          </label>
+          <label>
+            Before (Harare time)
+            <input type="datetime-local" step={1} value={draft.to} onChange={(e) => setDraft({ ...draft, to: e.target.value })} />
+          </label>
+          <button type="submit" className="primary">
+            Apply
           </button>
-        ) : null}
+          {filtered ? (
+            <button
+              type="button"
+              onClick={() => {
+                setDraft({ type: "", from: "", to: "" });
+                go({});
+              }}
+            >
+              Clear
+            </button>
+          ) : null}
+        </FilterControls>
       </form>
 
       {badRange ? (

@@ -9,7 +9,7 @@ import { harareWallTimeToIso } from "@/server/domain/harare-time";
 import { CURRENCIES, formatAmount, parseMajorAmount, type Currency } from "@/server/domain/money";
 import type { LinkStatus } from "@/server/domain/payment-links";
 import type { StaffRole } from "@/server/domain/staff";
-import { ConfirmAction, CopyButton, CopyValue, ErrorNote, ListView, Problem, RoleNote, formatWhen, roleRefusal, useRole, useSingleFlightMutation } from "../kit";
+import { ConfirmAction, CopyButton, CopyValue, ErrorNote, FilterControls, ListView, Problem, RoleNote, formatWhen, roleRefusal, useRole, useSingleFlightMutation } from "../kit";
 import { useTRPC } from "../trpc";
 
 const STATUS_BADGE = {
@@ -204,17 +204,19 @@ function LinkList({ canDeactivate, role }: { canDeactivate: boolean; role: Staff
     <section aria-labelledby="links-h">
       <div className="section-head">
         <h2 id="links-h">Links</h2>
-        <label className="hint">
-          <input
-            type="checkbox"
-            checked={activeOnly}
-            onChange={(e) => {
-              setActiveOnly(e.target.checked);
-              setCursor({});
-            }}
-          />{" "}
-          Hide deactivated
-        </label>
+        <FilterControls>
+          <label className="hint">
+            <input
+              type="checkbox"
+              checked={activeOnly}
+              onChange={(e) => {
+                setActiveOnly(e.target.checked);
+                setCursor({});
+              }}
+            />{" "}
+            Hide deactivated
+          </label>
+        </FilterControls>
       </div>
       <ErrorNote error={deactivate.error} prefix="Could not deactivate: " />
       {body}

@@ -4,7 +4,7 @@ import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useEffect, useRef, useState } from "react";
-import { AmountWithFee, MiddleClip, useRememberListView } from "@/components/dashboard/kit";
+import { AmountWithFee, FilterControls, MiddleClip, useRememberListView } from "@/components/dashboard/kit";
 import { errorMessage, usePageLivemode, useTRPC } from "@/components/dashboard/trpc";
 import { Pager } from "@/components/ui/pager";
 import { Empty, Failed, Loading } from "@/components/ui/states";
@@ -85,71 +85,73 @@ export function PaymentsList() {
     <section>
       <h1>Payments</h1>
       <form className="toolbar pay-filters" role="search" onSubmit={(e) => e.preventDefault()}>
-        <label className="pay-search">
-          Search
-          <input
-            type="search"
-            value={search}
-            onChange={(e) => setSearch(e.target.value)}
-            placeholder="Reference, number or pay_ id"
-            aria-describedby="pay-search-hint"
-            maxLength={255}
-          />
-        </label>
-        <label>
-          Status
-          <select value={filters.status ?? ""} onChange={(e) => setFilter({ status: readFilters(new URLSearchParams({ status: e.target.value })).status })}>
-            <option value="">Any</option>
-            {PAYMENT_STATUSES.map((s) => (
-              <option key={s} value={s}>
-                {STATUS_LABEL[s]}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Currency
-          <select value={filters.currency ?? ""} onChange={(e) => setFilter({ currency: readFilters(new URLSearchParams({ currency: e.target.value })).currency })}>
-            <option value="">Any</option>
-            {CURRENCIES.map((c) => (
-              <option key={c}>{c}</option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Method
-          <select value={filters.method ?? ""} onChange={(e) => setFilter({ method: readFilters(new URLSearchParams({ method: e.target.value })).method })}>
-            <option value="">Any</option>
-            {METHODS.map((m) => (
-              <option key={m}>{m}</option>
-            ))}
-          </select>
-        </label>
-        <label>
-          From (Harare day)
-          <input type="date" value={filters.from ?? ""} max={filters.to} onChange={(e) => setFilter({ from: e.target.value || undefined })} />
-        </label>
-        <label>
-          To (Harare day)
-          <input type="date" value={filters.to ?? ""} min={filters.from} onChange={(e) => setFilter({ to: e.target.value || undefined })} />
-        </label>
-        <div className="pay-actions">
-          {filtered ? (
-            <button
-              type="button"
-              onClick={() => {
-                setSearch("");
-                go({});
-              }}
-            >
-              Clear filters
+        <FilterControls>
+          <label className="pay-search">
+            Search
+            <input
+              type="search"
+              value={search}
+              onChange={(e) => setSearch(e.target.value)}
+              placeholder="Reference, number or pay_ id"
+              aria-describedby="pay-search-hint"
+              maxLength={255}
+            />
+          </label>
+          <label>
+            Status
+            <select value={filters.status ?? ""} onChange={(e) => setFilter({ status: readFilters(new URLSearchParams({ status: e.target.value })).status })}>
+              <option value="">Any</option>
+              {PAYMENT_STATUSES.map((s) => (
+                <option key={s} value={s}>
+                  {STATUS_LABEL[s]}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            Currency
+            <select value={filters.currency ?? ""} onChange={(e) => setFilter({ currency: readFilters(new URLSearchParams({ currency: e.target.value })).currency })}>
+              <option value="">Any</option>
+              {CURRENCIES.map((c) => (
+                <option key={c}>{c}</option>
+              ))}
+            </select>
+          </label>
+          <label>
+            Method
+            <select value={filters.method ?? ""} onChange={(e) => setFilter({ method: readFilters(new URLSearchParams({ method: e.target.value })).method })}>
+              <option value="">Any</option>
+              {METHODS.map((m) => (
+                <option key={m}>{m}</option>
+              ))}
+            </select>
+          </label>
+          <label>
+            From (Harare day)
+            <input type="date" value={filters.from ?? ""} max={filters.to} onChange={(e) => setFilter({ from: e.target.value || undefined })} />
+          </label>
+          <label>
+            To (Harare day)
+            <input type="date" value={filters.to ?? ""} min={filters.from} onChange={(e) => setFilter({ to: e.target.value || undefined })} />
+          </label>
+          <div className="pay-actions">
+            {filtered ? (
+              <button
+                type="button"
+                onClick={() => {
+                  setSearch("");
+                  go({});
+                }}
+              >
+                Clear filters
+              </button>
+            ) : null}
+            {/* Built on click, from the same selection as the list (Harare days). */}
+            <button type="button" disabled={badRange} onClick={() => window.location.assign(exportHref(filters, livemode))} title="Every payment these filters select, as CSV">
+              Export CSV
             </button>
-          ) : null}
-          {/* Built on click, from the same selection as the list (Harare days). */}
-          <button type="button" disabled={badRange} onClick={() => window.location.assign(exportHref(filters, livemode))} title="Every payment these filters select, as CSV">
-            Export CSV
-          </button>
-        </div>
+          </div>
+        </FilterControls>
       </form>
       <p id="pay-search-hint" className="hint pay-search-hint">
         Search finds part of a reference, the customer&apos;s number in any form (077 123 4567), or a payment id.

@@ -8,7 +8,7 @@ import { Empty, Failed, Loading } from "@/components/ui/states";
 import { Badge } from "@/components/ui/status-badge";
 import { formatAmount } from "@/server/domain/money";
 import { SETTLEMENT_STATUSES, type SettlementStatus } from "@/server/domain/settlements";
-import { ConfirmAction, ConfirmPasswordField, ErrorNote, ListView, RefusedAction, confirmPasswordOf, forgetConfirmPassword, formatWhen, useRole, useSingleFlightMutation } from "../kit";
+import { ConfirmAction, ConfirmPasswordField, ErrorNote, FilterControls, ListView, RefusedAction, confirmPasswordOf, forgetConfirmPassword, formatWhen, useRole, useSingleFlightMutation } from "../kit";
 import { errorMessage, isMissing, useTRPC } from "../trpc";
 
 const STATUS = {
@@ -80,23 +80,25 @@ export function SettlementList() {
   return (
     <>
       <div className="toolbar">
-        <label>
-          Status
-          <select
-            value={status}
-            onChange={(e) => {
-              setStatus(e.target.value as SettlementStatus | "");
-              setCursor({});
-            }}
-          >
-            <option value="">All</option>
-            {SETTLEMENT_STATUSES.map((s) => (
-              <option key={s} value={s}>
-                {STATUS[s].label}
-              </option>
-            ))}
-          </select>
-        </label>
+        <FilterControls>
+          <label>
+            Status
+            <select
+              value={status}
+              onChange={(e) => {
+                setStatus(e.target.value as SettlementStatus | "");
+                setCursor({});
+              }}
+            >
+              <option value="">All</option>
+              {SETTLEMENT_STATUSES.map((s) => (
+                <option key={s} value={s}>
+                  {STATUS[s].label}
+                </option>
+              ))}
+            </select>
+          </label>
+        </FilterControls>
       </div>
       {body}
     </>
