@@ -18,6 +18,7 @@ import { normaliseMsisdnZw } from "@/server/domain/msisdn-zw";
 import type { HostedAttempt, HostedPage } from "@/server/schemas/hosted";
 import { dropQueryParam } from "@/components/ui/drop-query-param";
 import { useHydrated } from "@/components/ui/use-hydrated";
+import { useTypedBeforeHydration } from "@/components/ui/use-typed-before-hydration";
 import { AMOUNT_CHANGED_PARAM, INITIAL_PAY_FORM_STATE, type PayFormState } from "./pay-form-state";
 import { formKey, keepTypedNumber, keysToAsk, readSentAttempts, typedNumberOf, updateSentAttempts, withAnswer, withDone, withSent } from "./sent-attempts";
 
@@ -508,6 +509,8 @@ function PayFormFields({
   // this tab tapped Pay with (read once hydrated, so the server's empty field and the first render agree).
   const hydrated = useHydrated();
   const typed = edited ?? (state.msisdn || (hydrated && resumed ? typedNumberOf(page.id) : null) || "");
+  const field = useRef<HTMLInputElement>(null);
+  useTypedBeforeHydration(field, typed, setTyped);
   const [checked, setChecked] = useState<string | null>(null);
   const hint = networkHint(typed);
   const error = checked ?? state.error?.message ?? null;
@@ -540,6 +543,7 @@ function PayFormFields({
       <input type="hidden" name="quoted" value={page.quote.charged_amount} />
       <label htmlFor="msisdn">{retry ? "Try again: your mobile money number" : "Your mobile money number"}</label>
       <input
+        ref={field}
         id="msisdn"
         name="msisdn"
         type="tel"

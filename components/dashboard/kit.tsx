@@ -330,7 +330,6 @@ export function forgetConfirmPassword(form: HTMLFormElement): void {
   if (field instanceof HTMLInputElement) field.value = "";
 }
 
-/** Why an action failed, announced to screen readers; nothing while it has not failed. */
 /** A payment's amount, and under it what the customer was charged when the fee was added to it. */
 export function AmountWithFee({ payment: p }: { payment: { amount: number; charged_amount: number; currency: Currency } }) {
   return (
@@ -361,6 +360,7 @@ export function MiddleClip({ text, keep = 12 }: { text: string; keep?: number })
   );
 }
 
+/** Why an action failed, announced to screen readers; nothing while it has not failed. */
 export function ErrorNote({ error, prefix = "" }: { error: unknown; prefix?: string }) {
   return <Problem text={error ? `${prefix}${errorMessage(error)}` : null} />;
 }
@@ -375,9 +375,6 @@ export function Problem({ text }: { text: string | null | undefined }) {
   );
 }
 
-/** A page of a list query, as every dashboard list procedure answers. */
-type ListPage<T> = { data: T[]; hasMore: boolean };
-
 /**
  * A list's filters, which work only through their handlers: disabled until the page is hydrated.
  * A value typed or chosen before then would be wiped by hydration (or, for a submit, reload the
@@ -391,6 +388,9 @@ export function FilterControls({ children }: { children: ReactNode }) {
     </fieldset>
   );
 }
+
+/** A page of a list query, as every dashboard list procedure answers. */
+type ListPage<T> = { data: T[]; hasMore: boolean };
 
 /**
  * A list query's view: loading, the failure with a way to try again, the empty note, or (once it

@@ -238,6 +238,27 @@ test("before the page's script has loaded, a browser that sent an attempt sees n
   expect(await sawUsed(page)).toBe(false);
 });
 
+test("a number typed before the page's script has loaded is kept once it has, and pays", async ({ page, request }) => {
+  const session = await createSession(request);
+  // A slow network: the form arrives and the customer types while its scripts are on their way.
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  await page.route(/\/_next\/static\/chunks\/.*\.js(\?.*)?$/, async (route) => {
+    await released;
+    await route.continue();
+  });
+  await page.goto(session.url, { waitUntil: "domcontentloaded" });
+  const number = page.getByLabel(/mobile money number/i);
+  await number.fill("077 000 0001");
+  release();
+  // The hint is drawn from what the page's script holds: once it names the network, the number is its.
+  await expect(page.locator("#msisdn-hint")).toHaveText("EcoCash");
+  await expect(number).toHaveValue("077 000 0001");
+  await page.getByRole("button", { name: /^Pay / }).click();
+  await expect(statusRegion(page).getByRole("heading")).toHaveText(/Check your phone|Payment received/);
+  expect((await getSession(request, session.id)).payment).toMatch(/^pay_/);
+});
+
 test("a held-back page whose scripts never arrive says so and offers a reload, which finds the payment", async ({ page, request }) => {
   const link = await createLink(request, { single_use: true });
   await payAndLoseTheAnswer(page, `/pay/${link.id}`, "0770000003");
