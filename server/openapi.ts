@@ -127,7 +127,8 @@ function errorResponse(op: Operation, status: number, codes: readonly ErrorCode[
     description: `${TYPE_OF_STATUS.get(status)}: ${codes.map((c) => `\`${c}\``).join(", ")}.`,
     headers: {
       "Request-Id": { $ref: "#/components/headers/Request-Id" },
-      ...(status === 429 ? { "Retry-After": { $ref: "#/components/headers/Retry-After" } } : {}),
+      // 429, and a 409 `request_in_progress` (the first request with the key still runs).
+      ...(status === 429 || codes.includes("request_in_progress") ? { "Retry-After": { $ref: "#/components/headers/Retry-After" } } : {}),
       ...(replayed ? { "Idempotent-Replayed": { $ref: "#/components/headers/Idempotent-Replayed" } } : {}),
     },
     content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },

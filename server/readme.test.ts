@@ -5,7 +5,7 @@ import { METADATA_MAX_KEYS } from "./domain/metadata";
 import { MAX_AMOUNT } from "./domain/money";
 import { UNKNOWN_CHECK_DELAYS_S } from "./domain/reconcile-schedule";
 import { REFUND_CHECK_DELAYS_S } from "./domain/refund-schedule";
-import { DEGRADED_AFTER_FAILURES, MAX_ENDPOINTS, RETRY_DELAYS_S } from "./domain/webhooks";
+import { DEGRADED_AFTER_FAILURES, DELIVERY_LEASE_MS, MAX_ENDPOINTS, RETRY_DELAYS_S } from "./domain/webhooks";
 import { env } from "./env";
 import { SANDBOX_NUMBERS } from "./providers/sandbox/behaviour";
 import { setEnv } from "./testing/env";
@@ -102,6 +102,7 @@ describe("README", () => {
     expect(readme).toContain(`\`metadata\` holds at most ${METADATA_MAX_KEYS} string values`);
     expect(readme).toContain(`(1 – ${MAX_AMOUNT.toLocaleString("en-US")})`);
     expect(readme).toContain(`At most ${MAX_ENDPOINTS} endpoints per environment`);
+    expect(readme).toContain(`should that one never finish: ${DELIVERY_LEASE_MS / 1000} s on`);
   });
 
   it("names only files that exist", () => {

@@ -233,6 +233,7 @@ describe("concurrency and crashes", () => {
     const second = await api("POST", "/v1/payments", { key: m.keys.test, body, idempotencyKey: key });
     expectError(second, 409, "idempotency_conflict", "request_in_progress", "Idempotency-Key");
     expect(second.headers.get("idempotent-replayed")).toBeNull();
+    expect(second.headers.get("retry-after")).toBe("1");
     // A different body is still a reuse, even while the first runs.
     const other = await api("POST", "/v1/payments", { key: m.keys.test, body: paymentBody(), idempotencyKey: key });
     expectError(other, 409, "idempotency_conflict", "idempotency_key_reused", "Idempotency-Key");

@@ -78,6 +78,12 @@ describe("validation errors", () => {
       param: "created[gte]",
       message: "created[gte] must be Unix seconds or an RFC 3339 timestamp, no later than 9999-12-31T23:59:59Z.",
     });
+    // "+02:00" sent unencoded: the query string reads its "+" as a space, and the message says so.
+    expect(refusal(listPaymentsQuery, query("created[gte]=2026-11-29T18:00:00+02:00"), "query")).toEqual({
+      param: "created[gte]",
+      message: "created[gte] must be Unix seconds or an RFC 3339 timestamp, no later than 9999-12-31T23:59:59Z, and a '+' in a query string arrives as a space: write it as %2B.",
+    });
+    expect(() => parseOrThrow(listPaymentsQuery, query("created[gte]=2026-11-29T18:00:00%2B02:00"), "query")).not.toThrow();
     // A parameter given twice is told so, whether its schema is one type or a choice of several.
     for (const qs of ["limit=3&limit=4", "created[gte]=1&created[gte]=2", "status=failed&status=expired"]) {
       const name = qs.split("=")[0]!;

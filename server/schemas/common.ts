@@ -35,7 +35,13 @@ export const timeBound = z
       z.string().regex(/^\d{1,12}$/),
       z.number().int().min(0).max(LATEST_UNIX_SECONDS, "must be no later than 9999-12-31T23:59:59Z (253402300799)"),
     ],
-    { error: "must be Unix seconds or an RFC 3339 timestamp, no later than 9999-12-31T23:59:59Z" },
+    {
+      error: (issue) =>
+        `must be Unix seconds or an RFC 3339 timestamp, no later than 9999-12-31T23:59:59Z${
+          // A "+02:00" sent unencoded in a query string arrives as " 02:00".
+          typeof issue.input === "string" && /\d \d{2}:\d{2}$/.test(issue.input) ? ", and a '+' in a query string arrives as a space: write it as %2B" : ""
+        }`,
+    },
   )
   .transform((v) => (typeof v === "number" ? new Date(v * 1000) : /^\d+$/.test(v) ? new Date(Number(v) * 1000) : new Date(v)))
   // Past the year 9999 in any form: digits, or an offset carrying 9999-12-31T23:00:00-05:00 over.

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { DELIVERY_STATUSES, type WebhookAttempt, type WebhookDelivery, type WebhookEndpoint } from "@/db/schema";
 import { EVENT_TYPES, SUBSCRIBABLE_EVENT_TYPES } from "@/server/domain/events";
-import { ALL_EVENTS, DEGRADED_AFTER_FAILURES } from "@/server/domain/webhooks";
+import { ALL_EVENTS, DEGRADED_AFTER_FAILURES, DELIVERY_LEASE_MS } from "@/server/domain/webhooks";
 import { defineOperation, idParam, limitParam, listEnvelope, metadataSchema, oneCursor, timestamp, iso, unsetWhenNull } from "./common";
 
 const url = z
@@ -94,7 +94,7 @@ export const webhookDeliveryResource = z.object({
   status: z.enum(DELIVERY_STATUSES),
   reason: z.enum(["event", "replay"]),
   attempt_count: z.number().int(),
-  next_attempt_at: timestamp.nullable().describe("When the next attempt is due; null once delivered or failed."),
+  next_attempt_at: timestamp.nullable().describe(`When the next attempt is due; null once delivered or failed. While an attempt is being made, when it is made again should that one never finish (${DELIVERY_LEASE_MS / 1000} s on).`),
   delivered_at: timestamp.nullable(),
   created_at: timestamp,
   attempts: z.array(webhookAttemptResource),

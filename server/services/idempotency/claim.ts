@@ -241,6 +241,8 @@ const inProgress = () =>
     "request_in_progress",
     "A request with this Idempotency-Key is still being processed. Retry shortly; the original response will be replayed.",
     "Idempotency-Key",
+    // A create takes well under a second; one whose provider push hangs, PROVIDER_PUSH_TIMEOUT_MS at most.
+    { retryAfterSeconds: 1 },
   );
 
 /**
