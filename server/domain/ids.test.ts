@@ -28,10 +28,17 @@ describe("newId", () => {
     expect(idTime(newId("event", at)).toISOString()).toBe(at.toISOString());
   });
 
-  it("does not repeat within the same millisecond", () => {
+  it("does not repeat within the same millisecond, and sorts there in the order made", () => {
     const at = new Date();
-    const ids = new Set(Array.from({ length: 10_000 }, () => newId("payment", at)));
-    expect(ids.size).toBe(10_000);
+    const ids = Array.from({ length: 10_000 }, (_, i) => newId(i % 2 ? "payment" : "refund", at));
+    expect(new Set(ids).size).toBe(10_000);
+    const payments = ids.filter((id) => id.startsWith("pay_"));
+    expect([...payments].sort()).toEqual(payments);
+    // Each a random step (up to 2^40) on from the last, not the next number: a neighbour's id is not guessed.
+    const value = (id: string) => [...id.slice(-16)].reduce((n, c) => n * 32n + BigInt("0123456789abcdefghjkmnpqrstvwxyz".indexOf(c)), 0n);
+    const steps = ids.slice(1, 200).map((id, i) => value(id) - value(ids[i]!));
+    expect(steps.every((d) => d >= 1n && d <= 2n ** 40n + 1n)).toBe(true);
+    expect(steps.filter((d) => d > 2n ** 20n).length).toBeGreaterThan(190);
   });
 
   it("rejects ids of another kind or shape", () => {
