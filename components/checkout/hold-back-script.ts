@@ -1,3 +1,4 @@
+import { MAX_ATTEMPT_KEYS } from "@/server/domain/hosted";
 import { SENT_ATTEMPT_TTL_MS, sentAttemptsName } from "./sent-attempts";
 
 /**
@@ -13,8 +14,15 @@ export const ISLAND_STALL_MS = 8_000;
  * the island has run, the page shows "Checking your payment…" instead of a form or "Link already
  * used" (checkout.css). Conservative: the island decides, this only holds back. If the island
  * has still not run after ISLAND_STALL_MS (its early markup, `data-if-sent`, is still there), the
- * page is marked `data-stalled` too, which shows a reload link. Without JavaScript it never runs,
- * and the page is as the server rendered it. Kept apart from
+ * page is marked `data-stalled` too, which shows a reload link.
+ *
+ * It also keeps the attempt key of a Pay tapped before the island has run (the form then posts as
+ * plain HTML), as the island's own Pay does (sent-attempts.ts `withSent`): if that post's answer is
+ * lost, the next load looks the attempt up instead of offering a fresh form that would charge again.
+ * Once the island runs, React takes the form's submit (and prevents the browser's), and keeps the
+ * key itself; a submit it prevented is left alone here, so a number it refused keeps no key.
+ *
+ * Without JavaScript it never runs, and the page is as the server rendered it. Kept apart from
  * sent-attempts.ts so that none of it is in the island's bundle.
  */
 export function holdBackScript(pageId: string, closed: boolean): string {
@@ -23,6 +31,10 @@ export function holdBackScript(pageId: string, closed: boolean): string {
     `try{var l=JSON.parse(localStorage.getItem(${name})||"null"),n=Date.now();l=Array.isArray(l)?l:l?[l]:[];` +
     `if(l.some(function(a){return a&&n-a.at<${SENT_ATTEMPT_TTL_MS}&&(${closed ? "true" : "false"}||!a.paymentId||!a.done)}))` +
     `{var m=document.currentScript.parentNode;m.setAttribute("data-sent","");` +
-    `setTimeout(function(){if(m.querySelector("[data-if-sent]"))m.setAttribute("data-stalled","")},${ISLAND_STALL_MS})}}catch(e){}`
+    `setTimeout(function(){if(m.querySelector("[data-if-sent]"))m.setAttribute("data-stalled","")},${ISLAND_STALL_MS})}}catch(e){}` +
+    // On window, bubbling: after React's own listener (on the document) has had its say.
+    `try{addEventListener("submit",function(e){try{var f=e.target.elements,k=f&&f.attempt_key&&f.attempt_key.value;if(e.defaultPrevented||!k)return;` +
+    `var s=JSON.parse(localStorage.getItem(${name})||"null");s=Array.isArray(s)?s:s?[s]:[];` +
+    `if(!s.some(function(a){return a&&a.key===k}))localStorage.setItem(${name},JSON.stringify([{key:k,at:Date.now()}].concat(s).slice(0,${MAX_ATTEMPT_KEYS})))}catch(x){}})}catch(e){}`
   );
 }

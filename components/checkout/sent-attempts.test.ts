@@ -121,6 +121,33 @@ describe("the page's first script", () => {
     expect(run(undefined, false)).toEqual({ marks: [], timers: [] });
   });
 
+  /** Runs the script with `stored` kept, and submits a form holding `key` (prevented by the island, or not). */
+  function submit(stored: unknown, key: string | undefined, prevented = false): SentAttempt[] | "untouched" {
+    let kept: string | undefined;
+    let onSubmit: ((e: unknown) => void) | undefined;
+    const storage = {
+      getItem: (name: string) => (name === "mari.attempt.plink_1" && stored !== undefined ? JSON.stringify(stored) : null),
+      setItem: (name: string, value: string) => void (name === "mari.attempt.plink_1" && (kept = value)),
+    };
+    const addEventListener = (type: string, listener: (e: unknown) => void) => void (type === "submit" && (onSubmit = listener));
+    runInNewContext(holdBackScript("plink_1", false), { localStorage: storage, document: { currentScript: { parentNode: {} } }, Date: { now: () => NOW }, JSON, setTimeout, addEventListener });
+    onSubmit!({ defaultPrevented: prevented, target: { elements: key === undefined ? {} : { attempt_key: { value: key } } } });
+    return kept === undefined ? "untouched" : parseSentAttempts(kept, NOW);
+  }
+
+  it("keeps the attempt key of a Pay tapped before the island has run, as the island would", () => {
+    expect(submit(undefined, "early")).toEqual([{ key: "early", at: NOW }]);
+    const before = [{ key: "older", at: NOW - 5_000, paymentId: "pay_1", done: true }];
+    expect(submit(before, "early")).toEqual(withSent(before, "early", NOW));
+    // The same key again, a form without one, or a submit the island took: nothing changes.
+    expect(submit([{ key: "early", at: NOW - 1_000 }], "early")).toBe("untouched");
+    expect(submit(undefined, undefined)).toBe("untouched");
+    expect(submit(undefined, "refused", true)).toBe("untouched");
+    // At most MAX_ATTEMPT_KEYS, newest first.
+    const full = Array.from({ length: MAX_ATTEMPT_KEYS }, (_, i) => ({ key: `k${i}`, at: NOW - 1_000 * (i + 1) }));
+    expect(submit(full, "early")).toEqual(withSent(full, "early", NOW));
+  });
+
   it("never throws, whatever storage holds or refuses", () => {
     expect(() => runInNewContext(holdBackScript("plink_1", true), { localStorage: { getItem: () => "{garbled" }, document: {}, Date, JSON })).not.toThrow();
     expect(() => runInNewContext(holdBackScript("plink_1", true), { get localStorage(): never { throw new Error("SecurityError") }, document: {}, Date, JSON })).not.toThrow();

@@ -259,6 +259,25 @@ test("a number typed before the page's script has loaded is kept once it has, an
   expect((await getSession(request, session.id)).payment).toMatch(/^pay_/);
 });
 
+test("a Pay tapped before the page's script has loaded, whose answer is lost, is found again on the next load, not charged twice", async ({ page, request }) => {
+  const link = await createLink(request); // reusable: a fresh form would take a second payment
+  const path = `/pay/${link.id}`;
+  // The scripts do not arrive: the form posts as plain HTML, and its answer is lost.
+  const chunks = /\/_next\/static\/chunks\/.*\.js(\?.*)?$/;
+  await page.route(chunks, () => undefined);
+  await loseAnswers(page, path);
+  await page.goto(path, { waitUntil: "domcontentloaded" });
+  await page.getByLabel(/mobile money number/i).fill("0770000003");
+  await page.getByRole("button", { name: /^Pay / }).click();
+  await expect.poll(async () => (await paymentsOfLink(request, link.id)).length).toBe(1);
+
+  await page.unrouteAll({ behavior: "ignoreErrors" });
+  await page.goto(path);
+  await expect(statusRegion(page).getByRole("heading")).toHaveText("Check your phone and enter your PIN");
+  await expect(page.getByLabel(/mobile money number/i)).toBeHidden();
+  expect(await paymentsOfLink(request, link.id)).toHaveLength(1);
+});
+
 test("a held-back page whose scripts never arrive says so and offers a reload, which finds the payment", async ({ page, request }) => {
   const link = await createLink(request, { single_use: true });
   await payAndLoseTheAnswer(page, `/pay/${link.id}`, "0770000003");
