@@ -354,6 +354,12 @@ function AttemptStatus({ page, attempt, serverNow }: { page: HostedPage; attempt
             We are confirming with {wallet} whether your payment of <strong>{amount}</strong> from{" "}
             <strong className="msisdn">{attempt.msisdn_masked}</strong> went through. <strong>Do not pay again.</strong>
           </p>
+          {/* A prompt whose sending timed out may still reach the phone, and is good until it expires. */}
+          {attempt.status === "unknown" && left > 0 ? (
+            <p className="countdown" aria-live="off">
+              If a PIN prompt for it shows on your phone, enter your PIN. Time left to approve: <span role="timer">{formatCountdown(left)}</span>
+            </p>
+          ) : null}
           {attempt.status === "unresolved" ? (
             <p className="muted">
               This is taking longer than usual. You can close this page: {page.merchant_name} will see the outcome as soon as we have it. If
@@ -514,6 +520,8 @@ function PayFormFields({
   const [checked, setChecked] = useState<string | null>(null);
   const hint = networkHint(typed);
   const error = checked ?? state.error?.message ?? null;
+  // Only a number that is wrong marks the field: a lost answer or a closed link is not the number's fault.
+  const invalid = checked !== null || state.error?.code === "msisdn_invalid";
   const charged = formatPageAmount(page.quote.charged_amount, page.quote.currency);
   return (
     <form
@@ -522,11 +530,18 @@ function PayFormFields({
       noValidate
       data-unless-sent={early ? "" : undefined}
       onSubmit={(e) => {
+        // Already on its way: a second tap sends nothing more. (The button is not disabled for
+        // this, which would drop the focus of whoever tapped it to the page's top.)
+        if (pending) {
+          e.preventDefault();
+          return;
+        }
         // The server's own rules, so the message is the one it would answer, without the wait.
         const result = normaliseMsisdnZw(typed);
         if (!result.ok) {
           e.preventDefault();
           setChecked(result.message);
+          field.current?.focus();
           return;
         }
         // Kept before it is sent, beside what was sent before: if the answer is lost, the next load
@@ -556,7 +571,7 @@ function PayFormFields({
           setTyped(e.target.value);
           setChecked(null);
         }}
-        aria-invalid={error ? true : undefined}
+        aria-invalid={invalid ? true : undefined}
         aria-describedby={error ? "msisdn-hint msisdn-error" : "msisdn-hint"}
       />
       <p id="msisdn-hint" className="hint" aria-live="polite">
@@ -567,9 +582,13 @@ function PayFormFields({
           {error}
         </p>
       ) : null}
-      <button type="submit" disabled={pending}>
+      <button type="submit" aria-disabled={pending ? true : undefined}>
         {pending ? "Sending the PIN prompt…" : `Pay ${charged}`}
       </button>
+      {/* A screen reader hears the wait (the button's new name alone is not announced). */}
+      <p role="status" className="sr-only">
+        {pending ? "Sending the PIN prompt…" : null}
+      </p>
       <p className="muted">You will get a prompt on your phone to approve {charged} with your PIN.</p>
       {page.livemode ? null : <TestNumbers />}
       {page.cancel_url ? (

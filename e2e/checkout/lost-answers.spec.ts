@@ -27,6 +27,8 @@ async function payAndLoseTheAnswer(page: Page, path: string, msisdn: string): Pr
   await pay(page, msisdn);
   await expect(numberError(page)).toContainText("could not reach the payment service");
   await expect(numberError(page)).toContainText("tap Pay again");
+  // The number was fine: the field is not marked wrong.
+  await expect(page.getByLabel(/mobile money number/i)).not.toHaveAttribute("aria-invalid");
   await page.unrouteAll();
 }
 

@@ -86,9 +86,16 @@ test("…04 times out, then succeeds: confirming (never failed), then the receip
   const link = await createLink(request);
   await page.goto(`/pay/${link.id}`);
   await pay(page, "0770000004");
+  // The push takes its time: the wait is said, and the focus stays where the customer tapped.
+  const sending = page.getByRole("button", { name: "Sending the PIN prompt…" });
+  await expect(sending).toBeFocused();
+  await expect(page.locator("form [role=status]")).toHaveText("Sending the PIN prompt…");
   const status = statusRegion(page);
   await expect(status.getByRole("heading")).toHaveText("Confirming your payment", { timeout: 10_000 });
   await expect(status).toContainText("Do not pay again.");
+  // The prompt's sending timed out, but it may still reach the phone: good until it expires.
+  await expect(status).toContainText("If a PIN prompt for it shows on your phone, enter your PIN.");
+  await expect(status.getByRole("timer")).toBeVisible();
   // An outcome the provider has not given may take hours: no promise of a minute.
   expect(await status.textContent()).toMatch(/Do not pay again\.(?!.*less than a minute)/);
   await neverSaysFailed(page, 3_000);
@@ -155,6 +162,7 @@ test("a wrong number is explained in plain words (the server's message) and char
   await page.goto(`/pay/${link.id}`);
   await pay(page, "0242 704 000");
   await expect(numberError(page)).toHaveText("That looks like a landline number. Enter a mobile wallet number, for example 077 123 4567.");
+  await expect(page.getByLabel(/mobile money number/i)).toBeFocused();
   await expect(page.getByLabel(/mobile money number/i)).toHaveAttribute("aria-invalid", "true");
   await pay(page, "+27 82 123 4567");
   await expect(numberError(page)).toHaveText("Only Zimbabwean mobile numbers can be charged. Enter a number such as 077 123 4567.");
