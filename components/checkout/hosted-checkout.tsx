@@ -2,6 +2,7 @@ import { PHASE_IS_FINAL, successRedirect } from "@/server/domain/hosted";
 import type { HostedPage } from "@/server/schemas/hosted";
 import type { PayFormState } from "./pay-form-state";
 import { holdBackScript } from "./hold-back-script";
+import { POLL_MS, SLOW_POLL_MS } from "./polling";
 import { PayPanel } from "./pay-panel";
 
 type Props = {
@@ -38,7 +39,7 @@ export function HostedCheckout({ page, action, attemptKey, amountChanged = false
       {/* Without JavaScript the page follows the attempt by reloading itself, and a paid checkout goes on to the merchant. */}
       {followsAttempt ? (
         <noscript>
-          <meta httpEquiv="refresh" content="3" />
+          <meta httpEquiv="refresh" content={String(Math.ceil((attempt.status === "unresolved" ? SLOW_POLL_MS : POLL_MS) / 1000))} />
         </noscript>
       ) : null}
       {paidCheckout ? (

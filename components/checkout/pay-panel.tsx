@@ -20,12 +20,9 @@ import { dropQueryParam } from "@/components/ui/drop-query-param";
 import { useHydrated } from "@/components/ui/use-hydrated";
 import { useTypedBeforeHydration } from "@/components/ui/use-typed-before-hydration";
 import { AMOUNT_CHANGED_PARAM, INITIAL_PAY_FORM_STATE, type PayFormState } from "./pay-form-state";
+import { POLL_MS, SLOW_POLL_MS } from "./polling";
 import { formKey, keepTypedNumber, keysToAsk, readSentAttempts, typedNumberOf, updateSentAttempts, withAnswer, withDone, withSent } from "./sent-attempts";
 
-/** Between two polls of the status route: the "every 2–3 s at most". */
-const POLL_MS = 2_500;
-/** An unresolved payment waits on people, not seconds: ask less often. */
-const SLOW_POLL_MS = 10_000;
 /** How long a paid checkout shows its receipt before going on to the merchant. */
 const REDIRECT_MS = 3_000;
 

@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { attemptOf, numberError, createLink, getPayment, paymentsOfLink, statusRegion } from "./support";
+import { attemptOf, numberError, createLink, getPayment, paymentsOfLink, statusRegion, testHelper } from "./support";
 
 /** With JavaScript off the pages still take a payment: the form posts, the status page reloads itself. */
 test.use({ javaScriptEnabled: false });
@@ -15,6 +15,22 @@ test("pay with JavaScript off: the form posts, the status page refreshes itself 
   // No script runs: only the page's own refresh can bring the outcome.
   await expect(statusRegion(page).getByRole("heading")).toHaveText("Payment received", { timeout: 15_000 });
   expect((await getPayment(request, attemptOf(page))).status).toBe("succeeded");
+});
+
+test("with JavaScript off an unresolved payment's page reloads itself every 10 s, not every 3 s", async ({ page, request }) => {
+  const link = await createLink(request);
+  await page.goto(`/pay/${link.id}`);
+  await page.getByLabel(/mobile money number/i).fill("077 000 0005");
+  await page.getByRole("button", { name: /^Pay / }).click();
+  await page.waitForURL(/\?payment=pay_/);
+  const refresh = page.locator('meta[http-equiv="refresh"]');
+  await expect(refresh).toHaveAttribute("content", "3");
+  const paymentId = attemptOf(page);
+  await testHelper(request, paymentId, "unknown");
+  await testHelper(request, paymentId, "age");
+  await page.reload();
+  await expect(statusRegion(page)).toContainText("taking longer than usual");
+  await expect(refresh).toHaveAttribute("content", "10");
 });
 
 test("a wrong number with JavaScript off: the server's message, the number kept, nothing charged", async ({ page, request }) => {
