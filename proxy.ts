@@ -19,6 +19,9 @@ import { PAGE_PATH_HEADER } from "@/server/domain/staff";
  * paths come here (the matcher wants a `%`), so the API's other requests never pay for a proxy.
  * And a page path with a trailing slash is sent to the path without it (Next's own redirect is off:
  * on /v1 it answered without a Request-Id; apiRoute answers those).
+ * And a hosted page's form posted from another site is refused with a 403 that says why. Next
+ * refuses it too (its Server Actions compare Origin with the host the same way), but with a bare
+ * 500, which reads as an outage to whoever watches the service.
  */
 export async function proxy(request: NextRequest): Promise<Response> {
   const { pathname, search } = request.nextUrl;
@@ -27,6 +30,9 @@ export async function proxy(request: NextRequest): Promise<Response> {
     return new Response("This address is not valid.", { status: 400, headers: { "Content-Type": "text/plain; charset=utf-8" } });
   }
   if (pathname.startsWith("/v1/")) return NextResponse.next();
+  if (request.method === "POST" && postedFromAnotherSite(request)) {
+    return new Response("This form can only be sent from its own page.", { status: 403, headers: { "Content-Type": "text/plain; charset=utf-8" } });
+  }
   if (pathname.length > 1 && pathname.endsWith("/")) return NextResponse.redirect(new URL(`${pathname.replace(/\/+$/, "")}${search}`, request.url), 308);
   if (pathname.startsWith("/dashboard") && pathname !== "/dashboard/sign-in") {
     const secret = authSecret();
@@ -49,6 +55,18 @@ export async function proxy(request: NextRequest): Promise<Response> {
   // Served over https: browsers keep to it for a year (the session cookie never travels in clear).
   if (secureCookies()) response.headers.set("Strict-Transport-Security", "max-age=31536000; includeSubDomains");
   return response;
+}
+
+/** An Origin naming another host than the request's (as Next reads it: X-Forwarded-Host, else Host). No Origin, or "null", is left to Next. */
+function postedFromAnotherSite(request: NextRequest): boolean {
+  const origin = request.headers.get("origin");
+  if (!origin || origin === "null") return false;
+  const host = request.headers.get("x-forwarded-host") ?? request.headers.get("host");
+  try {
+    return new URL(origin).host !== host;
+  } catch {
+    return true;
+  }
 }
 
 export const config = { matcher: ["/dashboard", "/dashboard/:path*", "/pay/:path*", "/checkout/:path*", "/v1/:path(.*%.*)"] };

@@ -57,4 +57,10 @@ test("the same form sent twice (a double tap, a resent POST) is one payment", as
   for (const res of [a!, b!]) expect(res.status(), await res.text()).toBe(303);
   expect(a!.headers().location).toBe(b!.headers().location);
   expect(await paymentsOfLink(request, link.id)).toHaveLength(1);
+
+  // The same form from another site: refused, in words, and nothing more is charged.
+  const forged = await page.request.post(page.url(), { multipart: { ...multipart, attempt_key: "forged-key" }, headers: { Origin: "https://evil.example" }, maxRedirects: 0 });
+  expect(forged.status()).toBe(403);
+  expect(await forged.text()).toBe("This form can only be sent from its own page.");
+  expect(await paymentsOfLink(request, link.id)).toHaveLength(1);
 });
