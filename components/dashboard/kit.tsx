@@ -360,6 +360,23 @@ export function MiddleClip({ text, keep = 12 }: { text: string; keep?: number })
   );
 }
 
+/** A fresh form key: 32 hexadecimal characters (server/trpc/once.ts `formKeyInput`). */
+function newFormKey(): string {
+  const bytes = new Uint8Array(16);
+  crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/**
+ * The key a form sends with each try of an action that makes something (server/trpc/once.ts): the
+ * same until an answer arrives, so a try sent again after its answer was lost gets that first
+ * answer instead of making a second one. `renew` once answered, for the next thing the form makes.
+ */
+export function useFormKey(): { formKey: string; renew: () => void } {
+  const [formKey, setFormKey] = useState(newFormKey);
+  return { formKey, renew: useCallback(() => setFormKey(newFormKey()), []) };
+}
+
 /** Why an action failed, announced to screen readers; nothing while it has not failed. */
 export function ErrorNote({ error, prefix = "" }: { error: unknown; prefix?: string }) {
   return <Problem text={error ? `${prefix}${errorMessage(error)}` : null} />;

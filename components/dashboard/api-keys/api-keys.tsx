@@ -7,7 +7,7 @@ import { Pager, type Cursor } from "@/components/ui/pager";
 import { Failed, Loading } from "@/components/ui/states";
 import type { KeyKind, Scope } from "@/server/domain/api-keys";
 import type { StaffRole } from "@/server/domain/staff";
-import { ConfirmAction, ConfirmPasswordField, confirmPasswordOf, forgetConfirmPassword, ErrorNote, ListView, Problem, RoleNote, SecretOnce, formatWhen, roleRefusal, useRole, useSingleFlightMutation } from "../kit";
+import { ConfirmAction, ConfirmPasswordField, ErrorNote, ListView, Problem, RoleNote, SecretOnce, confirmPasswordOf, forgetConfirmPassword, formatWhen, roleRefusal, useFormKey, useRole, useSingleFlightMutation } from "../kit";
 import { errorMessage, useTRPC } from "../trpc";
 
 export function ApiKeys() {
@@ -43,9 +43,11 @@ function CreateKey({ onCreated }: { onCreated: (secret: string, prefix: string) 
   const available = useQuery(trpc.apiKeys.scopes.queryOptions(undefined, { staleTime: Infinity }));
   // A live key is a live secret: it asks for the member's password again.
   const { livemode } = useRole("developer");
+  const { formKey, renew } = useFormKey();
   const create = useSingleFlightMutation(
     trpc.apiKeys.create.mutationOptions({
       onSuccess: (r) => {
+        renew();
         onCreated(r.secret, r.key.display_prefix);
         setName("");
         setScopes([]);
@@ -62,7 +64,7 @@ function CreateKey({ onCreated }: { onCreated: (secret: string, prefix: string) 
     setProblem(null);
     const form = e.currentTarget;
     create.mutate(
-      { kind, scopes: kind === "restricted" ? scopes : [], name: name.trim() || undefined, confirmPassword: livemode ? confirmPasswordOf(form) : undefined },
+      { kind, scopes: kind === "restricted" ? scopes : [], name: name.trim() || undefined, confirmPassword: livemode ? confirmPasswordOf(form) : undefined, formKey },
       { onSuccess: () => forgetConfirmPassword(form) },
     );
   };

@@ -9,7 +9,7 @@ import { harareWallTimeToIso } from "@/server/domain/harare-time";
 import { CURRENCIES, formatAmount, parseMajorAmount, type Currency } from "@/server/domain/money";
 import type { LinkStatus } from "@/server/domain/payment-links";
 import type { StaffRole } from "@/server/domain/staff";
-import { ConfirmAction, CopyButton, CopyValue, ErrorNote, FilterControls, ListView, Problem, RoleNote, formatWhen, roleRefusal, useRole, useSingleFlightMutation } from "../kit";
+import { ConfirmAction, CopyButton, CopyValue, ErrorNote, FilterControls, ListView, Problem, RoleNote, formatWhen, roleRefusal, useFormKey, useRole, useSingleFlightMutation } from "../kit";
 import { useTRPC } from "../trpc";
 
 const STATUS_BADGE = {
@@ -43,9 +43,11 @@ function CreateLink() {
   const [expires, setExpires] = useState("");
   const [problem, setProblem] = useState<string | null>(null);
   const [made, setMade] = useState<{ url: string; description: string } | null>(null);
+  const { formKey, renew } = useFormKey();
   const create = useSingleFlightMutation(
     trpc.paymentLinks.create.mutationOptions({
       onSuccess: (link) => {
+        renew();
         setMade({ url: link.url, description: link.description });
         setAmount("");
         setDescription("");
@@ -66,7 +68,7 @@ function CreateLink() {
       if (!expiresAt || Date.parse(expiresAt) <= Date.now()) return setProblem("The expiry must be in the future.");
     }
     setProblem(null);
-    create.mutate({ amount: parsed.amount, currency, description: description.trim(), singleUse, expiresAt });
+    create.mutate({ amount: parsed.amount, currency, description: description.trim(), singleUse, expiresAt, formKey });
   };
   const preview = amount ? parseMajorAmount(amount, currency) : null;
   const settings = useQuery(trpc.settings.get.queryOptions());

@@ -6,7 +6,7 @@ import { errorMessage, isMissing, useTRPC } from "@/components/dashboard/trpc";
 import { Failed, Loading } from "@/components/ui/states";
 import { PaymentStatusBadge } from "@/components/ui/status-badge";
 import { formatAmount } from "@/server/domain/money";
-import { BackToList } from "../kit";
+import { BackToList, useFormKey } from "../kit";
 import { settlesSoon, when } from "./format";
 import { RefundForm, type RefundDone } from "./refund-form";
 import { ResolveForm } from "./resolve-form";
@@ -26,6 +26,9 @@ export function PaymentDetail({ id }: { id: string }) {
   const { urlOf } = useEndpoints();
   const [refunded, setRefunded] = useState<RefundDone | null>(null);
   const [refundOutdated, setRefundOutdated] = useState(false);
+  // Kept here, not in the form, which starts afresh whenever what remains changes: a refund whose
+  // answer was lost, tried again once the page has read the payment again, is still that refund.
+  const refundKey = useFormKey();
 
   if (t.isPending) return <Loading what="the payment" />;
   if (t.isError) {
@@ -70,13 +73,16 @@ export function PaymentDetail({ id }: { id: string }) {
           payment={p}
           refundable={t.data.refundable}
           role={me.data.role}
+          formKey={refundKey.formKey}
           done={refunded && { ...refunded, status: refundStatus(t.data, refunded.id) ?? refunded.status }}
           onDone={(r) => {
+            refundKey.renew();
             setRefunded(r);
             setRefundOutdated(false);
           }}
           outdated={refundOutdated}
           onOutdated={() => {
+            refundKey.renew();
             setRefunded(null);
             setRefundOutdated(true);
           }}

@@ -9,13 +9,6 @@ import { REFUND_REASONS } from "@/server/domain/refunds";
 import { roleAllows, type StaffRole } from "@/server/domain/staff";
 import type { PaymentView } from "./types";
 
-/** One key per rendering of the form: a double click, or a retry after a lost answer, is one refund. */
-function newKey(): string {
-  const bytes = new Uint8Array(16);
-  crypto.getRandomValues(bytes);
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-}
-
 /** A refund just made from this page. */
 export type RefundDone = { id: string; amount: number; status: string };
 
@@ -30,6 +23,7 @@ export function RefundForm({
   payment,
   refundable,
   role,
+  formKey,
   done,
   onDone,
   outdated,
@@ -38,6 +32,8 @@ export function RefundForm({
   payment: PaymentView;
   refundable: number;
   role: StaffRole;
+  /** The page's form key (kit `useFormKey`): a double click, or a retry after a lost answer, is one refund. */
+  formKey: string;
   done: RefundDone | null;
   onDone: (refund: RefundDone) => void;
   /** The last try was refused: it asked for more than remained, which the page had shown stale. */
@@ -46,7 +42,6 @@ export function RefundForm({
 }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const [key] = useState(newKey);
   const [amount, setAmount] = useState(() => toMajorInput(refundable, payment.currency));
   const [reason, setReason] = useState("");
   const [confirming, setConfirming] = useState(false);
@@ -102,7 +97,7 @@ export function RefundForm({
             e.preventDefault();
             if (invalid) return;
             if (!confirming) return setConfirming(true);
-            refund.mutate({ paymentId: payment.id, amount: cents!, reason: (reason || undefined) as (typeof REFUND_REASONS)[number] | undefined, idempotencyKey: key });
+            refund.mutate({ paymentId: payment.id, amount: cents!, reason: (reason || undefined) as (typeof REFUND_REASONS)[number] | undefined, idempotencyKey: formKey });
           }}
         >
           <p className="muted">

@@ -4,7 +4,7 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { STAFF_ROLES, type StaffRole } from "@/server/domain/staff";
 import { Empty, Failed, Loading } from "@/components/ui/states";
-import { Confirmation, ConfirmAction, ConfirmPasswordField, confirmPasswordOf, CopyValue, ErrorNote, formatWhen, useRole, useSingleFlightMutation } from "../kit";
+import { ConfirmAction, Confirmation, ConfirmPasswordField, CopyValue, ErrorNote, confirmPasswordOf, formatWhen, useFormKey, useRole, useSingleFlightMutation } from "../kit";
 import { errorMessage, useTRPC } from "../trpc";
 
 const ROLE_HELP: Record<StaffRole, string> = {
@@ -21,8 +21,10 @@ export function TeamPage() {
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.staff.pathKey() });
   // A one-time password to hand over: a new member's, or one an admin reset.
   const [handover, setHandover] = useState<HandoverProps | null>(null);
-  const add = useSingleFlightMutation(trpc.staff.add.mutationOptions({ onSuccess: (r) => (setHandover({ ...r, reset: false }), refresh()) }));
-  const reset = useSingleFlightMutation(trpc.staff.resetPassword.mutationOptions({ onSuccess: (r) => setHandover({ ...r, reset: true }) }));
+  const addKey = useFormKey();
+  const resetKey = useFormKey();
+  const add = useSingleFlightMutation(trpc.staff.add.mutationOptions({ onSuccess: (r) => (addKey.renew(), setHandover({ ...r, reset: false }), refresh()) }));
+  const reset = useSingleFlightMutation(trpc.staff.resetPassword.mutationOptions({ onSuccess: (r) => (resetKey.renew(), setHandover({ ...r, reset: true })) }));
   const [roleChanged, setRoleChanged] = useState<string | null>(null);
   const changeRole = useSingleFlightMutation(
     trpc.staff.changeRole.mutationOptions({
@@ -94,7 +96,7 @@ export function TeamPage() {
                         confirmLabel="Reset it"
                         askPassword
                         pending={reset.isPending && reset.variables?.id === s.id}
-                        onConfirm={(confirmPassword) => (setHandover(null), reset.mutate({ id: s.id, confirmPassword }))}
+                        onConfirm={(confirmPassword) => (setHandover(null), reset.mutate({ id: s.id, confirmPassword, formKey: resetKey.formKey }))}
                       />
                     ) : null}{" "}
                     {isAdmin && !s.you ? (
@@ -124,7 +126,7 @@ export function TeamPage() {
             const form = new FormData(formElement);
             setHandover(null);
             add.mutate(
-              { email: String(form.get("email")), role: String(form.get("role")) as StaffRole, confirmPassword: confirmPasswordOf(formElement) },
+              { email: String(form.get("email")), role: String(form.get("role")) as StaffRole, confirmPassword: confirmPasswordOf(formElement), formKey: addKey.formKey },
               // The admin's password does not stay in the page.
               { onSuccess: () => formElement.reset() },
             );

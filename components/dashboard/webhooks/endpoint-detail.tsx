@@ -6,7 +6,7 @@ import { useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
 import { Pager, type Cursor } from "@/components/ui/pager";
 import { Empty, Failed, Loading } from "@/components/ui/states";
-import { ConfirmPasswordField, confirmPasswordOf, RoleNote, roleRefusal, SecretOnce, useRole, useSingleFlightMutation } from "../kit";
+import { ConfirmPasswordField, RoleNote, SecretOnce, confirmPasswordOf, roleRefusal, useFormKey, useRole, useSingleFlightMutation } from "../kit";
 import { errorMessage, isMissing, useTRPC } from "../trpc";
 import { DELETED_PARAM, DeliveriesTable, EndpointStatusBadge, deliveryPollMs, failureRate, HealthBadge, SECRET_WARNING, when, type Outputs } from "./common";
 import { EndpointForm } from "./endpoint-form";
@@ -62,9 +62,11 @@ function Loaded({ e }: { e: Detail }) {
       },
     }),
   );
+  const rollKey = useFormKey();
   const roll = useSingleFlightMutation(
     trpc.webhooks.rollSecret.mutationOptions({
       onSuccess: (r) => {
+        rollKey.renew();
         setConfirm(null);
         // The new secret is the news; an earlier "Saved." would read as if it were about it.
         setNotice(null);
@@ -213,7 +215,7 @@ function Loaded({ e }: { e: Detail }) {
               onSubmit={(ev) => {
                 ev.preventDefault();
                 if (confirm === "disable") update.mutate({ id: e.id, disabled: true });
-                else if (confirm === "roll") roll.mutate({ id: e.id, confirmPassword: askPassword ? confirmPasswordOf(ev.currentTarget) : undefined });
+                else if (confirm === "roll") roll.mutate({ id: e.id, confirmPassword: askPassword ? confirmPasswordOf(ev.currentTarget) : undefined, formKey: rollKey.formKey });
                 else remove.mutate({ id: e.id });
               }}
             >

@@ -9,7 +9,7 @@ import { dropQueryParam } from "@/components/ui/drop-query-param";
 import { Empty, Failed, Loading } from "@/components/ui/states";
 import { isId } from "@/server/domain/id-shape";
 import { errorMessage, useTRPC } from "../trpc";
-import { RoleNote, SecretOnce, useRole, useSingleFlightMutation } from "../kit";
+import { RoleNote, SecretOnce, useFormKey, useRole, useSingleFlightMutation } from "../kit";
 import { DELETED_PARAM, EndpointStatusBadge, failureRate, HealthBadge, SECRET_WARNING, when, type Endpoint } from "./common";
 import { EndpointForm } from "./endpoint-form";
 import "./webhooks.css";
@@ -33,9 +33,11 @@ export function EndpointList() {
   const { role, allowed } = useRole("developer");
   const me = useQuery(trpc.session.me.queryOptions());
   const list = useQuery({ ...trpc.webhooks.list.queryOptions({ limit: PAGE, ...cursor }), placeholderData: keepPreviousData });
+  const { formKey, renew } = useFormKey();
   const create = useSingleFlightMutation(
     trpc.webhooks.create.mutationOptions({
       onSuccess: (e) => {
+        renew();
         setCreating(false);
         setCreated({ id: e.id, secret: e.secret ?? "" });
         void queryClient.invalidateQueries({ queryKey: trpc.webhooks.pathKey() });
@@ -83,7 +85,7 @@ export function EndpointList() {
             error={create.error ? errorMessage(create.error) : null}
             livemode={me.data?.livemode ?? false}
             askPassword={me.data?.livemode ?? false}
-            onSubmit={(v) => create.mutate({ url: v.url, enabledEvents: v.enabledEvents, description: v.description || undefined, confirmPassword: v.confirmPassword })}
+            onSubmit={(v) => create.mutate({ url: v.url, enabledEvents: v.enabledEvents, description: v.description || undefined, confirmPassword: v.confirmPassword, formKey })}
             onCancel={() => {
               setCreating(false);
               create.reset();

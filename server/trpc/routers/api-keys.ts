@@ -4,6 +4,7 @@ import { createApiKey } from "@/server/services/api-keys/create-api-key";
 import { listApiKeys, type ApiKeySummary } from "@/server/services/api-keys/list-api-keys";
 import { revokeApiKey } from "@/server/services/api-keys/revoke-api-key";
 import { confirmCallerPassword, confirmPasswordInput, developerProcedure, objectId, pageInput, router, viewerProcedure } from "../init";
+import { formKeyInput, once } from "../once";
 
 /** What the key list shows; the hash is never selected, let alone sent. */
 function toApiKeyView(k: ApiKeySummary) {
@@ -40,19 +41,22 @@ export const apiKeysRouter = router({
         scopes: z.array(z.enum(SCOPES)).max(SCOPES.length).default([]),
         name: z.string().trim().max(100).optional(),
         confirmPassword: confirmPasswordInput,
+        formKey: formKeyInput.optional(),
       }),
     )
     .mutation(async ({ ctx, input }) => {
       if (ctx.service.livemode) await confirmCallerPassword(ctx, input.confirmPassword);
-      const { key, secret } = await createApiKey(ctx.service, {
-        merchantId: ctx.service.merchant.id,
-        livemode: ctx.service.livemode,
-        kind: input.kind,
-        scopes: input.kind === "restricted" ? input.scopes : [],
-        name: input.name || undefined,
+      return once(ctx.service, "apiKeys.create", input.formKey, async () => {
+        const { key, secret } = await createApiKey(ctx.service, {
+          merchantId: ctx.service.merchant.id,
+          livemode: ctx.service.livemode,
+          kind: input.kind,
+          scopes: input.kind === "restricted" ? input.scopes : [],
+          name: input.name || undefined,
+        });
+        const { hash: _hash, ...summary } = key;
+        return { key: toApiKeyView(summary), secret };
       });
-      const { hash: _hash, ...summary } = key;
-      return { key: toApiKeyView(summary), secret };
     }),
 
   revoke: developerProcedure.input(z.object({ id: objectId })).mutation(async ({ ctx, input }) => {

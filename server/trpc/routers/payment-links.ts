@@ -9,6 +9,7 @@ import { deactivatePaymentLink } from "@/server/services/payment-links/deactivat
 import { listPaymentLinks } from "@/server/services/payment-links/list-payment-links";
 import { singleUseLinkHolders } from "@/server/services/payments/payments-through";
 import { developerProcedure, objectId, pageInput, router, viewerProcedure } from "../init";
+import { formKeyInput, once } from "../once";
 
 /** The link as /v1 shows it, with its status for staff (linkStatus): deactivated, used, paying, expired or active. */
 function linkView(l: PaymentLink, holder: PaymentStatus | undefined, now: Date) {
@@ -34,18 +35,21 @@ export const paymentLinksRouter = router({
         description: z.string().trim().min(1).max(500),
         singleUse: z.boolean().default(false),
         expiresAt: z.iso.datetime({ offset: true }).optional(),
+        formKey: formKeyInput.optional(),
       }),
     )
-    .mutation(async ({ ctx, input }) => {
-      const link = await createPaymentLink(ctx.service, {
-        amount: input.amount,
-        currency: input.currency,
-        description: input.description,
-        singleUse: input.singleUse,
-        expiresAt: input.expiresAt ? new Date(input.expiresAt) : undefined,
-      });
-      return linkView(link, undefined, ctx.service.clock.now());
-    }),
+    .mutation(({ ctx, input }) =>
+      once(ctx.service, "paymentLinks.create", input.formKey, async () => {
+        const link = await createPaymentLink(ctx.service, {
+          amount: input.amount,
+          currency: input.currency,
+          description: input.description,
+          singleUse: input.singleUse,
+          expiresAt: input.expiresAt ? new Date(input.expiresAt) : undefined,
+        });
+        return linkView(link, undefined, ctx.service.clock.now());
+      }),
+    ),
 
   deactivate: developerProcedure.input(z.object({ id: objectId })).mutation(async ({ ctx, input }) => {
     return linkView(await deactivatePaymentLink(ctx.service, input.id), undefined, ctx.service.clock.now());

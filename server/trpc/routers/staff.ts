@@ -9,6 +9,7 @@ import { removeStaffMember } from "@/server/services/staff/remove-staff-member";
 import { resetStaffPassword } from "@/server/services/staff/reset-staff-password";
 import { revokeStaffSessions } from "@/server/services/staff/revoke-staff-sessions";
 import { adminProcedure, confirmCallerPassword, confirmPasswordInput, objectId, router, viewerProcedure } from "../init";
+import { formKeyInput, once } from "../once";
 
 export const staffRouter = router({
   /** Who can sign in for this merchant (everyone may see the team; only admins change it). */
@@ -17,11 +18,13 @@ export const staffRouter = router({
   ),
   /** Gives someone a login: the admin's own password first. */
   add: adminProcedure
-    .input(z.object({ email: z.string().max(320), role: z.enum(STAFF_ROLES), confirmPassword: confirmPasswordInput }))
+    .input(z.object({ email: z.string().max(320), role: z.enum(STAFF_ROLES), confirmPassword: confirmPasswordInput, formKey: formKeyInput.optional() }))
     .mutation(async ({ ctx, input }) => {
       await confirmCallerPassword(ctx, input.confirmPassword);
-      const { staff, password } = await addStaffMember(ctx.service, { email: input.email, role: input.role });
-      return { id: staff.id, email: staff.email, role: staff.role, password, business: ctx.service.merchant.slug };
+      return once(ctx.service, "staff.add", input.formKey, async () => {
+        const { staff, password } = await addStaffMember(ctx.service, { email: input.email, role: input.role });
+        return { id: staff.id, email: staff.email, role: staff.role, password, business: ctx.service.merchant.slug };
+      });
     }),
   /** Making someone admin hands them the team: the admin's own password first. */
   changeRole: adminProcedure
@@ -41,10 +44,12 @@ export const staffRouter = router({
     return { signedOut: true };
   }),
   /** A new one-time password for someone else on the team, who is signed out everywhere; the admin's own password first. */
-  resetPassword: adminProcedure.input(z.object({ id: objectId, confirmPassword: confirmPasswordInput })).mutation(async ({ ctx, input }) => {
+  resetPassword: adminProcedure.input(z.object({ id: objectId, confirmPassword: confirmPasswordInput, formKey: formKeyInput.optional() })).mutation(async ({ ctx, input }) => {
     await confirmCallerPassword(ctx, input.confirmPassword);
-    const { staff, password } = await resetStaffPassword(ctx.service, { staffId: input.id, by: ctx.staff.id });
-    return { id: staff.id, email: staff.email, password, business: ctx.service.merchant.slug };
+    return once(ctx.service, `staff.resetPassword:${input.id}`, input.formKey, async () => {
+      const { staff, password } = await resetStaffPassword(ctx.service, { staffId: input.id, by: ctx.staff.id });
+      return { id: staff.id, email: staff.email, password, business: ctx.service.merchant.slug };
+    });
   }),
   remove: adminProcedure.input(z.object({ id: objectId })).mutation(async ({ ctx, input }) => {
     await removeStaffMember(ctx.service, input.id);

@@ -13,6 +13,7 @@ import { sendTestEvent } from "@/server/services/webhooks/send-test-event";
 import { updateEndpoint } from "@/server/services/webhooks/update-endpoint";
 import { ROLLED_SECRET_OVERLAP_MS } from "@/server/domain/webhooks";
 import { confirmCallerPassword, confirmPasswordInput, developerProcedure, objectId, pageInput, router, viewerProcedure } from "../init";
+import { formKeyInput, once } from "../once";
 
 const url = z.string().trim().min(1, "Enter the URL.").max(2048);
 const enabledEvents = z
@@ -67,11 +68,13 @@ export const webhooksRouter = router({
 
   /** The answer carries the signing secret: the only time it is shown. A live one needs the caller's password. */
   create: developerProcedure
-    .input(z.object({ url, enabledEvents, description: description.optional(), confirmPassword: confirmPasswordInput }))
+    .input(z.object({ url, enabledEvents, description: description.optional(), confirmPassword: confirmPasswordInput, formKey: formKeyInput.optional() }))
     .mutation(async ({ ctx, input }) => {
       if (ctx.service.livemode) await confirmCallerPassword(ctx, input.confirmPassword);
-      const endpoint = await createEndpoint(ctx.service, { url: input.url, enabledEvents: input.enabledEvents, description: input.description || undefined });
-      return toEndpointResource(endpoint, { withSecret: true, now: ctx.service.clock.now() });
+      return once(ctx.service, "webhooks.create", input.formKey, async () => {
+        const endpoint = await createEndpoint(ctx.service, { url: input.url, enabledEvents: input.enabledEvents, description: input.description || undefined });
+        return toEndpointResource(endpoint, { withSecret: true, now: ctx.service.clock.now() });
+      });
     }),
 
   /**
@@ -102,12 +105,13 @@ export const webhooksRouter = router({
     }),
 
   /** A new secret, shown once; the old one keeps signing alongside it for `overlapHours`. A live one needs the caller's password. */
-  rollSecret: developerProcedure.input(z.object({ id: objectId, confirmPassword: confirmPasswordInput })).mutation(async ({ ctx, input }) => {
+  rollSecret: developerProcedure.input(z.object({ id: objectId, confirmPassword: confirmPasswordInput, formKey: formKeyInput.optional() })).mutation(async ({ ctx, input }) => {
     if (ctx.service.livemode) await confirmCallerPassword(ctx, input.confirmPassword);
-    return {
+    // Rolled again after a lost answer, the first roll's secret is shown, and the one it kept still signs.
+    return once(ctx.service, `webhooks.rollSecret:${input.id}`, input.formKey, async () => ({
       ...toEndpointResource(await rollEndpointSecret(ctx.service, input.id), { withSecret: true, now: ctx.service.clock.now() }),
       overlapHours: ROLLED_SECRET_OVERLAP_MS / 3_600_000,
-    };
+    }));
   }),
 
   delete: developerProcedure.input(z.object({ id: objectId })).mutation(async ({ ctx, input }) => deleteEndpoint(ctx.service, input.id)),
