@@ -11,8 +11,12 @@ export const { TRPCProvider, useTRPC, useTRPCClient } = createTRPCContext<AppRou
 
 /** A tRPC error's message for the page, and whether it is worth retrying. */
 export function errorMessage(e: unknown): string {
+  // No answer at all (the browser's own "Failed to fetch"): said in words that tell what may have happened.
+  if (e instanceof TRPCClientError && e.data === undefined && e.cause instanceof TypeError) return UNREACHABLE;
   return e instanceof Error ? e.message : "Something went wrong. Try again.";
 }
+
+const UNREACHABLE = "Could not reach Mari, or its answer was lost on the way. Check your connection, then try again.";
 
 /** The object a page asked for is not here: missing, or an id none could have (too long, say). Asking again will not help. */
 export function isMissing(e: unknown): boolean {

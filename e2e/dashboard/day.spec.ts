@@ -419,7 +419,7 @@ test("an endpoint that keeps failing is flagged degraded on the webhooks page an
   }
 });
 
-test("an endpoint added here shows its signing secret once, and its test event is signed with it", async ({ page }, testInfo) => {
+test("an endpoint added here shows its signing secret once, and its test event is signed with it; a roll tried again after a lost answer is one roll", async ({ page }, testInfo) => {
   const hook = await receiver(200);
   try {
     await page.goto("/dashboard/webhooks");
@@ -438,9 +438,18 @@ test("an endpoint added here shows its signing secret once, and its test event i
     // Shown once: the endpoint's page does not show it again.
     await expect(page.getByText(secret)).toHaveCount(0);
 
-    // A double click on the roll's confirmation rolls once: the secret the receiver holds still signs.
+    // The roll's answer is lost on the way back; tried again (with a double click), it is still
+    // that one roll: the secret the receiver holds still signs beside the new one.
+    await page.route(/webhooks\.rollSecret/, async (route) => {
+      await route.fetch();
+      await route.abort("connectionreset");
+    });
     await page.getByRole("button", { name: "Roll secret" }).click();
-    await page.getByRole("form", { name: /^Roll the signing secret\?/ }).getByRole("button", { name: "Roll secret" }).dblclick();
+    const confirmRoll = page.getByRole("form", { name: /^Roll the signing secret\?/ }).getByRole("button", { name: "Roll secret" });
+    await confirmRoll.click();
+    await expect(page.getByRole("alert").filter({ hasText: "Could not reach Mari, or its answer was lost on the way." }).first()).toBeVisible();
+    await page.unroute(/webhooks\.rollSecret/);
+    await confirmRoll.dblclick();
     const rolled = (await page.getByTestId("new-secret").textContent())!.trim();
     expect(rolled).not.toBe(secret);
     await page.getByRole("button", { name: "I have stored it" }).click();
