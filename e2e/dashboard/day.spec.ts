@@ -419,6 +419,26 @@ test("an endpoint that keeps failing is flagged degraded on the webhooks page an
   }
 });
 
+test("two people edit one endpoint: each save changes only what its form changed", async ({ page, context, request }) => {
+  const endpoint = await v1<{ id: string }>(request, "POST", "/v1/webhook_endpoints", { url: "http://127.0.0.1:9/before", enabled_events: ["*"], description: "shared" });
+  const other = await context.newPage();
+  for (const p of [page, other]) {
+    await p.goto(`/dashboard/webhooks/${endpoint.id}`);
+    await p.getByRole("button", { name: "Edit", exact: true }).click();
+  }
+  // One changes the address and saves; the other, whose form still shows the old address, changes the events.
+  await page.getByLabel("Endpoint URL").fill("http://127.0.0.1:9/after");
+  await page.getByRole("button", { name: "Save changes" }).click();
+  await expect(page.getByText("Saved.")).toBeVisible();
+  await other.getByLabel(/All events/).uncheck();
+  await other.getByLabel("payment.succeeded").check();
+  await other.getByRole("button", { name: "Save changes" }).click();
+  await expect(other.getByText("Saved.")).toBeVisible();
+  const stored = await v1<{ url: string; enabled_events: string[]; description: string }>(request, "GET", `/v1/webhook_endpoints/${endpoint.id}`);
+  expect(stored).toMatchObject({ url: "http://127.0.0.1:9/after", enabled_events: ["payment.succeeded"], description: "shared" });
+  await other.close();
+});
+
 test("an endpoint added here shows its signing secret once, and its test event is signed with it; a roll tried again after a lost answer is one roll", async ({ page }, testInfo) => {
   const hook = await receiver(200);
   try {

@@ -7,6 +7,7 @@ import type { FeeBearer } from "@/server/domain/fees";
 import { PAYMENT_EXPIRY_MAX_SECONDS, PAYMENT_EXPIRY_MIN_SECONDS } from "@/server/domain/merchant-settings";
 import { ErrorNote, Problem, RoleNote, useRole, useSingleFlightMutation } from "../kit";
 import { errorMessage, useTRPC } from "../trpc";
+import { settingsChanges } from "./changes";
 
 const minutes = (s: number) => (s % 60 === 0 ? `${s / 60} min` : s < 60 ? `${s} s` : `${Math.floor(s / 60)} min ${s % 60} s`);
 
@@ -32,6 +33,19 @@ function SettingsForm({ feeBearer, expiry, canEdit }: { feeBearer: FeeBearer; ex
   const qc = useQueryClient();
   const [bearer, setBearer] = useState<FeeBearer>(feeBearer);
   const [seconds, setSeconds] = useState(String(expiry));
+  // What the form started from: only what was changed from it is sent (settingsChanges).
+  const [from, setFrom] = useState({ bearer: feeBearer, seconds: String(expiry) });
+  const dirty = bearer !== from.bearer || seconds !== from.seconds;
+  // Newer settings read by the page (another admin saved): shown, unless this form is being edited.
+  const [read, setRead] = useState({ feeBearer, expiry });
+  if (read.feeBearer !== feeBearer || read.expiry !== expiry) {
+    setRead({ feeBearer, expiry });
+    if (!dirty) {
+      setBearer(feeBearer);
+      setSeconds(String(expiry));
+      setFrom({ bearer: feeBearer, seconds: String(expiry) });
+    }
+  }
   const [problem, setProblem] = useState<string | null>(null);
   const [saved, setSaved] = useState(false);
   const update = useSingleFlightMutation(
@@ -40,6 +54,7 @@ function SettingsForm({ feeBearer, expiry, canEdit }: { feeBearer: FeeBearer; ex
         // The form shows what was stored, which is what every other page now reads.
         setBearer(stored.fee_bearer);
         setSeconds(String(stored.payment_expiry_seconds));
+        setFrom({ bearer: stored.fee_bearer, seconds: String(stored.payment_expiry_seconds) });
         setSaved(true);
         void qc.invalidateQueries({ queryKey: trpc.settings.pathKey() });
       },
@@ -54,7 +69,7 @@ function SettingsForm({ feeBearer, expiry, canEdit }: { feeBearer: FeeBearer; ex
       return;
     }
     setProblem(null);
-    update.mutate({ feeBearer: bearer, paymentExpirySeconds: n });
+    update.mutate(settingsChanges(from, { bearer, seconds }));
   };
   const n = Number(seconds);
   return (

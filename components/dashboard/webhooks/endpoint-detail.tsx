@@ -15,6 +15,8 @@ import "./webhooks.css";
 type Detail = Outputs["webhooks"]["get"];
 
 /** /dashboard/webhooks/[id]: health, settings and actions, and the endpoint's recent deliveries. */
+const sameSet = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x) => b.includes(x));
+
 export function EndpointDetail({ id }: { id: string }) {
   const trpc = useTRPC();
   const endpoint = useQuery(trpc.webhooks.get.queryOptions({ id }));
@@ -141,7 +143,16 @@ function Loaded({ e }: { e: Detail }) {
             error={update.error ? errorMessage(update.error) : null}
             livemode={me.data?.livemode ?? e.livemode}
             askPassword={askPassword}
-            onSubmit={(v) => update.mutate({ id: e.id, url: v.url, enabledEvents: v.enabledEvents, description: v.description, confirmPassword: v.confirmPassword })}
+            // Only what was changed here is sent: a form opened before a colleague saved does not put back what they changed.
+            onSubmit={(v, from) =>
+              update.mutate({
+                id: e.id,
+                url: v.url !== from.url ? v.url : undefined,
+                enabledEvents: sameSet(v.enabledEvents, from.enabledEvents) ? undefined : v.enabledEvents,
+                description: v.description !== from.description ? v.description : undefined,
+                confirmPassword: v.confirmPassword,
+              })
+            }
             onCancel={() => {
               setEditing(false);
               update.reset();

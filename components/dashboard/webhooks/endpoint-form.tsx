@@ -8,6 +8,8 @@ type Subscribable = (typeof SUBSCRIBABLE_EVENT_TYPES)[number];
 export type EventChoice = "*" | Subscribable;
 /** `confirmPassword` when the form asked for it (`askPassword`). */
 export type EndpointFormValues = { url: string; enabledEvents: EventChoice[]; description: string; confirmPassword?: string };
+/** What the form started from (its `initial` when it opened; later readings of the endpoint do not change it). */
+export type EndpointFormStart = { url: string; enabledEvents: string[]; description: string };
 
 const isChoice = (t: string): t is EventChoice => t === "*" || (SUBSCRIBABLE_EVENT_TYPES as readonly string[]).includes(t);
 
@@ -22,16 +24,17 @@ export function EndpointForm({
   onSubmit,
   onCancel,
 }: {
-  initial: { url: string; enabledEvents: string[]; description: string };
+  initial: EndpointFormStart;
   submitLabel: string;
   busy: boolean;
   error: string | null;
   livemode: boolean;
   /** The action shows a live secret: the member's password again. */
   askPassword?: boolean;
-  onSubmit: (v: EndpointFormValues) => void;
+  onSubmit: (v: EndpointFormValues, from: EndpointFormStart) => void;
   onCancel?: () => void;
 }) {
+  const [from] = useState(initial);
   const [url, setUrl] = useState(initial.url);
   const [all, setAll] = useState(initial.enabledEvents.includes("*"));
   const [chosen, setChosen] = useState<Subscribable[]>(initial.enabledEvents.filter((t): t is Subscribable => t !== "*" && isChoice(t)));
@@ -45,7 +48,7 @@ export function EndpointForm({
         e.preventDefault();
         if (!all && chosen.length === 0) return setProblem("Choose at least one event type, or all of them.");
         setProblem(null);
-        onSubmit({ url: url.trim(), enabledEvents: all ? ["*"] : chosen, description: description.trim(), confirmPassword: askPassword ? confirmPasswordOf(e.currentTarget) : undefined });
+        onSubmit({ url: url.trim(), enabledEvents: all ? ["*"] : chosen, description: description.trim(), confirmPassword: askPassword ? confirmPasswordOf(e.currentTarget) : undefined }, from);
       }}
     >
       <label>
