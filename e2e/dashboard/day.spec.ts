@@ -419,6 +419,29 @@ test("an endpoint that keeps failing is flagged degraded on the webhooks page an
   }
 });
 
+test("two admins resolve one unresolved payment: the second is told it was resolved meanwhile, and sees how", async ({ page, context, request }) => {
+  const stuck = await v1<{ id: string }>(request, "POST", "/v1/payments", { amount: 990, currency: "USD", method: "wallet", reference: `both-${Date.now().toString(36)}`, customer: { msisdn: "0770000003" } });
+  await v1(request, "POST", `/v1/test_helpers/payments/${stuck.id}/unknown`);
+  await v1(request, "POST", `/v1/test_helpers/payments/${stuck.id}/age`);
+  const other = await context.newPage();
+  const resolve = async (p: typeof page, outcome: RegExp) => {
+    await p.goto(`/dashboard/payments/${stuck.id}`);
+    await p.getByLabel(outcome).check();
+    await p.getByLabel("Reason (kept with the payment)").fill("Provider statement checked by phone");
+    await p.getByRole("button", { name: "Resolve…" }).click();
+  };
+  await resolve(page, /The customer paid/);
+  await resolve(other, /No money moved/);
+  await page.getByRole("button", { name: "Yes, mark it succeeded" }).click();
+  await expect(page.locator("h1")).toContainText("Succeeded");
+  await other.getByRole("button", { name: "Yes, mark it failed" }).click();
+  await expect(other.getByRole("status").filter({ hasText: "Not resolved by you: someone resolved this payment meanwhile, and it is now succeeded." })).toBeVisible();
+  await expect(other.locator("h1")).toContainText("Succeeded");
+  await expect(other.getByRole("button", { name: /Yes, mark it/ })).toHaveCount(0);
+  expect((await v1<{ status: string }>(request, "GET", `/v1/payments/${stuck.id}`)).status).toBe("succeeded");
+  await other.close();
+});
+
 test("two people edit one endpoint: each save changes only what its form changed", async ({ page, context, request }) => {
   const endpoint = await v1<{ id: string }>(request, "POST", "/v1/webhook_endpoints", { url: "http://127.0.0.1:9/before", enabled_events: ["*"], description: "shared" });
   const other = await context.newPage();

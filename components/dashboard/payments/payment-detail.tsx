@@ -7,7 +7,7 @@ import { Failed, Loading } from "@/components/ui/states";
 import { PaymentStatusBadge } from "@/components/ui/status-badge";
 import { formatAmount } from "@/server/domain/money";
 import { BackToList, useFormKey } from "../kit";
-import { settlesSoon, when } from "./format";
+import { settlesSoon, STATUS_LABEL, when } from "./format";
 import { RefundForm, type RefundDone } from "./refund-form";
 import { ResolveForm } from "./resolve-form";
 import { deliveryPollMs, useEndpoints } from "../webhooks/common";
@@ -29,6 +29,8 @@ export function PaymentDetail({ id }: { id: string }) {
   // Kept here, not in the form, which starts afresh whenever what remains changes: a refund whose
   // answer was lost, tried again once the page has read the payment again, is still that refund.
   const refundKey = useFormKey();
+  // A resolve refused because someone resolved the payment meanwhile: said once the page shows it.
+  const [resolvedElsewhere, setResolvedElsewhere] = useState(false);
 
   if (t.isPending) return <Loading what="the payment" />;
   if (t.isError) {
@@ -88,7 +90,12 @@ export function PaymentDetail({ id }: { id: string }) {
           }}
         />
       ) : null}
-      {me.data && p.status === "unresolved" ? <ResolveForm payment={p} role={me.data.role} /> : null}
+      {me.data && p.status === "unresolved" ? <ResolveForm payment={p} role={me.data.role} onOutdated={() => setResolvedElsewhere(true)} /> : null}
+      {resolvedElsewhere && p.status !== "unresolved" ? (
+        <p className="notice" role="status">
+          Not resolved by you: someone resolved this payment meanwhile, and it is now {STATUS_LABEL[p.status].toLowerCase()}. The timeline says who, and why.
+        </p>
+      ) : null}
 
       <h2>Details</h2>
       <div className="panel">

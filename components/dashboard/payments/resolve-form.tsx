@@ -3,7 +3,7 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { ErrorNote, RefusedAction, useSingleFlightMutation } from "@/components/dashboard/kit";
-import { useTRPC } from "@/components/dashboard/trpc";
+import { serviceCodeOf, useTRPC } from "@/components/dashboard/trpc";
 import { formatAmount } from "@/server/domain/money";
 import { roleAllows, type StaffRole } from "@/server/domain/staff";
 import type { PaymentView } from "./types";
@@ -11,7 +11,7 @@ import type { PaymentView } from "./types";
 const MIN_REASON = 5;
 
 /** Close an unresolved payment by hand (admin): the outcome and a reason, kept for audit. */
-export function ResolveForm({ payment, role }: { payment: PaymentView; role: StaffRole }) {
+export function ResolveForm({ payment, role, onOutdated }: { payment: PaymentView; role: StaffRole; onOutdated: () => void }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [outcome, setOutcome] = useState<"succeeded" | "failed" | "">("");
@@ -20,6 +20,12 @@ export function ResolveForm({ payment, role }: { payment: PaymentView; role: Sta
   const resolve = useSingleFlightMutation(
     trpc.payments.resolve.mutationOptions({
       onSuccess: () => void queryClient.invalidateQueries({ queryKey: trpc.payments.pathKey() }),
+      // Resolved meanwhile (another admin): the page reads the payment again, and says so.
+      onError: (e) => {
+        if (serviceCodeOf(e) !== "parameter_invalid") return;
+        onOutdated();
+        void queryClient.invalidateQueries({ queryKey: trpc.payments.pathKey() });
+      },
     }),
   );
   const ready = outcome !== "" && reason.trim().length >= MIN_REASON;
