@@ -4,7 +4,7 @@ import { expect, test, type Route } from "@playwright/test";
 import { verifySignatureHeader } from "../../server/domain/signatures";
 import { receiver } from "../support/receiver";
 import { bearer, seed } from "../support/seed";
-import { deliveredEvent, eventOf, harareWallTime, keep, succeededPayment, v1 } from "./support";
+import { addTeamMember, deliveredEvent, eventOf, harareWallTime, keep, succeededPayment, v1 } from "./support";
 
 /** A merchant's day in the dashboard, signed in as the seeded admin (see sign-in.setup.ts). */
 
@@ -440,6 +440,42 @@ test("two admins resolve one unresolved payment: the second is told it was resol
   await expect(other.getByRole("button", { name: /Yes, mark it/ })).toHaveCount(0);
   expect((await v1<{ status: string }>(request, "GET", `/v1/payments/${stuck.id}`)).status).toBe("succeeded");
   await other.close();
+});
+
+test("a member another admin removed meanwhile: the page says so and drops them, with no raw id", async ({ page, context }) => {
+  const email = `gone-${Date.now().toString(36)}@example.test`;
+  await addTeamMember(page, email);
+  const other = await context.newPage();
+  await other.goto("/dashboard/team");
+  const row = (p: typeof page) => p.getByRole("row").filter({ hasText: email });
+  await row(page).getByRole("button", { name: "Remove" }).click();
+  await page.getByRole("button", { name: "Remove them" }).click();
+  await expect(page.getByRole("status").filter({ hasText: `${email} is removed from the team, and signed out.` })).toBeVisible();
+  // The other tab still shows them: its removal is told they are gone, and the row goes.
+  await row(other).getByRole("button", { name: "Remove" }).click();
+  await other.getByRole("button", { name: "Remove them" }).click();
+  await expect(other.getByText(`${email} is no longer on the team: someone removed them meanwhile.`)).toBeVisible();
+  await expect(row(other)).toHaveCount(0);
+  await expect(other.getByText(/usr_/)).toHaveCount(0);
+  await other.close();
+});
+
+test("an endpoint deleted in another tab: a save here says it is gone, not a raw 'No such' twice", async ({ page, request }) => {
+  const endpoint = await v1<{ id: string }>(request, "POST", "/v1/webhook_endpoints", { url: "http://127.0.0.1:9/gone", enabled_events: ["*"] });
+  await page.goto(`/dashboard/webhooks/${endpoint.id}`);
+  await page.getByRole("button", { name: "Edit", exact: true }).click();
+  // The page's own looks at the endpoint are held meanwhile: it still shows it as it was.
+  const held: Route[] = [];
+  await page.route(/webhooks\.(get|deliveries)/, (route) => void held.push(route));
+  expect(held).toHaveLength(0);
+  await v1(request, "DELETE", `/v1/webhook_endpoints/${endpoint.id}`);
+  await page.getByLabel("Description (optional)").fill("too late");
+  await page.getByRole("button", { name: "Save changes" }).click();
+  // Held still: only the page's own reading again, once told the endpoint is gone, is answered.
+  await page.unroute(/webhooks\.(get|deliveries)/);
+  await expect(page.getByText(`No endpoint ${endpoint.id} in this environment. It may have been deleted`)).toBeVisible();
+  await expect(page.getByRole("button", { name: "Save changes" })).toHaveCount(0);
+  await expect(page.getByRole("link", { name: "← Webhook endpoints" })).toBeVisible();
 });
 
 test("two people edit one endpoint: each save changes only what its form changed", async ({ page, context, request }) => {

@@ -5,7 +5,7 @@ import { useState } from "react";
 import { STAFF_ROLES, type StaffRole } from "@/server/domain/staff";
 import { Empty, Failed, Loading } from "@/components/ui/states";
 import { ConfirmAction, Confirmation, ConfirmPasswordField, CopyValue, ErrorNote, confirmPasswordOf, formatWhen, useFormKey, useRole, useSingleFlightMutation } from "../kit";
-import { errorMessage, useTRPC } from "../trpc";
+import { errorMessage, serviceCodeOf, useTRPC } from "../trpc";
 
 const ROLE_HELP: Record<StaffRole, string> = {
   admin: "everything, including the team, settings and payouts",
@@ -23,30 +23,49 @@ export function TeamPage() {
   const [handover, setHandover] = useState<HandoverProps | null>(null);
   const addKey = useFormKey();
   const resetKey = useFormKey();
+  // What the last role change, removal or reset above the table did (a failed add is told beside its form).
+  const [news, setNews] = useState<{ text: string; failed: boolean } | null>(null);
+  const emailOf = (id: string) => team.data?.find((s) => s.id === id)?.email;
+  // Refused because another admin removed them meanwhile: said so, and the table read again.
+  const failed = (e: unknown, v: { id: string }) => {
+    const gone = serviceCodeOf(e) === "resource_missing";
+    setNews({ failed: true, text: gone ? `${emailOf(v.id) ?? "They"} ${emailOf(v.id) ? "is" : "are"} no longer on the team: someone removed them meanwhile.` : errorMessage(e) });
+    if (gone) void refresh();
+  };
   const add = useSingleFlightMutation(trpc.staff.add.mutationOptions({ onSuccess: (r) => (addKey.renew(), setHandover({ ...r, reset: false }), refresh()) }));
-  const reset = useSingleFlightMutation(trpc.staff.resetPassword.mutationOptions({ onSuccess: (r) => (resetKey.renew(), setHandover({ ...r, reset: true })) }));
-  const [roleChanged, setRoleChanged] = useState<string | null>(null);
+  const reset = useSingleFlightMutation(
+    trpc.staff.resetPassword.mutationOptions({ onMutate: () => setNews(null), onSuccess: (r) => (resetKey.renew(), setHandover({ ...r, reset: true })), onError: failed }),
+  );
   const changeRole = useSingleFlightMutation(
     trpc.staff.changeRole.mutationOptions({
+      onMutate: () => setNews(null),
       onSuccess: (_r, v) => {
-        const who = team.data?.find((s) => s.id === v.id)?.email;
-        setRoleChanged(`${who ? `The role of ${who}` : "Their role"} is now ${v.role}. It applies from their next page.`);
+        const who = emailOf(v.id);
+        setNews({ failed: false, text: `${who ? `The role of ${who}` : "Their role"} is now ${v.role}. It applies from their next page.` });
         void refresh();
       },
+      onError: failed,
     }),
   );
-  const remove = useSingleFlightMutation(trpc.staff.remove.mutationOptions({ onSuccess: refresh }));
-  // A failed add is told beside its form; a role change or removal above the table it was made in.
-  const failure = changeRole.error ?? remove.error ?? reset.error;
+  const remove = useSingleFlightMutation(
+    trpc.staff.remove.mutationOptions({
+      onMutate: () => setNews(null),
+      onSuccess: (_r, v) => {
+        setNews({ failed: false, text: `${emailOf(v.id) ?? "They"} ${emailOf(v.id) ? "is" : "are"} removed from the team, and signed out.` });
+        void refresh();
+      },
+      onError: failed,
+    }),
+  );
 
   return (
     <>
       <h1>Team</h1>
       <p className="muted">Roles: {STAFF_ROLES.map((r) => `${r} (${ROLE_HELP[r]})`).join("; ")}.</p>
-      {failure ? <Failed message={errorMessage(failure)} /> : null}
-      {roleChanged && !failure ? (
+      {news?.failed ? <Failed message={news.text} /> : null}
+      {news && !news.failed ? (
         <p className="notice" role="status">
-          {roleChanged}
+          {news.text}
         </p>
       ) : null}
       {handover?.reset ? <Handover {...handover} /> : null}

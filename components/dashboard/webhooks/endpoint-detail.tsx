@@ -7,7 +7,7 @@ import { useEffect, useState } from "react";
 import { Pager, type Cursor } from "@/components/ui/pager";
 import { Empty, Failed, Loading } from "@/components/ui/states";
 import { ConfirmPasswordField, RoleNote, SecretOnce, confirmPasswordOf, roleRefusal, useFormKey, useRole, useSingleFlightMutation } from "../kit";
-import { errorMessage, isMissing, useTRPC } from "../trpc";
+import { errorMessage, isMissing, serviceCodeOf, useTRPC } from "../trpc";
 import { DELETED_PARAM, DeliveriesTable, EndpointStatusBadge, deliveryPollMs, failureRate, HealthBadge, SECRET_WARNING, when, type Outputs } from "./common";
 import { EndpointForm } from "./endpoint-form";
 import "./webhooks.css";
@@ -53,9 +53,14 @@ function Loaded({ e }: { e: Detail }) {
   const [secret, setSecret] = useState<{ value: string; overlapHours: number; oldUntil: string | null } | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const refresh = () => void queryClient.invalidateQueries({ queryKey: trpc.webhooks.pathKey() });
+  // Deleted meanwhile (another tab, a colleague, the API): the page reads it again, and says it is gone.
+  const goneMeanwhile = (err: unknown) => {
+    if (serviceCodeOf(err) === "resource_missing") void queryClient.invalidateQueries({ queryKey: trpc.webhooks.get.queryKey({ id: e.id }) });
+  };
 
   const update = useSingleFlightMutation(
     trpc.webhooks.update.mutationOptions({
+      onError: goneMeanwhile,
       onSuccess: (_, input) => {
         setEditing(false);
         setConfirm(null);
@@ -67,6 +72,7 @@ function Loaded({ e }: { e: Detail }) {
   const rollKey = useFormKey();
   const roll = useSingleFlightMutation(
     trpc.webhooks.rollSecret.mutationOptions({
+      onError: goneMeanwhile,
       onSuccess: (r) => {
         rollKey.renew();
         setConfirm(null);
@@ -79,6 +85,7 @@ function Loaded({ e }: { e: Detail }) {
   );
   const remove = useSingleFlightMutation(
     trpc.webhooks.delete.mutationOptions({
+      onError: goneMeanwhile,
       onSuccess: () => {
         // Only the lists: the deleted endpoint's own queries, asked again, would answer 404.
         void queryClient.invalidateQueries({ queryKey: trpc.webhooks.list.pathKey() });
@@ -88,6 +95,7 @@ function Loaded({ e }: { e: Detail }) {
   );
   const test = useSingleFlightMutation(
     trpc.webhooks.sendTest.mutationOptions({
+      onError: goneMeanwhile,
       onSuccess: (r) => {
         setNotice(`Test event ${r.eventId} queued to this endpoint only; its delivery shows below.`);
         refresh();
