@@ -3,6 +3,7 @@
 import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { createTRPCClient, httpBatchLink, TRPCClientError } from "@trpc/client";
 import { createTRPCContext } from "@trpc/tanstack-react-query";
+import { useRouter } from "next/navigation";
 import { createContext, useContext, useEffect, useState, type ReactNode } from "react";
 import { modeName, PAGE_MODE_HEADER, signInPath } from "@/server/domain/staff";
 import type { AppRouter } from "@/server/trpc/routers/_app";
@@ -41,16 +42,22 @@ function signInAgain(): void {
   window.location.assign(signInPath(`${window.location.pathname}${window.location.search}`));
 }
 
-function makeQueryClient(onModeChanged: () => void) {
+function makeQueryClient(onModeChanged: () => void, onRoleRefused: () => void) {
   const watch = (e: unknown) => {
     const code = codeOf(e);
     // The server refused a call because the test/live switch changed in another tab (server/trpc/init.ts).
     if (code === "PRECONDITION_FAILED") onModeChanged();
     else if (code === "UNAUTHORIZED") signInAgain();
   };
+  // The page offers only the actions the member's role allows: one refused means an admin changed
+  // the role meanwhile. (A query's refusal does not: some pages ask, and show "admins only".)
+  const watchAction = (e: unknown) => {
+    watch(e);
+    if (codeOf(e) === "FORBIDDEN") onRoleRefused();
+  };
   return new QueryClient({
     queryCache: new QueryCache({ onError: watch }),
-    mutationCache: new MutationCache({ onError: watch }),
+    mutationCache: new MutationCache({ onError: watchAction }),
     defaultOptions: {
       // Refused or missing is not going to change by asking again.
       queries: { staleTime: 10_000, retry: (n, e) => !clientError(e) && n < 2, refetchOnWindowFocus: true },
@@ -73,7 +80,18 @@ export const MODE_CHANNEL = "mari-mode";
  */
 export function DashboardProviders({ livemode, children }: { livemode: boolean; children: ReactNode }) {
   const [stale, setStale] = useState(false);
-  const [queryClient] = useState(() => makeQueryClient(() => setStale(true)));
+  const router = useRouter();
+  // Everything is read again (the page's controls follow the new role), and the header with it.
+  const [queryClient] = useState(() => {
+    const client: QueryClient = makeQueryClient(
+      () => setStale(true),
+      () => {
+        void client.invalidateQueries();
+        router.refresh();
+      },
+    );
+    return client;
+  });
   const [trpcClient] = useState(() =>
     createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: "/api/trpc", headers: { [PAGE_MODE_HEADER]: modeName(livemode) } })] }),
   );

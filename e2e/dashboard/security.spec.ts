@@ -104,3 +104,23 @@ test("a browser the member signed in on before still signs in while guesses from
   await elsewhere.context().close();
   await theirs.context().close();
 });
+
+test("a member whose role is lowered while their page is open: their next action is refused, and the page follows the new role", async ({ page, browser }) => {
+  const email = `demoted-${Date.now().toString(36)}@example.test`;
+  const password = await addTeamMember(page, email, "developer");
+  const theirs = await signIn(browser, email, password);
+  await theirs.waitForURL("**/dashboard");
+  await theirs.goto("/dashboard/api-keys");
+  await expect(theirs.getByRole("button", { name: "Create key" })).toBeEnabled();
+
+  await page.getByLabel(`Role of ${email}`).selectOption("viewer");
+  await page.getByRole("button", { name: "Change role" }).click();
+  await expect(page.getByRole("status").filter({ hasText: `The role of ${email} is now viewer` })).toBeVisible();
+
+  await theirs.getByRole("button", { name: "Create key" }).click();
+  await expect(theirs.getByText("This needs the developer role; yours is viewer.")).toBeVisible();
+  // Read again: the header names the new role, and the form is gone.
+  await expect(theirs.getByText(`${email} (viewer)`)).toBeVisible();
+  await expect(theirs.getByRole("button", { name: "Create key" })).toHaveCount(0);
+  await theirs.close();
+});
