@@ -57,7 +57,12 @@ export async function proxy(request: NextRequest): Promise<Response> {
   return response;
 }
 
-/** An Origin naming another host than the request's (as Next reads it: X-Forwarded-Host, else Host). No Origin, or "null", is left to Next. */
+/**
+ * An Origin naming another host than the request's, read as Next's Server Actions read it
+ * (X-Forwarded-Host, else Host). Not the dashboard API's check (app/api/trpc): a proxy's request
+ * URL is the server's own address, which a browser's Origin need not match. No Origin, or "null",
+ * is left to Next.
+ */
 function postedFromAnotherSite(request: NextRequest): boolean {
   const origin = request.headers.get("origin");
   if (!origin || origin === "null") return false;

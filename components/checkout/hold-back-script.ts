@@ -27,14 +27,17 @@ export const ISLAND_STALL_MS = 8_000;
  */
 export function holdBackScript(pageId: string, closed: boolean): string {
   const name = JSON.stringify(sentAttemptsName(pageId));
+  // `r()`: what storage keeps for the page, as a list (an older page kept one entry); it throws when
+  // storage does, which each part's try leaves at that.
   return (
-    `try{var l=JSON.parse(localStorage.getItem(${name})||"null"),n=Date.now();l=Array.isArray(l)?l:l?[l]:[];` +
+    // In a function of its own: nothing of it lands on the page's globals.
+    `(function(){function r(){var s=JSON.parse(localStorage.getItem(${name})||"null");return Array.isArray(s)?s:s?[s]:[]}` +
+    `try{var l=r(),n=Date.now();` +
     `if(l.some(function(a){return a&&n-a.at<${SENT_ATTEMPT_TTL_MS}&&(${closed ? "true" : "false"}||!a.paymentId||!a.done)}))` +
     `{var m=document.currentScript.parentNode;m.setAttribute("data-sent","");` +
     `setTimeout(function(){if(m.querySelector("[data-if-sent]"))m.setAttribute("data-stalled","")},${ISLAND_STALL_MS})}}catch(e){}` +
     // On window, bubbling: after React's own listener (on the document) has had its say.
-    `try{addEventListener("submit",function(e){try{var f=e.target.elements,k=f&&f.attempt_key&&f.attempt_key.value;if(e.defaultPrevented||!k)return;` +
-    `var s=JSON.parse(localStorage.getItem(${name})||"null");s=Array.isArray(s)?s:s?[s]:[];` +
-    `if(!s.some(function(a){return a&&a.key===k}))localStorage.setItem(${name},JSON.stringify([{key:k,at:Date.now()}].concat(s).slice(0,${MAX_ATTEMPT_KEYS})))}catch(x){}})}catch(e){}`
+    `try{addEventListener("submit",function(e){try{var f=e.target.elements,k=f&&f.attempt_key&&f.attempt_key.value,s;if(e.defaultPrevented||!k)return;` +
+    `s=r();if(!s.some(function(a){return a&&a.key===k}))localStorage.setItem(${name},JSON.stringify([{key:k,at:Date.now()}].concat(s).slice(0,${MAX_ATTEMPT_KEYS})))}catch(x){}})}catch(e){}})()`
   );
 }

@@ -59,6 +59,8 @@ export function PaymentsList() {
     router[step ? "push" : "replace"](`${pathname}${query}`, { scroll: false });
   };
   const setFilter = (patch: Partial<ListFilters>) => go({ ...intended.current, ...patch, after: undefined, before: undefined });
+  // A choice read as the URL would carry it (an unknown value is no filter).
+  const choose = (key: "status" | "currency" | "method", value: string) => setFilter({ [key]: readFilters(new URLSearchParams({ [key]: value }))[key] });
 
   useEffect(() => {
     const q = search.trim() || undefined;
@@ -97,35 +99,9 @@ export function PaymentsList() {
               maxLength={255}
             />
           </label>
-          <label>
-            Status
-            <select value={filters.status ?? ""} onChange={(e) => setFilter({ status: readFilters(new URLSearchParams({ status: e.target.value })).status })}>
-              <option value="">Any</option>
-              {PAYMENT_STATUSES.map((s) => (
-                <option key={s} value={s}>
-                  {STATUS_LABEL[s]}
-                </option>
-              ))}
-            </select>
-          </label>
-          <label>
-            Currency
-            <select value={filters.currency ?? ""} onChange={(e) => setFilter({ currency: readFilters(new URLSearchParams({ currency: e.target.value })).currency })}>
-              <option value="">Any</option>
-              {CURRENCIES.map((c) => (
-                <option key={c}>{c}</option>
-              ))}
-            </select>
-          </label>
-          <label>
-            Method
-            <select value={filters.method ?? ""} onChange={(e) => setFilter({ method: readFilters(new URLSearchParams({ method: e.target.value })).method })}>
-              <option value="">Any</option>
-              {METHODS.map((m) => (
-                <option key={m}>{m}</option>
-              ))}
-            </select>
-          </label>
+          <AnyOf name="Status" value={filters.status} values={PAYMENT_STATUSES} label={(s) => STATUS_LABEL[s]} onChange={(v) => choose("status", v)} />
+          <AnyOf name="Currency" value={filters.currency} values={CURRENCIES} onChange={(v) => choose("currency", v)} />
+          <AnyOf name="Method" value={filters.method} values={METHODS} onChange={(v) => choose("method", v)} />
           <label>
             From (Harare day)
             <input type="date" value={filters.from ?? ""} max={filters.to} onChange={(e) => setFilter({ from: e.target.value || undefined })} />
@@ -221,5 +197,22 @@ export function PaymentsList() {
         </>
       )}
     </section>
+  );
+}
+
+/** One of a filter's values, or Any; `label` says a value as the page shows it. */
+function AnyOf<T extends string>({ name, value, values, label = (v) => v, onChange }: { name: string; value: T | undefined; values: readonly T[]; label?: (v: T) => string; onChange: (value: string) => void }) {
+  return (
+    <label>
+      {name}
+      <select value={value ?? ""} onChange={(e) => onChange(e.target.value)}>
+        <option value="">Any</option>
+        {values.map((v) => (
+          <option key={v} value={v}>
+            {label(v)}
+          </option>
+        ))}
+      </select>
+    </label>
   );
 }

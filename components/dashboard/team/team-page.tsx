@@ -26,10 +26,15 @@ export function TeamPage() {
   // What the last role change, removal or reset above the table did (a failed add is told beside its form).
   const [news, setNews] = useState<{ text: string; failed: boolean } | null>(null);
   const emailOf = (id: string) => team.data?.find((s) => s.id === id)?.email;
+  // "someone@… is", or "They are" once the row is gone.
+  const theyAre = (id: string) => {
+    const email = emailOf(id);
+    return email ? `${email} is` : "They are";
+  };
   // Refused because another admin removed them meanwhile: said so, and the table read again.
   const failed = (e: unknown, v: { id: string }) => {
     const gone = serviceCodeOf(e) === "resource_missing";
-    setNews({ failed: true, text: gone ? `${emailOf(v.id) ?? "They"} ${emailOf(v.id) ? "is" : "are"} no longer on the team: someone removed them meanwhile.` : errorMessage(e) });
+    setNews({ failed: true, text: gone ? `${theyAre(v.id)} no longer on the team: someone removed them meanwhile.` : errorMessage(e) });
     if (gone) void refresh();
   };
   const add = useSingleFlightMutation(trpc.staff.add.mutationOptions({ onSuccess: (r) => (addKey.renew(), setHandover({ ...r, reset: false }), refresh()) }));
@@ -51,7 +56,7 @@ export function TeamPage() {
     trpc.staff.remove.mutationOptions({
       onMutate: () => setNews(null),
       onSuccess: (_r, v) => {
-        setNews({ failed: false, text: `${emailOf(v.id) ?? "They"} ${emailOf(v.id) ? "is" : "are"} removed from the team, and signed out.` });
+        setNews({ failed: false, text: `${theyAre(v.id)} removed from the team, and signed out.` });
         void refresh();
       },
       onError: failed,

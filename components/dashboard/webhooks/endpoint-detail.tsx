@@ -9,14 +9,12 @@ import { Empty, Failed, Loading } from "@/components/ui/states";
 import { ConfirmPasswordField, RoleNote, SecretOnce, confirmPasswordOf, roleRefusal, useFormKey, useRole, useSingleFlightMutation } from "../kit";
 import { errorMessage, isMissing, serviceCodeOf, useTRPC } from "../trpc";
 import { DELETED_PARAM, DeliveriesTable, EndpointStatusBadge, deliveryPollMs, failureRate, HealthBadge, SECRET_WARNING, when, type Outputs } from "./common";
-import { EndpointForm } from "./endpoint-form";
+import { EndpointForm, endpointChanges } from "./endpoint-form";
 import "./webhooks.css";
 
 type Detail = Outputs["webhooks"]["get"];
 
 /** /dashboard/webhooks/[id]: health, settings and actions, and the endpoint's recent deliveries. */
-const sameSet = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x) => b.includes(x));
-
 export function EndpointDetail({ id }: { id: string }) {
   const trpc = useTRPC();
   const endpoint = useQuery(trpc.webhooks.get.queryOptions({ id }));
@@ -151,16 +149,7 @@ function Loaded({ e }: { e: Detail }) {
             error={update.error ? errorMessage(update.error) : null}
             livemode={me.data?.livemode ?? e.livemode}
             askPassword={askPassword}
-            // Only what was changed here is sent: a form opened before a colleague saved does not put back what they changed.
-            onSubmit={(v, from) =>
-              update.mutate({
-                id: e.id,
-                url: v.url !== from.url ? v.url : undefined,
-                enabledEvents: sameSet(v.enabledEvents, from.enabledEvents) ? undefined : v.enabledEvents,
-                description: v.description !== from.description ? v.description : undefined,
-                confirmPassword: v.confirmPassword,
-              })
-            }
+            onSubmit={(v, from) => update.mutate({ id: e.id, ...endpointChanges(v, from), confirmPassword: v.confirmPassword })}
             onCancel={() => {
               setEditing(false);
               update.reset();

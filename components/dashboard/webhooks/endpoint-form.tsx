@@ -11,6 +11,20 @@ export type EndpointFormValues = { url: string; enabledEvents: EventChoice[]; de
 /** What the form started from (its `initial` when it opened; later readings of the endpoint do not change it). */
 export type EndpointFormStart = { url: string; enabledEvents: string[]; description: string };
 
+const sameSet = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x) => b.includes(x));
+
+/**
+ * What an edit saves: only the fields changed from what the form started with, so that a form
+ * opened before a colleague saved does not put back what they changed (as settingsChanges does).
+ */
+export function endpointChanges(v: EndpointFormValues, from: EndpointFormStart): { url?: string; enabledEvents?: EventChoice[]; description?: string } {
+  return {
+    url: v.url !== from.url ? v.url : undefined,
+    enabledEvents: sameSet(v.enabledEvents, from.enabledEvents) ? undefined : v.enabledEvents,
+    description: v.description !== from.description ? v.description : undefined,
+  };
+}
+
 const isChoice = (t: string): t is EventChoice => t === "*" || (SUBSCRIBABLE_EVENT_TYPES as readonly string[]).includes(t);
 
 /** URL, event types ("all" or a choice) and description: the create and edit forms share it. */
