@@ -4,6 +4,7 @@ import { authSecret, secureCookies } from "@/server/auth/secret";
 import { env } from "@/server/env";
 import { newId } from "@/server/domain/ids";
 import { isMalformedPath, malformedPathResponse } from "@/server/http/errors";
+import { originMatchesHost } from "@/server/http/same-origin";
 import { contentSecurityPolicy } from "@/server/http/security-headers";
 import { PAGE_PATH_HEADER } from "@/server/domain/staff";
 
@@ -57,21 +58,10 @@ export async function proxy(request: NextRequest): Promise<Response> {
   return response;
 }
 
-/**
- * An Origin naming another host than the request's, read as Next's Server Actions read it
- * (X-Forwarded-Host, else Host). Not the dashboard API's check (app/api/trpc): a proxy's request
- * URL is the server's own address, which a browser's Origin need not match. No Origin, or "null",
- * is left to Next.
- */
+/** A hosted page's form posted from another site. No Origin, or "null", is left to Next. */
 function postedFromAnotherSite(request: NextRequest): boolean {
   const origin = request.headers.get("origin");
-  if (!origin || origin === "null") return false;
-  const host = request.headers.get("x-forwarded-host") ?? request.headers.get("host");
-  try {
-    return new URL(origin).host !== host;
-  } catch {
-    return true;
-  }
+  return origin !== null && origin !== "null" && !originMatchesHost(origin, request.headers);
 }
 
 export const config = { matcher: ["/dashboard", "/dashboard/:path*", "/pay/:path*", "/checkout/:path*", "/v1/:path(.*%.*)"] };

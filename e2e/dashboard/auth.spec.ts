@@ -56,11 +56,16 @@ test("repeated wrong passwords are stopped for a while", async ({ page }) => {
   expect(answers[3]).toBe("Too many sign-in attempts. Wait a few minutes and try again.");
 });
 
-test("the dashboard's API refuses calls without a session and from other sites", async ({ request }) => {
+test("the dashboard's API refuses calls without a session and from other sites", async ({ request, baseURL }) => {
   const me = await request.get("/api/trpc/session.me");
   expect(me.status()).toBe(401);
   const cross = await request.post("/api/trpc/payments.list", { headers: { Origin: "https://evil.example", "Sec-Fetch-Site": "cross-site" }, data: {} });
   expect(cross.status()).toBe(403);
+  // A browser that sends no Sec-Fetch-Site is told by its Origin, against the host it sent the call to.
+  const foreign = await request.post("/api/trpc/payments.list", { headers: { Origin: "https://evil.example" }, data: {} });
+  expect(foreign.status()).toBe(403);
+  const own = await request.post("/api/trpc/payments.refund", { headers: { Origin: new URL(baseURL!).origin }, data: {} });
+  expect(own.status()).toBe(401);
 });
 
 test.describe("with JavaScript off", () => {
