@@ -12,9 +12,16 @@ export const { TRPCProvider, useTRPC, useTRPCClient } = createTRPCContext<AppRou
 
 /** A tRPC error's message for the page, and whether it is worth retrying. */
 export function errorMessage(e: unknown): string {
-  // No answer at all (the browser's own "Failed to fetch"): said in words that tell what may have happened.
-  if (e instanceof TRPCClientError && e.data === undefined && e.cause instanceof TypeError) return UNREACHABLE;
+  if (isUnanswered(e)) return UNREACHABLE;
   return e instanceof Error ? e.message : "Something went wrong. Try again.";
+}
+
+/**
+ * No answer at all (the browser's own "Failed to fetch"): the call may not have reached Mari, or
+ * may have been done with its answer lost on the way back.
+ */
+export function isUnanswered(e: unknown): boolean {
+  return e instanceof TRPCClientError && e.data === undefined && e.cause instanceof TypeError;
 }
 
 const UNREACHABLE = "Could not reach Mari, or its answer was lost on the way. Check your connection, then try again.";

@@ -498,6 +498,34 @@ test("two people edit one endpoint: each save changes only what its form changed
   await other.close();
 });
 
+test("a refund whose answer was lost is still said once the page reads the payment again; sent again, it is that one refund", async ({ page, request }) => {
+  const payment = await succeededPayment(request);
+  await page.goto(`/dashboard/payments/${payment.id}`);
+  await expect(page.getByText("USD 42.50 of USD 42.50 can be refunded")).toBeVisible();
+  // The refund reaches Mari; its answer is lost on the way back.
+  await page.route(/payments\.refund/, async (route) => {
+    await route.fetch();
+    await route.abort("connectionreset");
+  });
+  await page.getByLabel("Amount (USD)").fill("2.00");
+  await page.getByRole("button", { name: "Refund…" }).click();
+  await page.getByRole("button", { name: "Yes, refund USD 2.00" }).click();
+  // The page reads the payment again, and the form starts again from what remains: the question stays.
+  await expect(page.getByText("USD 40.50 of USD 42.50 can be refunded")).toBeVisible();
+  const lost = page.getByRole("alert").filter({ hasText: "Your refund of USD 2.00 got no answer" });
+  await expect(lost).toBeVisible();
+  await expect(page.getByText("Could not reach Mari")).toHaveCount(0);
+  await page.unroute(/payments\.refund/);
+
+  await lost.getByRole("button", { name: "Send it again" }).dblclick();
+  await expect(page.getByRole("status").filter({ hasText: /Refund re_\w+ of USD 2\.00 is/ })).toBeVisible();
+  await expect(lost).toHaveCount(0);
+  await expect(page.getByText("USD 40.50 of USD 42.50 can be refunded")).toBeVisible();
+  // One refund of USD 2.00, not two.
+  await expect(page.getByRole("status").filter({ hasText: /Refund re_\w+ of USD 2\.00 is done/ })).toBeVisible({ timeout: 20_000 });
+  expect(await v1(request, "GET", `/v1/payments/${payment.id}`)).toMatchObject({ amount_refunded: 200 });
+});
+
 test("an endpoint added here shows its signing secret once, and its test event is signed with it; a roll tried again after a lost answer is one roll", async ({ page }, testInfo) => {
   const hook = await receiver(200);
   try {

@@ -8,7 +8,7 @@ import { PaymentStatusBadge } from "@/components/ui/status-badge";
 import { formatAmount } from "@/server/domain/money";
 import { BackToList, useFormKey } from "../kit";
 import { settlesSoon, STATUS_LABEL, when } from "./format";
-import { RefundForm, type RefundDone } from "./refund-form";
+import { RefundForm, type LostRefund, type RefundDone } from "./refund-form";
 import { ResolveForm } from "./resolve-form";
 import { deliveryPollMs, useEndpoints } from "../webhooks/common";
 import { PaymentTimelineList } from "./timeline";
@@ -26,6 +26,7 @@ export function PaymentDetail({ id }: { id: string }) {
   const { urlOf } = useEndpoints();
   const [refunded, setRefunded] = useState<RefundDone | null>(null);
   const [refundOutdated, setRefundOutdated] = useState(false);
+  const [refundLost, setRefundLost] = useState<LostRefund | null>(null);
   // Kept here, not in the form, which starts afresh whenever what remains changes: a refund whose
   // answer was lost, tried again once the page has read the payment again, is still that refund.
   const refundKey = useFormKey();
@@ -81,12 +82,19 @@ export function PaymentDetail({ id }: { id: string }) {
             refundKey.renew();
             setRefunded(r);
             setRefundOutdated(false);
+            setRefundLost(null);
           }}
           outdated={refundOutdated}
           onOutdated={() => {
             refundKey.renew();
             setRefunded(null);
             setRefundOutdated(true);
+            setRefundLost(null);
+          }}
+          lost={refundLost}
+          onLost={(r) => {
+            setRefunded(null);
+            setRefundLost(r);
           }}
         />
       ) : null}

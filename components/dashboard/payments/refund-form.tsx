@@ -3,14 +3,17 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { ErrorNote, RefusedAction, useSingleFlightMutation } from "@/components/dashboard/kit";
-import { serviceCodeOf, useTRPC } from "@/components/dashboard/trpc";
+import { isUnanswered, serviceCodeOf, useTRPC } from "@/components/dashboard/trpc";
 import { formatAmount, parseMajorAmount, toMajorInput } from "@/server/domain/money";
-import { REFUND_REASONS } from "@/server/domain/refunds";
+import { REFUND_REASONS, type RefundReason } from "@/server/domain/refunds";
 import { roleAllows, type StaffRole } from "@/server/domain/staff";
 import type { PaymentView } from "./types";
 
 /** A refund just made from this page. */
 export type RefundDone = { id: string; amount: number; status: string };
+
+/** A refund sent from this page whose answer never came: it may have been made, or not. */
+export type LostRefund = { amount: number; reason: RefundReason | undefined };
 
 /**
  * Refund part or all of a succeeded payment (developer or admin); asks once more before it moves
@@ -18,6 +21,9 @@ export type RefundDone = { id: string; amount: number; status: string };
  * refund just made is told through `done`, which the parent keeps. A refund refused because what
  * remains changed meanwhile (another tab, another colleague) is told the same way, through
  * `outdated`: the page reads the payment again, and the form starts afresh from what now remains.
+ * A refund whose answer was lost is told through `lost`, with a way to send it again under the
+ * same key, which finds the refund if it was made: the page reads the payment again meanwhile,
+ * and the form starting afresh does not make the question go away.
  */
 export function RefundForm({
   payment,
@@ -28,6 +34,8 @@ export function RefundForm({
   onDone,
   outdated,
   onOutdated,
+  lost,
+  onLost,
 }: {
   payment: PaymentView;
   refundable: number;
@@ -39,6 +47,8 @@ export function RefundForm({
   /** The last try was refused: it asked for more than remained, which the page had shown stale. */
   outdated: boolean;
   onOutdated: () => void;
+  lost: LostRefund | null;
+  onLost: (refund: LostRefund) => void;
 }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
@@ -51,16 +61,18 @@ export function RefundForm({
         onDone({ id: r.id, amount: r.amount, status: r.status });
         void queryClient.invalidateQueries({ queryKey: trpc.payments.pathKey() });
       },
-      onError: (e) => {
-        if (serviceCodeOf(e) !== "refund_amount_invalid") return;
+      onError: (e, sent) => {
+        if (isUnanswered(e)) onLost({ amount: sent.amount!, reason: sent.reason });
+        else if (serviceCodeOf(e) === "refund_amount_invalid") onOutdated();
+        else return;
         setConfirming(false);
-        onOutdated();
         void queryClient.invalidateQueries({ queryKey: trpc.payments.pathKey() });
       },
     }),
   );
-  // Said by `outdated` in the page's currency, not in the API's minor units.
-  const refusedError = serviceCodeOf(refund.error) === "refund_amount_invalid" ? null : refund.error;
+  const send = (r: LostRefund) => refund.mutate({ paymentId: payment.id, amount: r.amount, reason: r.reason, idempotencyKey: formKey });
+  // Said by `outdated` in the page's currency, not in the API's minor units, and by `lost` in words that say what to do.
+  const refusedError = serviceCodeOf(refund.error) === "refund_amount_invalid" || isUnanswered(refund.error) ? null : refund.error;
 
   const money = (n: number) => formatAmount(n, payment.currency);
   const canRefund = roleAllows(role, "developer");
@@ -86,6 +98,18 @@ export function RefundForm({
           shown below.
         </p>
       ) : null}
+      {lost ? (
+        <div className="attention" role="alert">
+          <p>
+            Your refund of {money(lost.amount)} got no answer: it may have been made, or not. Send it again to find out. If it was made, you are told so,
+            and nothing more is refunded.
+          </p>
+          <button type="button" onClick={() => send(lost)} disabled={refund.isPending}>
+            {refund.isPending ? "Sending…" : "Send it again"}
+          </button>
+          <ErrorNote error={refusedError} />
+        </div>
+      ) : null}
       {refundable === 0 ? (
         <p className="muted">Nothing left to refund: the whole amount is refunded or being refunded.</p>
       ) : !canRefund ? (
@@ -97,7 +121,7 @@ export function RefundForm({
             e.preventDefault();
             if (invalid) return;
             if (!confirming) return setConfirming(true);
-            refund.mutate({ paymentId: payment.id, amount: cents!, reason: (reason || undefined) as (typeof REFUND_REASONS)[number] | undefined, idempotencyKey: formKey });
+            send({ amount: cents!, reason: (reason || undefined) as RefundReason | undefined });
           }}
         >
           <p className="muted">
@@ -131,7 +155,7 @@ export function RefundForm({
               ))}
             </select>
           </label>
-          <ErrorNote error={refusedError} />
+          {lost ? null : <ErrorNote error={refusedError} />}
           {confirming && cents !== null ? (
             <div className="pay-confirm" role="alert">
               <p>
