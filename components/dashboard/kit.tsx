@@ -148,13 +148,53 @@ export function CopyValue({ value, label, testId }: { value: string; label: stri
 }
 
 /**
+ * While `active`, leaving the page asks first: a link within the dashboard (Next moves between its
+ * pages without unloading, so the browser would not ask) with `question`, and a reload, a closed
+ * tab or another address with the browser's own "Leave site?". For what leaving would lose for
+ * good: a secret shown once, or one about to be. Links inside `beside` (the secret's own panel,
+ * read with it in sight) do not ask.
+ */
+export function useLeaveGuard(active: boolean, question: string, beside?: RefObject<HTMLElement | null>): void {
+  useEffect(() => {
+    if (!active) return;
+    let agreed = false;
+    const unload = (e: BeforeUnloadEvent) => {
+      if (!agreed) e.preventDefault();
+    };
+    const click = (e: MouseEvent) => {
+      if (e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+      const link = e.target instanceof Element ? e.target.closest("a[href]") : null;
+      if (!(link instanceof HTMLAnchorElement) || (link.target && link.target !== "_self") || link.hasAttribute("download")) return;
+      if (beside?.current?.contains(link)) return;
+      const to = new URL(link.href, window.location.href);
+      if (to.origin !== window.location.origin || (to.pathname === window.location.pathname && to.search === window.location.search)) return;
+      if (window.confirm(question)) agreed = true;
+      else {
+        e.preventDefault();
+        e.stopPropagation();
+      }
+    };
+    window.addEventListener("beforeunload", unload);
+    // Before React's own listener on the page's root, where Next's links navigate.
+    document.addEventListener("click", click, true);
+    return () => {
+      window.removeEventListener("beforeunload", unload);
+      document.removeEventListener("click", click, true);
+    };
+  }, [active, question, beside]);
+}
+
+/**
  * A secret shown the one time it exists in the clear (an API key, a webhook signing secret): the
  * warning, the secret with a copy button, what to do with it, and the button that hides it.
+ * Leaving the page before that button asks first.
  */
 export function SecretOnce({ title, secret, warning, copyLabel, onDone, children }: { title: string; secret: string; warning: string; copyLabel: string; onDone: () => void; children?: ReactNode }) {
   const id = useId();
+  const panel = useRef<HTMLElement>(null);
+  useLeaveGuard(true, "Leave this page? The secret shown here is shown only this once: it cannot be shown again once you leave.", panel);
   return (
-    <section className="panel notice stack" aria-labelledby={id}>
+    <section className="panel notice stack" aria-labelledby={id} ref={panel}>
       <h2 id={id}>{title}</h2>
       <p className="warning">{warning}</p>
       <CopyValue value={secret} label={copyLabel} testId="new-secret" />

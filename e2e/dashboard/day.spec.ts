@@ -620,6 +620,16 @@ test("create a restricted key, see it once, use it, revoke it", async ({ page, r
   const secret = (await page.getByTestId("new-secret").textContent())!.trim();
   expect(secret).toMatch(/^rk_test_/);
   expect((await request.get("/v1/payments", { headers: bearer(secret) })).status()).toBe(200);
+  // Leaving for another page of the dashboard while it shows asks first; staying keeps it in sight.
+  const asked: string[] = [];
+  page.once("dialog", (d) => {
+    asked.push(d.message());
+    void d.dismiss();
+  });
+  await page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name: "Payments" }).click();
+  await expect.poll(() => asked).toEqual(["Leave this page? The secret shown here is shown only this once: it cannot be shown again once you leave."]);
+  await expect(page).toHaveURL(/\/dashboard\/api-keys$/);
+  await expect(page.getByTestId("new-secret")).toHaveText(secret);
   await page.getByRole("button", { name: "I have stored it" }).click();
   await expect(page.getByTestId("new-secret")).toHaveCount(0);
   await keep(page, testInfo, "api-keys");
@@ -635,6 +645,10 @@ test("create a restricted key, see it once, use it, revoke it", async ({ page, r
   // The key cache remembers a valid key for a few seconds at most.
   await expect.poll(async () => (await request.get("/v1/payments", { headers: bearer(secret) })).status(), { timeout: 15_000 }).toBe(401);
   expect(seed().keys.test).not.toBe(secret);
+  // Once stored, nothing is lost by leaving: no question.
+  await page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name: "Payments" }).click();
+  await expect(page).toHaveURL(/\/dashboard\/payments$/);
+  expect(asked).toHaveLength(1);
 });
 
 test("the test/live switch: every page shows the chosen environment's data", async ({ page, request }) => {

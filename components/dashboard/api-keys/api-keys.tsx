@@ -7,7 +7,7 @@ import { Pager, type Cursor } from "@/components/ui/pager";
 import { Failed, Loading } from "@/components/ui/states";
 import type { KeyKind, Scope } from "@/server/domain/api-keys";
 import type { StaffRole } from "@/server/domain/staff";
-import { ConfirmAction, ConfirmPasswordField, ErrorNote, ListView, Problem, RoleNote, SecretOnce, confirmPasswordOf, forgetConfirmPassword, formatWhen, roleRefusal, useFormKey, useRole, useSingleFlightMutation } from "../kit";
+import { ConfirmAction, ConfirmPasswordField, ErrorNote, ListView, Problem, RoleNote, SecretOnce, confirmPasswordOf, forgetConfirmPassword, formatWhen, roleRefusal, useFormKey, useLeaveGuard, useRole, useSingleFlightMutation } from "../kit";
 import { errorMessage, useTRPC } from "../trpc";
 
 export function ApiKeys() {
@@ -55,6 +55,7 @@ function CreateKey({ onCreated }: { onCreated: (secret: string, prefix: string) 
       },
     }),
   );
+  useLeaveGuard(create.isPending, "Leave this page? Your key is being made: its secret, shown only once, would not be shown to you.");
   const submit = (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
     if (kind === "restricted" && scopes.length === 0) {

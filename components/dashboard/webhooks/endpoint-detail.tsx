@@ -6,7 +6,7 @@ import { useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
 import { Pager, type Cursor } from "@/components/ui/pager";
 import { Empty, Failed, Loading } from "@/components/ui/states";
-import { ConfirmPasswordField, RoleNote, SecretOnce, confirmPasswordOf, roleRefusal, useFormKey, useRole, useSingleFlightMutation } from "../kit";
+import { ConfirmPasswordField, RoleNote, SecretOnce, confirmPasswordOf, roleRefusal, useFormKey, useLeaveGuard, useRole, useSingleFlightMutation } from "../kit";
 import { errorMessage, isMissing, serviceCodeOf, useTRPC } from "../trpc";
 import { DELETED_PARAM, DeliveriesTable, EndpointStatusBadge, deliveryPollMs, failureRate, HealthBadge, SECRET_WARNING, when, type Outputs } from "./common";
 import { EndpointForm, endpointChanges } from "./endpoint-form";
@@ -101,6 +101,7 @@ function Loaded({ e }: { e: Detail }) {
     }),
   );
   const failed = [update, roll, remove, test].find((m) => m.isError);
+  useLeaveGuard(roll.isPending, "Leave this page? The new signing secret is being made, and would not be shown to you.");
   const busy = update.isPending || roll.isPending || remove.isPending || test.isPending;
   const refusal = role && !allowed ? roleRefusal("developer", role, "Changing endpoints") : undefined;
 

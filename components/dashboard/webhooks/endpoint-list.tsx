@@ -9,7 +9,7 @@ import { dropQueryParam } from "@/components/ui/drop-query-param";
 import { Empty, Failed, Loading } from "@/components/ui/states";
 import { isId } from "@/server/domain/id-shape";
 import { errorMessage, useTRPC } from "../trpc";
-import { RoleNote, SecretOnce, useFormKey, useRole, useSingleFlightMutation } from "../kit";
+import { RoleNote, SecretOnce, useFormKey, useLeaveGuard, useRole, useSingleFlightMutation } from "../kit";
 import { DELETED_PARAM, EndpointStatusBadge, failureRate, HealthBadge, SECRET_WARNING, when, type Endpoint } from "./common";
 import { EndpointForm } from "./endpoint-form";
 import "./webhooks.css";
@@ -44,6 +44,7 @@ export function EndpointList() {
       },
     }),
   );
+  useLeaveGuard(create.isPending, "Leave this page? The endpoint is being made: its signing secret, shown only once, would not be shown to you.");
 
   // As the overview counts them: a disabled endpoint is sent nothing, whatever its health says.
   const degraded = list.data?.data.filter((e) => e.health === "degraded" && e.status === "enabled") ?? [];
