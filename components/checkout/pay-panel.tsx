@@ -59,7 +59,8 @@ export function PayPanel({ initial, action, attemptKey, amountChanged }: Props) 
   }, [amountChanged]);
   return (
     <>
-      <Summary page={page} />
+      {/* A page that takes nothing (expired, deactivated, used by someone else) shows no amount: nothing is owed. */}
+      <Summary page={page} amount={!closedPage || page.state === "complete"} />
       {amountChanged && canPay ? (
         <p className="card changed" role="alert">
           The amount changed just as you tapped Pay, so nothing was sent to your phone. Check the amount above, then tap Pay again.
@@ -88,16 +89,16 @@ export function PayPanel({ initial, action, attemptKey, amountChanged }: Props) 
 /**
  * Who is being paid, for what and how much: the page's quote as its latest answer has it, so the
  * headline and the form's Pay never differ (the merchant may change who bears the fee while the
- * page is open; the next attempt then charges the new amount).
+ * page is open; the next attempt then charges the new amount). Without `amount`, only who and what.
  */
-function Summary({ page }: { page: HostedPage }) {
+function Summary({ page, amount }: { page: HostedPage; amount: boolean }) {
   const { quote } = page;
   return (
     <header className="summary">
       <p className="merchant">{page.merchant_name}</p>
       <h1 className="title">{page.description}</h1>
-      <p className="amount">{formatPageAmount(quote.charged_amount, quote.currency)}</p>
-      {quote.fee !== null ? (
+      {amount ? <p className="amount">{formatPageAmount(quote.charged_amount, quote.currency)}</p> : null}
+      {amount && quote.fee !== null ? (
         <p className="fee">
           {formatPageAmount(quote.amount, quote.currency)} + {formatPageAmount(quote.fee, quote.currency)} transaction fee
         </p>

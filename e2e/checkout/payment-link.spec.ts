@@ -198,6 +198,9 @@ test("an expired link and a deactivated link show a clear page, never a form", a
     await expect(page.getByRole("heading", { level: 2 })).toHaveText("No longer available");
     await expect(page.getByText(words)).toBeVisible();
     await expect(page.getByLabel(/mobile money number/i)).toHaveCount(0);
+    // Nothing is owed: who and what, but no amount to pay.
+    await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
+    await expect(page.locator(".summary .amount, .summary .fee")).toHaveCount(0);
   }
   const missing = await page.goto("/pay/plink_00000000000000000000000000");
   expect(missing?.status()).toBe(404);
