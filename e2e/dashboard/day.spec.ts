@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { expect, test, type Route } from "@playwright/test";
+import { expect, test, type Page, type Route } from "@playwright/test";
 import { verifySignatureHeader } from "../../server/domain/signatures";
 import { receiver } from "../support/receiver";
 import { bearer, seed } from "../support/seed";
@@ -524,6 +524,34 @@ test("a refund whose answer was lost is still said once the page reads the payme
   // One refund of USD 2.00, not two.
   await expect(page.getByRole("status").filter({ hasText: /Refund re_\w+ of USD 2\.00 is done/ })).toBeVisible({ timeout: 20_000 });
   expect(await v1(request, "GET", `/v1/payments/${payment.id}`)).toMatchObject({ amount_refunded: 200 });
+});
+
+test("two tabs roll one endpoint's secret: the second is warned first, and the first learns its secret is no longer the newest", async ({ page, context, request }) => {
+  const endpoint = await v1<{ id: string }>(request, "POST", "/v1/webhook_endpoints", { url: "http://127.0.0.1:9/rolls", enabled_events: ["*"] });
+  const roll = async (p: Page) => {
+    await p.getByRole("button", { name: "Roll secret" }).click();
+    const form = p.getByRole("form", { name: /^Roll the signing secret\?/ });
+    const question = (await form.locator("#confirm-text").textContent()) ?? "";
+    await form.getByRole("button", { name: "Roll secret" }).click();
+    return { question, secret: (await p.getByTestId("new-secret").textContent())!.trim() };
+  };
+  await page.goto(`/dashboard/webhooks/${endpoint.id}`);
+  const first = await roll(page);
+  expect(first.question).not.toContain("stops signing at once");
+
+  const other = await context.newPage();
+  await other.goto(`/dashboard/webhooks/${endpoint.id}`);
+  const second = await roll(other);
+  // Rolling again within the overlap retires the secret the first roll kept: said before it is done.
+  expect(second.question).toContain("The secret kept from the last roll stops signing at once");
+  expect(second.secret).not.toBe(first.secret);
+  await other.close();
+
+  // Back on the first tab once it reads the endpoint again (its data is fresh for 10 s).
+  await page.waitForTimeout(10_500);
+  await page.evaluate(() => document.dispatchEvent(new Event("visibilitychange", { bubbles: true })));
+  await expect(page.getByRole("alert").filter({ hasText: "The secret was rolled again since, elsewhere: this one is no longer the newest." })).toBeVisible();
+  await expect(page.getByTestId("new-secret")).toHaveText(first.secret);
 });
 
 test("an endpoint added here shows its signing secret once, and its test event is signed with it; a roll tried again after a lost answer is one roll", async ({ page }, testInfo) => {

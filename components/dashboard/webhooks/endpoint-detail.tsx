@@ -128,6 +128,13 @@ function Loaded({ e }: { e: Detail }) {
             The previous secret keeps signing alongside this one for {secret.overlapHours} h{secret.oldUntil ? ` (until ${when(secret.oldUntil)})` : ""}: each
             delivery carries two <code>v1=</code> signatures meanwhile, so deploy the new secret before then.
           </p>
+          {/* Rolled again since (another tab, a colleague): this one is now the kept one, on its way out. */}
+          {secret.oldUntil && e.previous_secret_expires_at && Date.parse(e.previous_secret_expires_at) > Date.parse(secret.oldUntil) ? (
+            <p className="attention" role="alert">
+              The secret was rolled again since, elsewhere: this one is no longer the newest. It signs only until {when(e.previous_secret_expires_at)}, beside
+              the newer one shown where it was rolled.
+            </p>
+          ) : null}
         </SecretOnce>
       ) : null}
       {notice ? (
@@ -232,7 +239,11 @@ function Loaded({ e }: { e: Detail }) {
                 {confirm === "disable"
                   ? "Disable this endpoint? Nothing more is sent to it; deliveries due meanwhile fail, saying so. Replay them from the event log after enabling it."
                   : confirm === "roll"
-                    ? "Roll the signing secret? You get a new secret, shown once; the current one keeps signing alongside it for 24 h."
+                    ? `Roll the signing secret? You get a new secret, shown once; the current one keeps signing alongside it for 24 h.${
+                        e.previous_secret_expires_at
+                          ? ` The secret kept from the last roll stops signing at once, not at ${when(e.previous_secret_expires_at)}: roll only once your receivers use the current one.`
+                          : ""
+                      }`
                     : "Delete this endpoint? Nothing more is sent to it and it cannot be restored; its past deliveries stay on their events' pages."}
               </p>
               {confirm === "roll" && askPassword ? <ConfirmPasswordField autoFocus /> : null}
