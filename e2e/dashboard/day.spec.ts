@@ -658,6 +658,15 @@ test("create a restricted key, see it once, use it, revoke it", async ({ page, r
   await expect.poll(() => asked).toEqual(["Leave this page? The secret shown here is shown only this once: it cannot be shown again once you leave."]);
   await expect(page).toHaveURL(/\/dashboard\/api-keys$/);
   await expect(page.getByTestId("new-secret")).toHaveText(secret);
+  // A reload asks the browser's own question; staying keeps it in sight.
+  const browserAsked: string[] = [];
+  page.once("dialog", (d) => {
+    browserAsked.push(d.type());
+    void d.dismiss();
+  });
+  await page.reload({ timeout: 3_000 }).catch(() => undefined);
+  expect(browserAsked).toEqual(["beforeunload"]);
+  await expect(page.getByTestId("new-secret")).toHaveText(secret);
   await page.getByRole("button", { name: "I have stored it" }).click();
   await expect(page.getByTestId("new-secret")).toHaveCount(0);
   await keep(page, testInfo, "api-keys");
