@@ -37,6 +37,13 @@ export const refunds = pgTable(
     /** When the refund driver next asks the provider (or submits); null once final. */
     nextCheckAt: tstz("next_check_at"),
     checkAttempts: integer("check_attempts").notNull().default(0),
+    /**
+     * Submissions begun, counted before each is sent (submit-refund.ts): past the first, an earlier
+     * one may have reached the provider unrecorded, so a refusal is checked with the provider.
+     */
+    submitAttempts: integer("submit_attempts").notNull().default(0),
+    /** While set and ahead, a submission is on its way and no other may start (a crash frees it then). */
+    submittingUntil: tstz("submitting_until"),
     succeededAt: tstz("succeeded_at"),
     failedAt: tstz("failed_at"),
     /** The settlement batch that deducted this (succeeded) refund; null until then. */

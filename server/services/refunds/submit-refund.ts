@@ -1,6 +1,6 @@
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, isNull, lte, or, sql } from "drizzle-orm";
 import { refunds, type Payment, type Refund } from "@/db/schema";
-import { nextRefundCheckAt } from "@/server/domain/refund-schedule";
+import { nextRefundCheckAt, refundSubmitLeaseEnds } from "@/server/domain/refund-schedule";
 import type { BaseContext } from "@/server/context";
 import { env } from "@/server/env";
 import type { ProviderRegistry } from "@/server/providers/port";
@@ -15,10 +15,17 @@ export type RefundedPayment = Pick<Payment, "id" | "customerMsisdn" | "providerR
  * Hands a pending refund to the provider, with our refund id as its idempotency key: a second
  * submission (a retried request, the due-work verb after a crash or an outage) is the same refund
  * to the provider, never a second one. Accepted → `submitted_at`, the reference and the first
- * status check; rejected → failed (after asking the provider, when an earlier submission went
- * unanswered); unreachable → still unsubmitted, submitted again later.
+ * status check; rejected → failed (after asking the provider, when an earlier submission may have
+ * reached it); unreachable → still unsubmitted, submitted again later.
+ *
+ * Each submission is claimed first (claimSubmission): one at a time, whoever sends it (the
+ * request, a retry with its key, a worker), and counted before it is sent, so a crash after the
+ * provider took it is known to the next one.
  */
-export async function submitRefund(ctx: RefundContext, refund: Refund, payment: RefundedPayment): Promise<Refund> {
+export async function submitRefund(ctx: RefundContext, unclaimed: Refund, payment: RefundedPayment): Promise<Refund> {
+  const refund = await claimSubmission(ctx, unclaimed);
+  // Another request or worker is submitting it, or it was submitted or settled meanwhile.
+  if (!refund) return current(ctx, unclaimed.id);
   const result = await callProvider(
     ctx.providers.byName(refund.provider),
     (provider, signal) =>
@@ -38,10 +45,11 @@ export async function submitRefund(ctx: RefundContext, refund: Refund, payment: 
 
   if (result === "unavailable") return scheduleNextCheck(ctx, refund);
   if (result.outcome === "rejected") {
-    // An earlier submission went unanswered (checkAttempts): the provider may have taken it, and a
-    // provider that refuses the copy would have us free the amount for a second refund. Its own
-    // word on the refund decides: only a refund it does not have fails here.
-    if (refund.checkAttempts > 0) {
+    // An earlier submission (one that went unanswered, or whose request died before it recorded
+    // the answer) may have reached the provider, and a provider that refuses the copy would have
+    // us free the amount for a second refund. Its own word on the refund decides: only a refund
+    // it does not have fails here.
+    if (refund.submitAttempts > 1) {
       const asked = await queryProviderRefund(ctx, refund, payment);
       if (asked === "unavailable") return scheduleNextCheck(ctx, refund);
       if (asked.kind === "succeeded") return (await transitionRefund(ctx, { refundId: refund.id, to: "succeeded" })).refund;
@@ -50,6 +58,30 @@ export async function submitRefund(ctx: RefundContext, refund: Refund, payment: 
     return (await transitionRefund(ctx, { refundId: refund.id, to: "failed", failure: { code: result.failureCode, message: result.message } })).refund;
   }
   return markSubmitted(ctx, refund, result.providerReference);
+}
+
+/**
+ * The right to send the next submission, for as long as any provider call takes (the submit
+ * lease): no other submission of the refund starts meanwhile, whoever would send it (a retry with
+ * the same key, a second worker, a job run twice), since the provider would refuse it as a copy.
+ * A crash frees it when the lease ends; the refund's next check waits for that too.
+ */
+async function claimSubmission(ctx: BaseContext, refund: Refund): Promise<Refund | null> {
+  const now = ctx.clock.now();
+  const until = refundSubmitLeaseEnds(now);
+  const [claimed] = await ctx.db
+    .update(refunds)
+    .set({ submitAttempts: sql`${refunds.submitAttempts} + 1`, submittingUntil: until, nextCheckAt: until, updatedAt: now })
+    .where(
+      and(
+        eq(refunds.id, refund.id),
+        eq(refunds.status, "pending"),
+        isNull(refunds.submittedAt),
+        or(isNull(refunds.submittingUntil), lte(refunds.submittingUntil, now)),
+      ),
+    )
+    .returning();
+  return claimed ?? null;
 }
 
 /** Where the provider says a refund it was sent stands (its idempotency key is our refund id). */
@@ -79,7 +111,8 @@ export async function scheduleNextCheck(ctx: BaseContext, refund: Refund): Promi
   const attempts = refund.checkAttempts + 1;
   const [updated] = await ctx.db
     .update(refunds)
-    .set({ checkAttempts: attempts, nextCheckAt: nextRefundCheckAt(attempts, now), updatedAt: now })
+    // An unanswered submission's claim ends with it: the next one may start when this check falls due.
+    .set({ checkAttempts: attempts, nextCheckAt: nextRefundCheckAt(attempts, now), submittingUntil: null, updatedAt: now })
     .where(and(eq(refunds.id, refund.id), eq(refunds.status, "pending")))
     .returning();
   return updated ?? current(ctx, refund.id);
