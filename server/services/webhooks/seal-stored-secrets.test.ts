@@ -57,4 +57,35 @@ describe("the data key at start-up", () => {
     expect(await dataKeyOpensStoredSecrets(db, dataKey())).toBe(true);
     expect(await dataKeyOpensStoredSecrets(db, randomBytes(32))).toBe(false);
   });
+  it("leave alone a secret another instance rolls while they are sealed: its roll is not undone", async () => {
+    const db = await getDb();
+    const m = await seedTestMerchant();
+    const id = newId("webhookEndpoint");
+    await db.execute(sql`
+      insert into webhook_endpoints (id, merchant_id, livemode, url, enabled_events, secret, previous_secret, created_at, updated_at)
+      values (${id}, ${m.merchant.id}, false, 'https://example.com/legacy', ${"{*}"}, 'whsec_old', 'whsec_older', now(), now())`);
+
+    // The roll holds the row (as rollEndpointSecret does) while this instance starts and seals.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let locked!: () => void;
+    const isLocked = new Promise<void>((resolve) => (locked = resolve));
+    const roll = db.transaction(async (tx) => {
+      await tx.select({ id: webhookEndpoints.id }).from(webhookEndpoints).where(eq(webhookEndpoints.id, id)).for("update");
+      await tx.update(webhookEndpoints).set({ secret: "whsec_rolled", previousSecret: "whsec_old" }).where(eq(webhookEndpoints.id, id));
+      locked();
+      await held;
+    });
+    await isLocked;
+    const sealing = sealStoredSecrets(db);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    release();
+    await roll;
+    await sealing;
+
+    // The merchant was shown the rolled secret once; the old one signs beside it for 24 h.
+    const [after] = await db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, id));
+    expect({ secret: after!.secret, previousSecret: after!.previousSecret }).toEqual({ secret: "whsec_rolled", previousSecret: "whsec_old" });
+    expect((await rawRow(id)).secret).toMatch(/^sealed:v1:/);
+  });
 });

@@ -7,20 +7,22 @@ import { unseal } from "@/server/domain/sealing";
 /**
  * Seals signing secrets stored before sealing existed: drizzle reads them as they are and writes
  * them back sealed. Runs at start-up: one scan of the (small, at most 16 per merchant and
- * environment) endpoints table. Returns how many endpoints it sealed.
+ * environment) endpoints table, its rows locked until they are written back, so a roll served by
+ * another instance meanwhile is not undone by writing back what was read before it. Returns how
+ * many endpoints it sealed.
  */
 export async function sealStoredSecrets(db: Db): Promise<number> {
-  const plain = await db
-    .select({ id: webhookEndpoints.id, secret: webhookEndpoints.secret, previousSecret: webhookEndpoints.previousSecret })
-    .from(webhookEndpoints)
-    .where(sql`${webhookEndpoints.secret} not like 'sealed:v1:%' or ${webhookEndpoints.previousSecret} not like 'sealed:v1:%'`);
-  if (plain.length === 0) return 0;
-  await db.transaction(async (tx) => {
+  return db.transaction(async (tx) => {
+    const plain = await tx
+      .select({ id: webhookEndpoints.id, secret: webhookEndpoints.secret, previousSecret: webhookEndpoints.previousSecret })
+      .from(webhookEndpoints)
+      .where(sql`${webhookEndpoints.secret} not like 'sealed:v1:%' or ${webhookEndpoints.previousSecret} not like 'sealed:v1:%'`)
+      .for("update");
     for (const row of plain) {
       await tx.update(webhookEndpoints).set({ secret: row.secret, previousSecret: row.previousSecret }).where(eq(webhookEndpoints.id, row.id));
     }
+    return plain.length;
   });
-  return plain.length;
 }
 
 /**
