@@ -1,6 +1,7 @@
 import { and, asc, eq, inArray, lte, type SQL } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { literalIn } from "@/db/literal";
+import { afterCommit, inTransaction } from "@/db/transaction";
 import { payments, refunds, settlements, type Settlement } from "@/db/schema";
 import type { BaseContext, ServiceContext } from "@/server/context";
 import { ServiceError } from "@/server/domain/errors";
@@ -11,8 +12,9 @@ import { getSettlement } from "./get-settlement";
 
 /**
  * Pending → paid for the batches `which` selects, each with its `settlement.paid` event: a
- * compare-and-set on `pending` inside the caller's transaction, so a batch is paid and announced
- * once however many workers or operators try at the same moment.
+ * compare-and-set on `pending` inside the caller's transaction (begun by inTransaction), so a
+ * batch is paid and announced once however many workers or operators try at the same moment. The
+ * workers hear of the events once they are committed.
  */
 async function markPaid(tx: Db, now: Date, which: SQL): Promise<Settlement[]> {
   const rows = await tx
@@ -32,7 +34,7 @@ async function markPaid(tx: Db, now: Date, which: SQL): Promise<Settlement[]> {
       at: now,
     })),
   );
-  if (recorded.length) signalJobs({ type: "events.recorded", eventIds: recorded.map((e) => e.id) });
+  if (recorded.length) afterCommit(tx, () => signalJobs({ type: "events.recorded", eventIds: recorded.map((e) => e.id) }));
   return rows;
 }
 
@@ -51,7 +53,7 @@ export async function payDueSettlements(ctx: BaseContext, opts: { limit: number;
   // The runner asks on every pass: one indexed read when nothing is due, a transaction only when something is.
   const [any] = await ctx.db.select({ id: settlements.id }).from(settlements).where(dueAt(ctx.clock.now())).limit(1);
   if (!any) return [];
-  return ctx.db.transaction(async (tx) => {
+  return inTransaction(ctx.db, async (tx) => {
     const now = ctx.clock.now();
     const due = await tx
       .select({ id: settlements.id })
@@ -72,7 +74,7 @@ export async function confirmSettlementPayout(ctx: ServiceContext, id: string): 
   if (current.status === "failed") {
     throw new ServiceError("parameter_invalid", `Settlement ${id} failed; its payments and refunds go into the next batch instead.`, "id");
   }
-  const [paid] = await ctx.db.transaction((tx) => markPaid(tx, ctx.clock.now(), eq(settlements.id, id)));
+  const [paid] = await inTransaction(ctx.db, (tx) => markPaid(tx, ctx.clock.now(), eq(settlements.id, id)));
   // Lost the race to another confirmation (or a failure): the batch as it now stands.
   return paid ?? getSettlement(ctx, id);
 }

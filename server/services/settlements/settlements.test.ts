@@ -17,6 +17,7 @@ import { testPoster } from "@/server/testing/webhooks";
 import { confirmSettlementPayout, failSettlementPayout, payDueSettlements } from "./pay-settlement";
 import { listSettlementLines } from "./list-settlements";
 import { runSettlements } from "./run-settlements";
+import { onJobSignal } from "../job-signals";
 
 const HOUR = 3_600_000;
 const pick = <T>(xs: readonly T[]): T => xs[randomInt(xs.length)]!;
@@ -349,6 +350,44 @@ describe("payouts", () => {
     expect(evts).toHaveLength(1);
     // The test environment cannot see or confirm a live batch.
     await expect(confirmSettlementPayout(await m.ctx(false, clock), s!.id)).rejects.toMatchObject({ code: "resource_missing" });
+  });
+
+  it("tells the workers about settlement.paid once it is committed, not from inside the payout's transaction", async () => {
+    const db = await getDb();
+    const m = await seedTestMerchant();
+    await insertPayment(m, { amount: 4_000, at: future(1) });
+    await insertPayment(m, { livemode: true, amount: 2_000, fee: 0, at: future(1) });
+    const clock = manualClock(future(10));
+    const made = await runSettlements({ db, clock }, { cutoff: future(5), merchantId: m.merchant.id });
+    const live = made.find((s) => s.livemode)!;
+    clock.advance(TEST_PAYOUT_DELAY_MS);
+    // The database as the payouts see it, noting when a transaction of theirs is open.
+    let open = false;
+    const watched = new Proxy(db, {
+      get(target, key, receiver) {
+        if (key !== "transaction") return Reflect.get(target, key, receiver) as unknown;
+        return async (...args: Parameters<typeof db.transaction>) => {
+          open = true;
+          try {
+            return await target.transaction(...args);
+          } finally {
+            open = false;
+          }
+        };
+      },
+    });
+    const told: { type: string; whileOpen: boolean }[] = [];
+    onJobSignal((signal) => told.push({ type: signal.type, whileOpen: open }));
+    try {
+      expect(await payDueSettlements({ db: watched, clock }, { limit: 10, merchantId: m.merchant.id })).toHaveLength(1);
+      expect(await confirmSettlementPayout({ ...(await m.ctx(true, clock)), db: watched }, live.id)).toMatchObject({ status: "paid" });
+    } finally {
+      onJobSignal(undefined);
+    }
+    expect(told).toEqual([
+      { type: "events.recorded", whileOpen: false },
+      { type: "events.recorded", whileOpen: false },
+    ]);
   });
 
   it("a failed payout releases its payments and refunds to the next batch, and keeps its lines as history", async () => {
