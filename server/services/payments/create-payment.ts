@@ -17,6 +17,7 @@ import type { ResponseRecord } from "@/server/services/idempotency/completion";
 import { signalJobs } from "@/server/services/job-signals";
 import { callProvider } from "../providers/call-provider";
 import { claimAndInsertPayment, findPayment, insertPaymentRow, recordPromptSent, type InsertablePayment } from "./prepared";
+import { askProvider } from "./ask-provider";
 import { transitionPayment } from "./transition-payment";
 
 /**
@@ -68,6 +69,8 @@ export const QUOTE_CHANGED_PARAM = "charged_amount";
  * provider's idempotency key. A crash before the push, during it or before its result is saved
  * leaves a row with `prompt_sent_at` null; the retry (same Idempotency-Key) finds that row and
  * pushes again, which the provider dedupes, so there is never a second prompt or a second payment.
+ * A retry's push that the provider refuses (as a copy, say) fails the payment only once the
+ * provider says it has no prompt out for it: never on that refusal alone.
  */
 export async function createPayment(ctx: ServiceContext, input: CreatePaymentInput): Promise<Payment> {
   const number = normaliseMsisdn(input.msisdn);
@@ -76,13 +79,13 @@ export async function createPayment(ctx: ServiceContext, input: CreatePaymentInp
   // Insert first: the common case costs one statement, and a retry that finds its own row
   // (unique on the Idempotency-Key) continues with it. Payments through a link or a session pay
   // for their claim with a transaction; direct ones never do.
-  let payment: Payment;
+  let made: Made;
   if (input.origin) {
-    payment = await insertClaimedPayment(ctx, input, input.origin, number.msisdn, number.network);
+    made = await insertClaimedPayment(ctx, input, input.origin, number.msisdn, number.network);
   } else {
     await spendPromptBudget(ctx, number.msisdn);
     try {
-      payment = await insertPayment(ctx, input, input.reference, number.msisdn, number.network, input.claim);
+      made = await insertPayment(ctx, input, input.reference, number.msisdn, number.network, input.claim);
     } catch (e) {
       // No prompt goes out for this request (a replay, a conflict, a clash): the budget is the number's.
       await giveBackPromptBudget(ctx, number.msisdn);
@@ -90,9 +93,10 @@ export async function createPayment(ctx: ServiceContext, input: CreatePaymentInp
     }
   }
 
+  const { payment } = made;
   if (payment.promptSentAt || payment.status !== "awaiting_customer") return payment;
   signalJobs({ type: "payment.created", paymentId: payment.id, expiresAt: payment.expiresAt });
-  return pushPrompt(ctx, payment, input.response);
+  return pushPrompt(ctx, payment, input.response, made.retry);
 }
 
 /**
@@ -162,6 +166,9 @@ function paymentValues(ctx: ServiceContext, input: CreatePaymentInput, reference
  * statement having inserted (a crashed request's lock taken over) inserts as usual; when the
  * statement fails, the key is claimed alone and its error handled here as usual.
  */
+/** The payment a create goes on with; `retry` when an earlier request (or one beside it) made it, and may have pushed already. */
+type Made = { payment: Payment; retry: boolean };
+
 async function insertPayment(
   ctx: ServiceContext,
   input: CreatePaymentInput,
@@ -169,18 +176,18 @@ async function insertPayment(
   msisdn: string,
   network: string,
   claim?: KeyClaim,
-): Promise<Payment> {
+): Promise<Made> {
   try {
     const values = paymentValues(ctx, input, reference, msisdn, network);
     const inserted = claim ? await claim.withFirstWrite(claimAndInsertPayment(ctx.db, values)) : undefined;
-    return inserted ?? (await insertPaymentRow(ctx.db, values));
+    return { payment: inserted ?? (await insertPaymentRow(ctx.db, values)), retry: false };
   } catch (e) {
     const constraint = violatedUniqueConstraint(e);
     // A retry of our own half-made payment collides on both indexes, and PostgreSQL names
     // whichever it checked first: look for our row before blaming the reference.
     if (constraint !== null && input.idempotencyKey) {
       const existing = await findByIdempotencyKey(ctx, input.idempotencyKey);
-      if (existing) return existing;
+      if (existing) return { payment: existing, retry: true };
       // A day-old payment just gave the key up (see findByIdempotencyKey): this one may take it.
       if (constraint === "payments_idempotency_key") return insertPayment(ctx, input, reference, msisdn, network);
     }
@@ -197,11 +204,11 @@ async function insertPayment(
  * (found before claiming) or beside it (the claim refuses or the key's index collides, and the
  * first one's payment is the answer).
  */
-async function insertClaimedPayment(ctx: ServiceContext, input: CreatePaymentInput, origin: PaymentOrigin, msisdn: string, network: string): Promise<Payment> {
+async function insertClaimedPayment(ctx: ServiceContext, input: CreatePaymentInput, origin: PaymentOrigin, msisdn: string, network: string): Promise<Made> {
   const key = input.idempotencyKey;
   const earlier = key ? await findByIdempotencyKey(ctx, key) : undefined;
   // A retry of an attempt already made answers with its payment, whatever the charge would be now.
-  if (earlier) return earlier;
+  if (earlier) return { payment: earlier, retry: true };
   const draft = paymentValues(ctx, input, "", msisdn, network);
   if (input.quotedChargedAmount !== undefined && draft.chargedAmount !== input.quotedChargedAmount) {
     throw invalidParam(QUOTE_CHANGED_PARAM, `The amount to pay has changed to ${formatAmount(draft.chargedAmount, draft.currency)} since this page was opened.`);
@@ -209,20 +216,21 @@ async function insertClaimedPayment(ctx: ServiceContext, input: CreatePaymentInp
   await spendPromptBudget(ctx, msisdn);
   let reference: string | undefined;
   try {
-    return await ctx.db.transaction(async (tx) => {
+    const payment = await ctx.db.transaction(async (tx) => {
       ({ reference } = await origin.claim(tx, { id: draft.id, now: draft.createdAt }));
       const [row] = await tx.insert(payments).values({ ...draft, reference }).returning();
       return row!;
     });
+    return { payment, retry: false };
   } catch (e) {
     const concurrent = key ? await findByIdempotencyKey(ctx, key) : undefined;
-    if (concurrent) return concurrent;
+    if (concurrent) return { payment: concurrent, retry: true };
     if (reference !== undefined && violatedUniqueConstraint(e) === "payments_reference_key") throw referenceInUse(reference);
     throw e;
   }
 }
 
-async function pushPrompt(ctx: ServiceContext, payment: Payment, response: ResponseRecord<Payment> | undefined): Promise<Payment> {
+async function pushPrompt(ctx: ServiceContext, payment: Payment, response: ResponseRecord<Payment> | undefined, retry: boolean): Promise<Payment> {
   const result = await callProvider(
     ctx.providers.forPayment({ livemode: payment.livemode, msisdn: payment.customerMsisdn }),
     (provider, signal) =>
@@ -246,19 +254,28 @@ async function pushPrompt(ctx: ServiceContext, payment: Payment, response: Respo
     return (await transitionPayment(ctx, { paymentId: payment.id, to: "unknown" })).payment;
   }
   if (result.outcome === "rejected") {
-    return (
-      await transitionPayment(ctx, {
-        paymentId: payment.id,
-        to: "failed",
-        failure: { code: result.failureCode, message: result.message },
-        providerReference: result.providerReference,
-        promptSentAt: now,
-      })
-    ).payment;
+    // A retry's push may be refused as a copy of one the provider took from the earlier request
+    // (which died before recording it, or runs beside this one), whose prompt may be on the phone:
+    // failing it would ignore the customer's PIN. The provider's word on the payment decides.
+    const asked = retry ? await askProvider(ctx.providers, { ...payment, providerReference: result.providerReference }) : undefined;
+    if (asked?.kind === "unknown") return (await transitionPayment(ctx, { paymentId: payment.id, to: "unknown" })).payment;
+    if (asked?.kind === "succeeded") return (await transitionPayment(ctx, { paymentId: payment.id, to: "succeeded", providerReference: result.providerReference })).payment;
+    if (asked?.kind !== "pending") {
+      return (
+        await transitionPayment(ctx, {
+          paymentId: payment.id,
+          to: "failed",
+          failure: { code: result.failureCode, message: result.message },
+          providerReference: result.providerReference,
+          promptSentAt: now,
+        })
+      ).payment;
+    }
+    // Pending: the earlier push's prompt is out, as if this one had been accepted.
   }
   // Compare-and-set: only a payment still waiting for its prompt records it. Losing the race (a
   // callback or the expiry got there first) is normal: the current row is the answer.
-  const updated = await recordPromptSent(ctx.db, payment, now, result.providerReference, response);
+  const updated = await recordPromptSent(ctx.db, payment, now, result.providerReference ?? null, response);
   if (updated) return updated;
   return (await findPayment(ctx.db, payment.id))!;
 }

@@ -44,7 +44,7 @@ export type InsertablePayment = Pick<Required<NewPayment>, (typeof INSERT_COLUMN
 const promptSentUpdate = (db: Db) =>
   db
     .update(payments)
-    .set({ promptSentAt: placeholder<Date>("at"), providerReference: placeholder<string>("ref"), updatedAt: placeholder<Date>("at") })
+    .set({ promptSentAt: placeholder<Date>("at"), providerReference: placeholder<string | null>("ref"), updatedAt: placeholder<Date>("at") })
     .where(and(eq(payments.id, placeholder<string>("id")), isNull(payments.promptSentAt)))
     .returning({ id: payments.id });
 
@@ -141,7 +141,7 @@ export async function recordPromptSent(
   db: Db,
   payment: Payment,
   at: Date,
-  providerReference: string,
+  providerReference: string | null,
   response?: ResponseRecord<Payment>,
 ): Promise<Payment | undefined> {
   const updated: Payment = { ...payment, promptSentAt: at, providerReference, updatedAt: at };

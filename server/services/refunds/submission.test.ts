@@ -4,32 +4,31 @@ import { getDb } from "@/db/client";
 import { refunds } from "@/db/schema";
 import { manualClock } from "@/server/clock";
 import { REFUND_SUBMIT_LEASE_S } from "@/server/domain/refund-schedule";
-import type { ProviderRegistry, WalletProvider } from "@/server/providers/port";
+import type { ProviderRegistry } from "@/server/providers/port";
 import { providers, sandbox } from "@/server/providers/registry";
 import { seedSucceededPayment, seedTestMerchant } from "@/server/testing/fixtures";
+import { sandboxWith } from "@/server/testing/providers";
 import { advanceRefund } from "./advance-refund";
 import { createRefund } from "./create-refund";
 
-/** The sandbox, as a provider wrapped by `refund`. */
-function wrapping(refund: WalletProvider["refund"]): ProviderRegistry {
-  const provider: WalletProvider = Object.assign(Object.create(sandbox) as WalletProvider, { refund });
-  return { forPayment: () => provider, byName: () => provider };
-}
-
 /** The process dies right after the provider has taken the refund, before its answer is recorded. */
-const dyingAfterSubmit = wrapping(async (r, signal) => {
-  await sandbox.refund(r, signal);
-  throw new Error("process killed before the provider's answer was recorded");
+const dyingAfterSubmit = sandboxWith({
+  refund: async (r, signal) => {
+    await sandbox.refund(r, signal);
+    throw new Error("process killed before the provider's answer was recorded");
+  },
 });
 
 /** A provider that refuses a copy of a refund it was sent (no dedupe of refusals); its answers take a moment. */
 function refusingCopies(): ProviderRegistry {
   const seen = new Set<string>();
-  return wrapping(async (r, signal) => {
-    if (seen.has(r.idempotencyKey)) return { outcome: "rejected" as const, failureCode: "refund_rejected" as const, message: "duplicate refund request" };
-    seen.add(r.idempotencyKey);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    return sandbox.refund(r, signal);
+  return sandboxWith({
+    refund: async (r, signal) => {
+      if (seen.has(r.idempotencyKey)) return { outcome: "rejected", failureCode: "refund_rejected", message: "duplicate refund request" };
+      seen.add(r.idempotencyKey);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      return sandbox.refund(r, signal);
+    },
   });
 }
 
