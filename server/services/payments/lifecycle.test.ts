@@ -10,7 +10,7 @@ import { onJobSignal } from "@/server/services/job-signals";
 import { receiveProviderCallback } from "../providers/receive-callback";
 import { expirePayment, expirePayments } from "./expire-payment";
 import type { ProviderRegistry, WalletProvider } from "@/server/providers/port";
-import { markUnresolved, reconcilePayment } from "./reconcile-payment";
+import { markUnresolved, reconcileClaimed, reconcilePayment } from "./reconcile-payment";
 
 const HOUR = 3_600_000;
 
@@ -274,6 +274,17 @@ describe("reconciliation of unknown payments", () => {
     expect(first).toMatchObject({ status: "unknown", checkAttempts: 1 });
     expect(second!.checkAttempts).toBe(2);
     expect(second!.nextCheckAt!.getTime() - t0).toBeGreaterThan(first!.nextCheckAt!.getTime() - t0);
+  });
+
+  it("a check that read the payment unknown leaves the schedule of its unresolved flag, set meanwhile, alone", async () => {
+    const p = await seedPayment(m, "unknown", { msisdn: "263770000005" });
+    const at = new Date(p.unknownSince!.getTime() + 24 * HOUR);
+    // The 24 h timer flags it while this check (which read it before) waits on the provider.
+    const flagged = (await markUnresolved(await ctxAt(at), p.id))!;
+    expect(flagged).toMatchObject({ status: "unresolved", checkAttempts: 0 });
+    // (The check's clock a moment earlier: the instance it runs on read it just before 24 h.)
+    const checked = await reconcileClaimed(await ctxAt(new Date(at.getTime() - 1_000)), p);
+    expect(checked).toMatchObject({ status: "unresolved", checkAttempts: 0, nextCheckAt: flagged.nextCheckAt });
   });
 
   it("expires an unknown payment the provider calls pending after its expiry", async () => {

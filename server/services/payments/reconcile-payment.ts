@@ -1,4 +1,4 @@
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { payments, type Payment } from "@/db/schema";
 import { nextCheckAt, UNRESOLVED_AFTER_MS } from "@/server/domain/reconcile-schedule";
 import type { BaseContext } from "@/server/context";
@@ -39,13 +39,17 @@ export async function reconcileClaimed(ctx: Ctx, payment: Payment): Promise<Paym
   if (payment.status === "unknown" && payment.unknownSince && now.getTime() - payment.unknownSince.getTime() >= UNRESOLVED_AFTER_MS) {
     return (await markUnresolved(ctx, paymentId)) ?? payment;
   }
+  // The schedule of the status read: a payment flagged unresolved meanwhile (the 24 h timer beside
+  // this check) keeps the one its flag gave it.
   const attempts = payment.checkAttempts + 1;
   const [updated] = await ctx.db
     .update(payments)
     .set({ checkAttempts: attempts, nextCheckAt: nextCheckAt(payment.status, attempts, now, payment.unknownSince) })
-    .where(and(eq(payments.id, paymentId), inArray(payments.status, ["unknown", "unresolved"])))
+    .where(and(eq(payments.id, paymentId), eq(payments.status, payment.status)))
     .returning();
-  return updated ?? payment;
+  if (updated) return updated;
+  const [current] = await ctx.db.select().from(payments).where(eq(payments.id, paymentId));
+  return current ?? payment;
 }
 
 /** 24 h in `unknown` → `unresolved` with `payment.unresolved`. A no-op before that, or if it moved on. */
