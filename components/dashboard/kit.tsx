@@ -260,9 +260,11 @@ export function ConfirmAction({
   askPassword?: boolean;
 }) {
   const [asking, setAsking] = useState(false);
+  // Cancel puts the question away and gives the focus back to the button that asked it.
+  const [putAway, setPutAway] = useState(false);
   if (!asking) {
     return (
-      <button type="button" className={tone} disabled={disabled || pending} onClick={() => setAsking(true)}>
+      <button type="button" className={tone} disabled={disabled || pending} onClick={() => setAsking(true)} autoFocus={putAway}>
         {pending ? "Working…" : label}
       </button>
     );
@@ -279,7 +281,10 @@ export function ConfirmAction({
         setAsking(false);
         onConfirm(password);
       }}
-      onCancel={() => setAsking(false)}
+      onCancel={() => {
+        setAsking(false);
+        setPutAway(true);
+      }}
     />
   );
 }

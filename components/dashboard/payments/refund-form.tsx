@@ -55,6 +55,8 @@ export function RefundForm({
   const [amount, setAmount] = useState(() => toMajorInput(refundable, payment.currency));
   const [reason, setReason] = useState("");
   const [confirming, setConfirming] = useState(false);
+  // Focus follows the question (its Yes button) and comes back to Refund… when it is put away.
+  const [putAway, setPutAway] = useState(false);
   const refund = useSingleFlightMutation(
     trpc.payments.refund.mutationOptions({
       onSuccess: (r) => {
@@ -84,7 +86,7 @@ export function RefundForm({
     <div className="panel pay-action">
       <h2>Refund</h2>
       {done ? (
-        <p className="notice" role="status">
+        <p className={done.status === "failed" ? "attention" : "notice"} role="status">
           {done.status === "failed"
             ? `Refund ${done.id} of ${money(done.amount)} failed: nothing was refunded, and the amount can be refunded again. The timeline below says why.`
             : done.status === "succeeded"
@@ -161,16 +163,23 @@ export function RefundForm({
               <p>
                 Refund <strong>{money(cents)}</strong> to {payment.customer_msisdn_masked}? This sends money back to the customer&apos;s wallet and cannot be undone.
               </p>
-              <button type="submit" className="danger" disabled={refund.isPending}>
+              <button type="submit" className="danger" disabled={refund.isPending} autoFocus>
                 {refund.isPending ? "Refunding…" : `Yes, refund ${money(cents)}`}
               </button>{" "}
-              <button type="button" onClick={() => setConfirming(false)} disabled={refund.isPending}>
+              <button
+                type="button"
+                onClick={() => {
+                  setConfirming(false);
+                  setPutAway(true);
+                }}
+                disabled={refund.isPending}
+              >
                 Cancel
               </button>
             </div>
           ) : (
             <div>
-              <button type="submit" className="primary" disabled={invalid !== null}>
+              <button type="submit" className="primary" disabled={invalid !== null} autoFocus={putAway}>
                 Refund…
               </button>
             </div>
