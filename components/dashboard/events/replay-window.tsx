@@ -6,7 +6,7 @@ import type { EventType } from "@/server/domain/events";
 import { errorMessage, useTRPC } from "../trpc";
 import { useSingleFlightMutation } from "../kit";
 import { EventTypeSelect } from "./event-type-select";
-import { plural } from "./replay-notice";
+import { plural } from "@/components/ui/plural";
 import { harareWallTimeToIso } from "@/server/domain/harare-time";
 
 type Form = { from: string; to: string; type: string; endpointId: string; onlyUndelivered: boolean };

@@ -11,10 +11,10 @@ import { errorMessage, useTRPC } from "../trpc";
 import { VolumeChart } from "./volume-chart";
 import { AmountWithFee, formatWhen } from "../kit";
 import "./overview.css";
+import { plural } from "@/components/ui/plural";
 
 type Volume = Record<Currency, number>;
 
-const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;
 const rate = (r: number | null) => (r === null ? "—" : `${(r * 100).toFixed(r === 1 || r === 0 ? 0 : 1)}%`);
 
 /** "USD 10.00 of it refunded" under a gross volume, per currency with refunds; nothing without. */

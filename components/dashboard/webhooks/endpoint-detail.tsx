@@ -11,6 +11,7 @@ import { errorMessage, isMissing, serviceCodeOf, useTRPC } from "../trpc";
 import { DELETED_PARAM, DeliveriesTable, EndpointStatusBadge, deliveryPollMs, failureRate, HealthBadge, SECRET_WARNING, when, type Outputs } from "./common";
 import { EndpointForm, endpointChanges } from "./endpoint-form";
 import "./webhooks.css";
+import { plural } from "@/components/ui/plural";
 
 type Detail = Outputs["webhooks"]["get"];
 
@@ -179,7 +180,7 @@ function Loaded({ e }: { e: Detail }) {
             </dd>
             <dt>Last 24 h</dt>
             <dd>
-              {e.attempts24h} attempts, failed: {failureRate(e.failures24h, e.attempts24h)}
+              {plural(e.attempts24h, "attempt")}, failed: {failureRate(e.failures24h, e.attempts24h)}
               {e.lastAttemptAt ? ` · last ${when(e.lastAttemptAt)}` : ""}
             </dd>
             <dt>Events</dt>

@@ -53,7 +53,7 @@ export function replayPairs(
   return events.flatMap((e) => targets.endpoints.filter((w) => wants(w, e)).map((w) => ({ eventId: e.id, endpointId: w.id })));
 }
 
-/** What a replay queued: every delivery that goes out now, and how many of them were retries already pending. */
+/** What a replay queued: every delivery that goes out within a minute, and how many of them were retries already pending. */
 export type QueuedReplay = { ids: string[]; retries: number };
 
 /**
