@@ -4,7 +4,7 @@ import { expect, test, type Page, type Route } from "@playwright/test";
 import { verifySignatureHeader } from "../../server/domain/signatures";
 import { receiver } from "../support/receiver";
 import { bearer, seed } from "../support/seed";
-import { addTeamMember, deliveredEvent, eventOf, harareWallTime, keep, succeededPayment, v1 } from "./support";
+import { addTeamMember, deliveredEvent, eventOf, harareWallTime, keep, payLinkAndLeave, succeededPayment, v1 } from "./support";
 
 /** A merchant's day in the dashboard, signed in as the seeded admin (see sign-in.setup.ts). */
 
@@ -146,8 +146,14 @@ test("a refund from the payment's page says it was made, and the form starts aga
   await page.goto(`/dashboard/payments/${payment.id}`);
   await expect(page.getByText("USD 42.50 of USD 42.50 can be refunded")).toBeVisible();
   await page.getByLabel("Amount (USD)").fill("2.00");
-  await page.getByRole("button", { name: "Refund…" }).click();
-  await page.getByRole("button", { name: "Yes, refund USD 2.00" }).click();
+  // By keyboard: the question takes the focus, and Cancel gives it back to Refund….
+  await page.getByRole("button", { name: "Refund…" }).focus();
+  await page.keyboard.press("Enter");
+  await expect(page.getByRole("button", { name: "Yes, refund USD 2.00" })).toBeFocused();
+  await page.getByRole("button", { name: "Cancel" }).click();
+  await expect(page.getByRole("button", { name: "Refund…" })).toBeFocused();
+  await page.keyboard.press("Enter");
+  await page.keyboard.press("Enter");
   // The form starts again from what remains, and the refund just made is still said.
   await expect(page.getByText("USD 40.50 of USD 42.50 can be refunded")).toBeVisible();
   await expect(page.getByLabel("Amount (USD)")).toHaveValue("40.50");
@@ -752,7 +758,19 @@ test("at 1280 px no table of the dashboard needs sideways scrolling", async ({ p
     });
     for (let i = 0; i < 5; i++) await succeededPayment(request);
     await expect.poll(() => down.got.length, { timeout: 20_000 }).toBeGreaterThanOrEqual(5);
+    // A payment refunded in part: its status cell holds two badges.
+    const refunded = await succeededPayment(request);
+    await v1(request, "POST", "/v1/refunds", { payment: refunded.id, amount: 100 });
     await v1(request, "POST", "/v1/payment_links", { amount: 2_500, currency: "USD", description: "School fees for the second term of Grade 7 at the academy" });
+    // A single-use link whose payment is in progress: the widest status there is.
+    const single = await v1<{ id: string }>(request, "POST", "/v1/payment_links", {
+      amount: 1_500_000,
+      currency: "ZWG",
+      description: "Grade 7 school fees, second term, paid once",
+      single_use: true,
+      expires_at: new Date(Date.now() + 30 * 86_400_000).toISOString(),
+    });
+    await payLinkAndLeave(page, single.id);
     await v1(request, "POST", "/v1/test_helpers/settlements/run");
     // An unresolved payment, for the overview's table.
     const stuck = await v1<{ id: string }>(request, "POST", "/v1/payments", { amount: 990, currency: "USD", method: "wallet", reference: `stuck-${Date.now().toString(36)}`, customer: { msisdn: "0770000003" } });
@@ -829,16 +847,15 @@ test("the link form quotes what customers will pay, fee included; a single-use l
   const description = `Used link ${randomUUID().slice(0, 8)}`;
   const link = await v1<{ id: string }>(request, "POST", "/v1/payment_links", { amount: 1_000, currency: "USD", description, single_use: true });
   // The customer pays on the link's page; the sandbox leaves …03 waiting for the PIN.
-  const customer = await page.context().newPage();
-  await customer.goto(`/pay/${link.id}`);
-  await customer.getByLabel(/mobile money number/i).fill("0770000003");
-  await customer.getByRole("button", { name: /^Pay / }).click();
-  await expect(customer.getByRole("heading", { name: "Check your phone and enter your PIN" })).toBeVisible();
-  await customer.close();
+  await payLinkAndLeave(page, link.id);
 
   const row = page.getByRole("row").filter({ hasText: description });
   await page.reload();
   await expect(row.getByText("Payment in progress")).toBeVisible();
+  await expect(row.getByText("Single use", { exact: true })).toBeVisible();
+  // This merchant bears the fee: the list adds no "customers pay" (server/trpc/routers/payment-links.test.ts has the other case).
+  expect((await v1<{ fee_bearer: string }>(request, "POST", "/v1/payments/preview", { amount: 1_000, currency: "USD", method: "wallet" })).fee_bearer).toBe("merchant");
+  await expect(row.getByText(/customers pay/)).toHaveCount(0);
   const made = await v1<{ data: Array<{ id: string }> }>(request, "GET", `/v1/payments?search=${link.id}`);
   expect(made.data).toHaveLength(1);
   await v1(request, "POST", `/v1/test_helpers/payments/${made.data[0]!.id}/succeed`);

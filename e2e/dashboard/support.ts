@@ -78,3 +78,13 @@ export async function fillSignIn(page: Page, email: string, password: string, bu
   await page.getByLabel("E-mail").fill(email);
   await page.getByLabel("Password").fill(password);
 }
+
+/** A customer pays through a link on its page in another tab, and leaves while the PIN prompt waits (the sandbox's …03 never answers). */
+export async function payLinkAndLeave(page: Page, linkId: string): Promise<void> {
+  const customer = await page.context().newPage();
+  await customer.goto(`/pay/${linkId}`);
+  await customer.getByLabel(/mobile money number/i).fill("0770000003");
+  await customer.getByRole("button", { name: /^Pay / }).click();
+  await expect(customer.getByRole("heading", { name: "Check your phone and enter your PIN" })).toBeVisible();
+  await customer.close();
+}

@@ -149,7 +149,6 @@ function LinkList({ canDeactivate, role }: { canDeactivate: boolean; role: Staff
                     <th>Description</th>
                     <th className="num">Amount</th>
                     <th>Status</th>
-                    <th>Use</th>
                     <th>Expires</th>
                     <th>Created</th>
                     <th>
@@ -166,11 +165,14 @@ function LinkList({ canDeactivate, role }: { canDeactivate: boolean; role: Staff
                           <code>{l.id}</code>
                         </div>
                       </td>
-                      <td className="num">{formatAmount(l.amount, l.currency)}</td>
+                      <td className="num">
+                        {formatAmount(l.amount, l.currency)}
+                        {l.charged_amount !== l.amount ? <div className="hint">customers pay {formatAmount(l.charged_amount, l.currency)}</div> : null}
+                      </td>
                       <td>
                         <Badge tone={STATUS_BADGE[l.status].tone}>{STATUS_BADGE[l.status].label}</Badge>
+                        <div className="hint">{l.single_use ? "Single use" : "Reusable"}</div>
                       </td>
-                      <td>{l.single_use ? "Single" : "Reusable"}</td>
                       <td className="cell-wrap">{formatWhen(l.expires_at, "Never")}</td>
                       <td className="cell-wrap">{formatWhen(l.created_at)}</td>
                       <td>

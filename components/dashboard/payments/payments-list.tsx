@@ -172,7 +172,8 @@ export function PaymentsList() {
                     <td className="num">
                       <AmountWithFee payment={p} />
                     </td>
-                    <td>
+                    {/* Either may wrap on a narrow screen rather than push the table wider than the page. */}
+                    <td className="cell-wrap">
                       <PaymentStatusBadge status={p.status} />
                       {p.amount_refunded > 0 ? (
                         <span className="badge neutral pay-refunded">{p.amount_refunded === p.amount ? "Refunded" : "Partly refunded"}</span>
@@ -180,7 +181,7 @@ export function PaymentsList() {
                     </td>
                     <td className="pay-msisdn">{p.customer_msisdn_masked}</td>
                     <td className="pay-method">{p.method}</td>
-                    <td className="pay-created">
+                    <td className="pay-created cell-wrap">
                       <time dateTime={p.created_at}>{when(p.created_at)}</time>
                     </td>
                   </tr>

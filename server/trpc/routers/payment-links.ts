@@ -1,5 +1,6 @@
 import { z } from "zod";
-import type { PaymentLink } from "@/db/schema";
+import type { Merchant, PaymentLink } from "@/db/schema";
+import { quoteFee } from "@/server/domain/fees";
 import { CURRENCIES, MAX_AMOUNT } from "@/server/domain/money";
 import { linkStatus } from "@/server/domain/payment-links";
 import type { PaymentStatus } from "@/server/domain/payment-status";
@@ -11,9 +12,13 @@ import { singleUseLinkHolders } from "@/server/services/payments/payments-throug
 import { developerProcedure, objectId, pageInput, router, viewerProcedure } from "../init";
 import { formKeyInput, once } from "../once";
 
-/** The link as /v1 shows it, with its status for staff (linkStatus): deactivated, used, paying, expired or active. */
-function linkView(l: PaymentLink, holder: PaymentStatus | undefined, now: Date) {
-  return { ...toPaymentLinkResource(l), status: linkStatus(l, holder, now) };
+/**
+ * The link as /v1 shows it, with its status for staff (linkStatus): deactivated, used, paying,
+ * expired or active; and what a customer pays through it at today's fee settings (the fee added
+ * when they bear it), as its page quotes it.
+ */
+function linkView(l: PaymentLink, holder: PaymentStatus | undefined, now: Date, merchant: Merchant) {
+  return { ...toPaymentLinkResource(l), status: linkStatus(l, holder, now), charged_amount: quoteFee(merchant.feePlan, merchant.feeBearer, l.amount, l.currency).charged_amount };
 }
 
 export const paymentLinksRouter = router({
@@ -23,7 +28,7 @@ export const paymentLinksRouter = router({
       const page = await listPaymentLinks(ctx.service, { active: input.active }, input);
       const holders = await singleUseLinkHolders(ctx.service.db, page.data);
       const now = ctx.service.clock.now();
-      return { data: page.data.map((l) => linkView(l, holders.get(l.id), now)), hasMore: page.hasMore };
+      return { data: page.data.map((l) => linkView(l, holders.get(l.id), now, ctx.service.merchant)), hasMore: page.hasMore };
     }),
 
   /** Amount in minor units, as /v1 takes it (the form converts the typed decimal without floats). */
@@ -47,11 +52,11 @@ export const paymentLinksRouter = router({
           singleUse: input.singleUse,
           expiresAt: input.expiresAt ? new Date(input.expiresAt) : undefined,
         });
-        return linkView(link, undefined, ctx.service.clock.now());
+        return linkView(link, undefined, ctx.service.clock.now(), ctx.service.merchant);
       }),
     ),
 
   deactivate: developerProcedure.input(z.object({ id: objectId })).mutation(async ({ ctx, input }) => {
-    return linkView(await deactivatePaymentLink(ctx.service, input.id), undefined, ctx.service.clock.now());
+    return linkView(await deactivatePaymentLink(ctx.service, input.id), undefined, ctx.service.clock.now(), ctx.service.merchant);
   }),
 });
