@@ -297,7 +297,7 @@ function useFollowedPage(initial: HostedPage): { page: HostedPage; serverNow: nu
 function ClosedPage({ page, early }: { page: HostedPage; early: boolean }) {
   return (
     <section className="card" data-unless-sent={early ? "" : undefined}>
-      <h2>{page.state === "complete" ? "Already paid" : page.state === "link_used" ? "Link already used" : "No longer available"}</h2>
+      <h2>{page.state === "complete" ? "Already paid" : page.state === "link_used" ? (page.link_in_use ? "Link in use" : "Link already used") : "No longer available"}</h2>
       <p>{page.notice}</p>
       <ReturnLink page={page} />
     </section>

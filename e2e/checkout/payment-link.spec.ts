@@ -185,6 +185,28 @@ test("a single-use link pays once; the next customer sees that it is used, not a
   expect(await paymentsOfLink(request, link.id)).toHaveLength(1);
 });
 
+test("a single-use link whose payment is still under way reads 'in use' to the next customer, and takes payments again once that one fails", async ({ page, browser, request }) => {
+  const link = await createLink(request, { single_use: true });
+  await page.goto(`/pay/${link.id}`);
+  await pay(page, "0770000003");
+  await expect(statusRegion(page).getByRole("heading")).toHaveText("Check your phone and enter your PIN");
+
+  const other = await browser.newContext();
+  const second = await other.newPage();
+  await second.goto(`/pay/${link.id}`);
+  await expect(second.getByRole("heading", { level: 2 })).toHaveText("Link in use");
+  await expect(second.getByText(/^Someone is paying through this link now, and it takes one payment\. If that payment does not go through/)).toBeVisible();
+  await expect(second.getByText("already been used")).toHaveCount(0);
+  await expect(second.getByLabel(/mobile money number/i)).toHaveCount(0);
+
+  // The first customer's payment fails: the link is open again.
+  const [first] = await paymentsOfLink(request, link.id);
+  await testHelper(request, first!.id, "fail");
+  await second.reload();
+  await expect(second.getByLabel(/mobile money number/i)).toBeVisible();
+  await other.close();
+});
+
 test("an expired link and a deactivated link show a clear page, never a form", async ({ page, request }) => {
   const soon = await createLink(request, { expires_at: new Date(Date.now() + 2_000).toISOString() });
   const off = await createLink(request);

@@ -22,6 +22,11 @@ export type HostedPage = {
   state: HostedPageState;
   /** Why a closed page is closed, in words for the customer. */
   notice: string | null;
+  /**
+   * A single-use link held by someone else's payment that is still under way (`link_used`): it
+   * takes payments again should that one not go through, so the page says "in use", not "used".
+   */
+  link_in_use: boolean;
   /** This customer's attempt: the one in the page's URL (links) or the session's latest. */
   attempt: HostedAttempt | null;
   /**

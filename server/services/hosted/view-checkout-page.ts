@@ -54,6 +54,7 @@ export async function viewCheckoutPage(base: BaseContext, sessionId: string, att
     attempt: attempt ? toHostedAttempt(attempt) : null,
     attempt_key: byKey?.key ?? null,
     // A session completes by pointing at the attempt that paid it (transitionPayment).
+    link_in_use: false,
     other_attempt: await otherAttemptOfOrder(base.db, { checkoutSessionId: session.id }, attempt, session.completedAt ? session.paymentId : null),
     // Where a paid checkout goes next: told once it is paid, so that the page is no shortcut to it.
     success_url: attempt?.status === "succeeded" ? session.successUrl : null,

@@ -12,6 +12,8 @@ import { newestPaymentOfAttempts } from "../payments/pay-through-origin";
 
 const USED =
   "This payment link has already been used. If you paid through it, check your wallet's messages before paying again; otherwise ask the merchant for a new one.";
+const IN_USE =
+  "Someone is paying through this link now, and it takes one payment. If that payment does not go through, the link takes payments again: try again in a few minutes, or ask the merchant for a new one.";
 
 /**
  * `/pay/{id}` as the customer sees it, or null for no such link. `paymentId` is the attempt in the
@@ -47,11 +49,10 @@ export async function viewPaymentLinkPage(
 
   const closed = linkClosedReason(link, now, (at) => formatHarareTime(at.toISOString()));
   // Held by this customer's own attempt, the link is theirs; otherwise whoever holds it has used it.
-  const used =
-    !closed &&
-    link.singleUse &&
-    !(mine && holdsSingleUseLink(mine.status)) &&
-    (await paymentThrough(base.db, { paymentLinkId: link.id }, holdsSingleUseLink)) !== undefined;
+  const holder =
+    !closed && link.singleUse && !(mine && holdsSingleUseLink(mine.status)) ? await paymentThrough(base.db, { paymentLinkId: link.id }, holdsSingleUseLink) : undefined;
+  const used = holder !== undefined;
+  const inUse = used && holder.status !== "succeeded";
   const state = closed ? "link_expired" : used ? "link_used" : "open";
 
   return {
@@ -62,7 +63,8 @@ export async function viewPaymentLinkPage(
     description: link.description,
     quote: pageQuote(quoteFee(merchant.feePlan, merchant.feeBearer, link.amount, link.currency), mine, state),
     state,
-    notice: closed ?? (used ? USED : null),
+    notice: closed ?? (inUse ? IN_USE : used ? USED : null),
+    link_in_use: inUse,
     attempt: mine ? toHostedAttempt(mine) : null,
     attempt_key: mine && byKey ? byKey.key : null,
     other_attempt: link.singleUse ? await otherAttemptOfOrder(base.db, { paymentLinkId: link.id }, mine) : null,
