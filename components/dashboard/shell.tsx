@@ -5,7 +5,7 @@ import Link from "next/link";
 import { usePathname } from "next/navigation";
 import type { ReactNode } from "react";
 import { MODE_COOKIE, modeName, roleAllows, type StaffRole } from "@/server/domain/staff";
-import { MODE_CHANNEL } from "./trpc";
+import { MODE_CHANNEL, markSigningOut } from "./trpc";
 import { useHydrated } from "@/components/ui/use-hydrated";
 
 /** Every area of the dashboard; each is a folder under app/dashboard/(shell)/. */
@@ -85,6 +85,7 @@ export function DashboardShell({ merchantName, email, role, livemode, children }
  * builds from NEXTAUTH_URL, which without that setting is localhost:3000 whatever this site's address.
  */
 export async function signOutHere(): Promise<void> {
+  markSigningOut();
   await signOut({ redirect: false });
   // A full load, not the router: the signed-out staff member's cached data must not outlive the page.
   // eslint-disable-next-line @next/next/no-location-assign-relative-destination

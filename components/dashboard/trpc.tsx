@@ -42,11 +42,20 @@ export function serviceCodeOf(e: unknown): string | undefined {
 }
 
 /**
- * The session ended (signed out here or elsewhere, removed, run out): to sign in, and back to this
- * page after, rather than an error with a "Try again" that cannot succeed.
+ * The session ended (signed out elsewhere, removed, run out): to sign in, and back to this page
+ * after, rather than an error with a "Try again" that cannot succeed. Not while this page signs
+ * out: its calls refused meanwhile would take the browser back here after signing in.
  */
 function signInAgain(): void {
+  if (signingOut) return;
   window.location.assign(signInPath(`${window.location.pathname}${window.location.search}`));
+}
+
+let signingOut = false;
+
+/** This page is signing its member out (shell.tsx signOutHere): a refused call is expected, and goes nowhere. */
+export function markSigningOut(): void {
+  signingOut = true;
 }
 
 function makeQueryClient(onModeChanged: () => void, onRoleRefused: () => void) {
