@@ -102,10 +102,14 @@ describe("the payment link page", () => {
     });
   });
 
-  it("is link_used for others once a single-use link is held, and usable again after a decline", async () => {
+  it("is link_used for others once a single-use link is held (in use while its payment is under way), and usable again after a decline", async () => {
     const link = await createPaymentLink(await merchantPays.ctx(), { amount: 1_000, currency: "USD", description: "Once", singleUse: true });
     const first = await payPaymentLink(await base(), { linkId: link.id, msisdn: "0771234567", idempotencyKey: key() });
-    expect(await viewPaymentLinkPage(await base(), { linkId: link.id })).toMatchObject({ state: "link_used", notice: expect.stringContaining("already been used") });
+    expect(await viewPaymentLinkPage(await base(), { linkId: link.id })).toMatchObject({
+      state: "link_used",
+      link_in_use: true,
+      notice: expect.stringContaining("Someone is paying through this link now"),
+    });
     // The customer who holds it still sees their attempt, not the used page.
     expect(await viewPaymentLinkPage(await base(), { linkId: link.id, paymentId: first.id })).toMatchObject({ state: "open", attempt: { id: first.id } });
     await fail(first.id);
@@ -121,8 +125,13 @@ describe("the payment link page", () => {
     expect(takesAnotherAttempt(retry!.state, retry!.attempt!.phase)).toBe(true);
 
     const paid = await payPaymentLink(await base(), { linkId: link.id, msisdn: "0712345678", idempotencyKey: key() });
+    const held = await viewPaymentLinkPage(await base(), { linkId: link.id, paymentId: declined.id });
+    expect(held).toMatchObject({ state: "link_used", link_in_use: true, attempt: { id: declined.id, phase: "failed" } });
+    expect(takesAnotherAttempt(held!.state, held!.attempt!.phase)).toBe(false);
+    // Once that payment succeeds, the link is used for good.
+    await transitionPayment(await base(), { paymentId: paid.id, to: "succeeded" });
     const used = await viewPaymentLinkPage(await base(), { linkId: link.id, paymentId: declined.id });
-    expect(used).toMatchObject({ state: "link_used", notice: expect.stringContaining("already been used"), attempt: { id: declined.id, phase: "failed" } });
+    expect(used).toMatchObject({ state: "link_used", link_in_use: false, notice: expect.stringContaining("already been used"), attempt: { id: declined.id, phase: "failed" } });
     expect(takesAnotherAttempt(used!.state, used!.attempt!.phase)).toBe(false);
     // The one who paid it still sees their own attempt on an open page.
     expect(await viewPaymentLinkPage(await base(), { linkId: link.id, paymentId: paid.id })).toMatchObject({ state: "open", attempt: { id: paid.id } });
