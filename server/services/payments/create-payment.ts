@@ -69,8 +69,8 @@ export const QUOTE_CHANGED_PARAM = "charged_amount";
  * provider's idempotency key. A crash before the push, during it or before its result is saved
  * leaves a row with `prompt_sent_at` null; the retry (same Idempotency-Key) finds that row and
  * pushes again, which the provider dedupes, so there is never a second prompt or a second payment.
- * A retry's push that the provider refuses (as a copy, say) fails the payment only once the
- * provider says it has no prompt out for it: never on that refusal alone.
+ * A retry's push that the provider refuses (as a copy, say) fails the payment only on the
+ * provider's word about the payment when asked: never on that refusal alone.
  */
 export async function createPayment(ctx: ServiceContext, input: CreatePaymentInput): Promise<Payment> {
   const number = normaliseMsisdn(input.msisdn);
