@@ -33,6 +33,9 @@ test("search a payment by part of its reference, open it, read its timeline; exp
   const timeline = page.locator("ol.pay-timeline");
   await expect(timeline).toContainText("payment.succeeded");
   await expect(timeline.locator("li")).not.toHaveCount(0);
+  // Each event is named once: by its own entry, with its deliveries, not again under the state change that fired it.
+  const succeededEvent = await eventOf(request, payment.id, "payment.succeeded");
+  await expect(timeline.getByRole("link", { name: succeededEvent })).toHaveCount(1);
   await keep(page, testInfo, "payment-detail");
 });
 

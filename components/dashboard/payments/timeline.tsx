@@ -22,6 +22,8 @@ export function PaymentTimelineList({
   paymentId: string;
   endpointUrl?: (id: string) => string | undefined;
 }) {
+  // Events with an entry of their own (with their deliveries): a state change does not name them again.
+  const listed = new Set(entries.flatMap((e) => (e.kind === "event" ? [e.event.id] : [])));
   return (
     <ol className="pay-timeline">
       {entries.map((e) => (
@@ -30,7 +32,7 @@ export function PaymentTimelineList({
             {when(e.at)}
           </time>
           <div className="pay-tl-body">
-            <Entry e={e} currency={currency} paymentId={paymentId} endpointUrl={endpointUrl} />
+            <Entry e={e} currency={currency} paymentId={paymentId} endpointUrl={endpointUrl} listed={listed} />
           </div>
         </li>
       ))}
@@ -62,11 +64,13 @@ function Entry({
   currency,
   paymentId,
   endpointUrl,
+  listed,
 }: {
   e: TimelineEntry;
   currency: Currency;
   paymentId: string;
   endpointUrl?: (id: string) => string | undefined;
+  listed: ReadonlySet<string>;
 }) {
   switch (e.kind) {
     case "state":
@@ -88,7 +92,7 @@ function Entry({
               Resolved by {e.by ?? "a former team member"}: “{e.reason}”
             </p>
           ) : null}
-          {e.event ? <p className="muted">Fired event {eventLink(e.event)}</p> : null}
+          {e.event && !listed.has(e.event) ? <p className="muted">Fired event {eventLink(e.event)}</p> : null}
         </>
       );
     case "event":
