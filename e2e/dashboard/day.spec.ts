@@ -35,7 +35,8 @@ test("search a payment by part of its reference, open it, read its timeline; exp
   await expect(timeline.locator("li")).not.toHaveCount(0);
   // Each event is named once: by its own entry, with its deliveries, not again under the state change that fired it.
   const succeededEvent = await eventOf(request, payment.id, "payment.succeeded");
-  await expect(timeline.getByRole("link", { name: succeededEvent })).toHaveCount(1);
+  await expect(timeline.locator("li.pay-tl-event").getByRole("link", { name: succeededEvent })).toHaveCount(1);
+  await expect(timeline.locator("li.pay-tl-state").getByRole("link", { name: succeededEvent })).toHaveCount(0);
   await keep(page, testInfo, "payment-detail");
 });
 
