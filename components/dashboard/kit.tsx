@@ -12,12 +12,13 @@ import { errorMessage, useTRPC } from "./trpc";
 /**
  * Small pieces every dashboard page shares. Times are shown on the merchants' business clock
  * (Harare), the day the overview counts by, to the second (event logs need it), with the zone's
- * name, since staff elsewhere would otherwise read them as their own.
+ * name, since staff elsewhere would otherwise read them as their own: "CAT", as customers' receipts
+ * name it (Intl would write "GMT+2"; Harare keeps no summer time, so it is always CAT).
  */
-const WHEN = new Intl.DateTimeFormat("en-GB", { dateStyle: "medium", timeStyle: "long", timeZone: "Africa/Harare" });
+const WHEN = new Intl.DateTimeFormat("en-GB", { dateStyle: "medium", timeStyle: "medium", timeZone: "Africa/Harare" });
 
 export function formatWhen(iso: string | null | undefined, none = "—"): string {
-  return iso ? WHEN.format(new Date(iso)) : none;
+  return iso ? `${WHEN.format(new Date(iso))} CAT` : none;
 }
 
 /** The signed-in staff member's role, and whether it reaches `needed` (false while loading). */
