@@ -5,13 +5,13 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
 import { Pager, type Cursor } from "@/components/ui/pager";
+import { plural } from "@/components/ui/plural";
 import { Empty, Failed, Loading } from "@/components/ui/states";
 import { ConfirmPasswordField, RoleNote, SecretOnce, confirmPasswordOf, roleRefusal, useFormKey, useLeaveGuard, useRole, useSingleFlightMutation } from "../kit";
 import { errorMessage, isMissing, serviceCodeOf, useTRPC } from "../trpc";
 import { DELETED_PARAM, DeliveriesTable, EndpointStatusBadge, deliveryPollMs, failureRate, HealthBadge, SECRET_WARNING, when, type Outputs } from "./common";
 import { EndpointForm, endpointChanges } from "./endpoint-form";
 import "./webhooks.css";
-import { plural } from "@/components/ui/plural";
 
 type Detail = Outputs["webhooks"]["get"];
 

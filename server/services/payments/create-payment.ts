@@ -160,15 +160,15 @@ function paymentValues(ctx: ServiceContext, input: CreatePaymentInput, reference
   };
 }
 
+/** The payment a create goes on with; `retry` when an earlier request (or one beside it) made it, and may have pushed already. */
+type Made = { payment: Payment; retry: boolean };
+
 /**
  * With the request's key not yet claimed (`claim`), the payment's INSERT claims it: a request
  * whose key is new costs one statement for both. A request that owns the key without that
  * statement having inserted (a crashed request's lock taken over) inserts as usual; when the
  * statement fails, the key is claimed alone and its error handled here as usual.
  */
-/** The payment a create goes on with; `retry` when an earlier request (or one beside it) made it, and may have pushed already. */
-type Made = { payment: Payment; retry: boolean };
-
 async function insertPayment(
   ctx: ServiceContext,
   input: CreatePaymentInput,

@@ -6,7 +6,7 @@ import { manualClock, systemClock } from "@/server/clock";
 import { providers, sandbox } from "@/server/providers/registry";
 import { sandboxReference } from "@/server/providers/sandbox/client";
 import { seedPayment, seedTestMerchant, type TestMerchant } from "@/server/testing/fixtures";
-import { onJobSignal } from "@/server/services/job-signals";
+import { signalsSentBy } from "@/server/testing/signals";
 import { receiveProviderCallback } from "../providers/receive-callback";
 import { expirePayment, expirePayments } from "./expire-payment";
 import type { ProviderRegistry, WalletProvider } from "@/server/providers/port";
@@ -80,30 +80,10 @@ describe("provider callbacks", () => {
 
   it("tells the workers about the event once it is committed, not from inside the callback's transaction", async () => {
     const p = await seedPayment(m, "awaiting_customer");
-    const db = await getDb();
-    // The database as the callback sees it, noting when its transaction is open.
-    let open = false;
-    const watched = new Proxy(db, {
-      get(target, key, receiver) {
-        if (key !== "transaction") return Reflect.get(target, key, receiver);
-        return async (...args: Parameters<typeof db.transaction>) => {
-          open = true;
-          try {
-            return await target.transaction(...args);
-          } finally {
-            open = false;
-          }
-        };
-      },
-    });
-    const told: { type: string; whileOpen: boolean }[] = [];
-    onJobSignal((signal) => told.push({ type: signal.type, whileOpen: open }));
-    try {
-      const receipt = await receiveProviderCallback({ db: watched, clock: systemClock, providers }, { providerName: "sandbox", ...callbackFor(p, "SUCCESS") });
+    const told = await signalsSentBy(await getDb(), async (db) => {
+      const receipt = await receiveProviderCallback({ db, clock: systemClock, providers }, { providerName: "sandbox", ...callbackFor(p, "SUCCESS") });
       expect(receipt.outcome).toBe("applied");
-    } finally {
-      onJobSignal(undefined);
-    }
+    });
     expect(told).toEqual([{ type: "events.recorded", whileOpen: false }]);
   });
 

@@ -17,7 +17,7 @@ import { testPoster } from "@/server/testing/webhooks";
 import { confirmSettlementPayout, failSettlementPayout, payDueSettlements } from "./pay-settlement";
 import { listSettlementLines } from "./list-settlements";
 import { runSettlements } from "./run-settlements";
-import { onJobSignal } from "../job-signals";
+import { signalsSentBy } from "@/server/testing/signals";
 
 const HOUR = 3_600_000;
 const pick = <T>(xs: readonly T[]): T => xs[randomInt(xs.length)]!;
@@ -361,29 +361,10 @@ describe("payouts", () => {
     const made = await runSettlements({ db, clock }, { cutoff: future(5), merchantId: m.merchant.id });
     const live = made.find((s) => s.livemode)!;
     clock.advance(TEST_PAYOUT_DELAY_MS);
-    // The database as the payouts see it, noting when a transaction of theirs is open.
-    let open = false;
-    const watched = new Proxy(db, {
-      get(target, key, receiver) {
-        if (key !== "transaction") return Reflect.get(target, key, receiver) as unknown;
-        return async (...args: Parameters<typeof db.transaction>) => {
-          open = true;
-          try {
-            return await target.transaction(...args);
-          } finally {
-            open = false;
-          }
-        };
-      },
-    });
-    const told: { type: string; whileOpen: boolean }[] = [];
-    onJobSignal((signal) => told.push({ type: signal.type, whileOpen: open }));
-    try {
+    const told = await signalsSentBy(db, async (watched) => {
       expect(await payDueSettlements({ db: watched, clock }, { limit: 10, merchantId: m.merchant.id })).toHaveLength(1);
       expect(await confirmSettlementPayout({ ...(await m.ctx(true, clock)), db: watched }, live.id)).toMatchObject({ status: "paid" });
-    } finally {
-      onJobSignal(undefined);
-    }
+    });
     expect(told).toEqual([
       { type: "events.recorded", whileOpen: false },
       { type: "events.recorded", whileOpen: false },
