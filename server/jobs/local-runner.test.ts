@@ -1,5 +1,5 @@
 import { eq, inArray } from "drizzle-orm";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { getDb } from "@/db/client";
 import { events, payments, refunds, webhookAttempts, webhookDeliveries } from "@/db/schema";
 import { DELIVERY_LEASE_MS } from "@/server/domain/webhooks";
@@ -90,6 +90,36 @@ describe("local runner", () => {
     expect(new Set(handled)).toEqual(new Set([...backlog.map((p) => p.id), refund.id]));
     const [row] = await db.select({ status: refunds.status }).from(refunds).where(eq(refunds.id, refund.id));
     expect(row?.status).toBe("succeeded");
+  });
+});
+
+describe("local runner: stopping", () => {
+  it("once stopped, settled() waits for the pass that was running, so nothing runs after it", async () => {
+    const m = await seedTestMerchant();
+    const db = await getDb();
+    await seedPayment(m, "awaiting_customer", { at: new Date(Date.now() - 60_000), expiresInMs: 1_000 });
+    const runner = new LocalRunner({ db, clock: systemClock, providers, webhooks: testPoster(), merchantId: m.merchant.id });
+    let release = () => {};
+    const held = new Promise<void>((r) => (release = r));
+    let holding = false;
+    let finished = false;
+    const slow = runner as unknown as { claimAndRun: (kind: string) => Promise<string[]> };
+    slow.claimAndRun = async () => {
+      holding = true;
+      await held;
+      finished = true;
+      return [];
+    };
+    runner.start();
+    await vi.waitFor(() => expect(holding).toBe(true));
+    runner.stop();
+    let quiet = false;
+    const settling = runner.settled().then(() => (quiet = true));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(quiet).toBe(false);
+    release();
+    await settling;
+    expect(finished).toBe(true);
   });
 });
 

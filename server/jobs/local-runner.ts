@@ -210,9 +210,13 @@ export class LocalRunner {
     while (payoutsDue && (await payDueSettlements(this.deps, { limit: BATCH, merchantId: this.deps.merchantId })).length === BATCH);
   }
 
-  /** Resolves when the webhook attempts started so far (and those they chained, and relays beside a pass) have finished. */
+  /**
+   * Resolves when the pass under way (if any), the webhook attempts started so far (and those they
+   * chained) and the relays beside a pass have finished. After stop(), the runner is then quiet: a
+   * pass that was running when stop() was called has ended too.
+   */
   async settled(): Promise<void> {
-    while (this.inFlight.size > 0) await Promise.all(this.inFlight);
+    while (this.pass || this.inFlight.size > 0) await Promise.all([this.pass, ...this.inFlight]);
   }
 
   /** Attempts and their recording, for settled(). */
@@ -358,9 +362,21 @@ export class LocalRunner {
     this.timer.unref();
   }
 
-  private async loop(): Promise<void> {
-    if (this.stopped || this.running) return;
+  /** The pass loop() is running, for settled(). */
+  private pass: Promise<void> | undefined;
+
+  private loop(): Promise<void> {
+    if (this.stopped || this.running) return Promise.resolve();
     this.running = true;
+    const pass = this.runPass().finally(() => {
+      if (this.pass === pass) this.pass = undefined;
+    });
+    this.pass = pass;
+    return pass;
+  }
+
+  /** One pass and the scheduling of the next; never rejects. */
+  private async runPass(): Promise<void> {
     this.passStartedAt = performance.now();
     let sleep = MAX_SLEEP_MS;
     try {
