@@ -267,6 +267,11 @@ test("the event log links a refund's events to the refund's payment, and a settl
   const row = page.locator("table.data tbody tr").filter({ has: page.getByRole("link", { name: paid }) });
   await row.getByRole("link", { name: settlement }).click();
   await expect(page).toHaveURL(new RegExp(`/dashboard/settlements/${settlement}$`));
+  // Its lines name each payment by the reference the merchant's books know, and open the payment.
+  const line = (await v1<{ data: Array<{ payment: string; reference: string; source: string }> }>(request, "GET", `/v1/settlements/${settlement}/lines?limit=1`)).data[0]!;
+  const lineRow = page.locator("table.data tbody tr").filter({ hasText: line.source });
+  await lineRow.getByRole("link", { name: line.reference, exact: true }).click();
+  await expect(page).toHaveURL(new RegExp(`/dashboard/payments/${line.payment}$`));
 });
 
 test.describe("with the browser's clock in another time zone", () => {

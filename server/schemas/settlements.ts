@@ -38,6 +38,7 @@ export const settlementLineResource = z.object({
   type: z.enum(SETTLEMENT_LINE_KINDS),
   source: z.string().describe("The payment (pay_…) or refund (re_…)."),
   payment: z.string().describe("The payment the line is about: the source itself, or the payment a refund refunded."),
+  reference: z.string().describe("That payment's reference: for a refund, the reference of the payment it refunded."),
   amount: z.number().int(),
   fee: z.number().int().describe("The fee the merchant bore on this payment (0 when the customer bore it); 0 for refunds, since fees are not refunded."),
   net: z.number().int().describe("What the line adds to the payout (negative for refunds)."),
@@ -70,13 +71,14 @@ export function toSettlementResource(s: Settlement): z.infer<typeof settlementRe
   };
 }
 
-export function toSettlementLineResource(l: SettlementLine & { paymentId: string; livemode: boolean }): z.infer<typeof settlementLineResource> {
+export function toSettlementLineResource(l: SettlementLine & { paymentId: string; reference: string; livemode: boolean }): z.infer<typeof settlementLineResource> {
   return {
     object: "settlement_line",
     livemode: l.livemode,
     type: l.kind,
     source: l.objectId,
     payment: l.paymentId,
+    reference: l.reference,
     amount: l.amount,
     fee: l.fee,
     net: l.net,

@@ -30,6 +30,7 @@ describe("/v1/settlements", () => {
   let m: TestMerchant;
   let other: TestMerchant;
   let paymentIds: string[];
+  let references: string[];
   let settlementId: string;
 
   beforeAll(async () => {
@@ -38,6 +39,7 @@ describe("/v1/settlements", () => {
     // 23 succeeded test payments (fee 15 each, merchant-borne), one failed, one live.
     const seeded = await Promise.all(Array.from({ length: 23 }, (_, i) => seedPayment(m, "succeeded", { amount: 1_000 + i, at: new Date(at.getTime() + i) })));
     paymentIds = seeded.map((p) => p.id);
+    references = seeded.map((p) => p.reference);
     await seedPayment(m, "failed", { at });
     await seedPayment(m, "succeeded", { livemode: true, at });
   });
@@ -85,6 +87,7 @@ describe("/v1/settlements", () => {
       type: "payment",
       source: paymentIds[22],
       payment: paymentIds[22],
+      reference: references[22],
       amount: 1_022,
       fee: 15,
       net: 1_007,

@@ -8,7 +8,20 @@ import { Empty, Failed, Loading } from "@/components/ui/states";
 import { Badge } from "@/components/ui/status-badge";
 import { formatAmount } from "@/server/domain/money";
 import { SETTLEMENT_STATUSES, type SettlementStatus } from "@/server/domain/settlements";
-import { ConfirmAction, ConfirmPasswordField, ErrorNote, FilterControls, ListView, RefusedAction, confirmPasswordOf, forgetConfirmPassword, formatWhen, useRole, useSingleFlightMutation } from "../kit";
+import {
+  ConfirmAction,
+  ConfirmPasswordField,
+  ErrorNote,
+  FilterControls,
+  ListView,
+  MiddleClip,
+  RefusedAction,
+  confirmPasswordOf,
+  forgetConfirmPassword,
+  formatWhen,
+  useRole,
+  useSingleFlightMutation,
+} from "../kit";
 import { errorMessage, isMissing, useTRPC } from "../trpc";
 
 const STATUS = {
@@ -258,7 +271,7 @@ function SettlementLines({ id, currency }: { id: string; currency: "USD" | "ZWG"
         <table className="data">
           <thead>
             <tr>
-              <th>Item</th>
+              <th>Reference</th>
               <th>Type</th>
               <th className="num">Amount</th>
               <th className="num">Fee</th>
@@ -270,9 +283,14 @@ function SettlementLines({ id, currency }: { id: string; currency: "USD" | "ZWG"
             {q.data.data.map((l) => (
               <tr key={l.source}>
                 <td>
-                  <Link href={`/dashboard/payments/${l.payment}`} title={l.type === "refund" ? `Of payment ${l.payment}` : undefined}>
-                    <code>{l.source}</code>
+                  {/* The reference is the payment's: a refund's line names the payment it refunded. */}
+                  <Link href={`/dashboard/payments/${l.payment}`}>
+                    <MiddleClip text={l.reference} />
                   </Link>
+                  <br />
+                  <small className="muted">
+                    <code>{l.source}</code>
+                  </small>
                 </td>
                 <td>{l.type === "payment" ? "Payment" : "Refund"}</td>
                 <td className="num">{formatAmount(l.amount, currency)}</td>

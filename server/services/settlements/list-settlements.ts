@@ -1,5 +1,5 @@
-import { and, eq, inArray } from "drizzle-orm";
-import { refunds, settlementLines, settlements, type Settlement, type SettlementLine } from "@/db/schema";
+import { and, eq, getTableColumns, sql } from "drizzle-orm";
+import { payments, refunds, settlementLines, settlements, type Settlement, type SettlementLine } from "@/db/schema";
 import type { ServiceContext } from "@/server/context";
 import type { SettlementStatus } from "@/server/domain/settlements";
 import { resourceMissing } from "@/server/domain/errors";
@@ -17,19 +17,29 @@ export async function listSettlements(ctx: ServiceContext, filters: { status?: S
   return q.finish(await withOwnedCursor(ctx, page, own, (owned) => ctx.db.select().from(settlements).where(and(q.where, owned)).orderBy(...q.orderBy).limit(q.limit)));
 }
 
-/** A line with the payment it is about: the payment itself, or the one a refund refunded. */
-export type SettlementLineOfPayment = SettlementLine & { paymentId: string; livemode: boolean };
+/**
+ * A line with the payment it is about (the payment itself, or the one a refund refunded) and that
+ * payment's reference, the name a merchant's books know it by.
+ */
+export type SettlementLineOfPayment = SettlementLine & { paymentId: string; reference: string; livemode: boolean };
 
 /**
  * A batch's line items, by object id descending (refunds, then payments, newest first); keyset on
- * the object id. A refund's payment comes from one query for the page's refunds.
+ * the object id. Each line's payment and reference come in the same query, joined on primary keys.
  */
 export async function listSettlementLines(ctx: ServiceContext, settlementId: string, page: PageRequest): Promise<Page<SettlementLineOfPayment>> {
   await getSettlement(ctx, settlementId);
   const q = keyset(settlementLines.objectId, page, eq(settlementLines.settlementId, settlementId), [settlementLines.settlementId]);
   const { cursor } = keysetValues(page);
   const [rows, cursorLine] = await Promise.all([
-    ctx.db.select().from(settlementLines).where(q.where).orderBy(...q.orderBy).limit(q.limit),
+    ctx.db
+      .select({ ...getTableColumns(settlementLines), paymentId: payments.id, reference: payments.reference })
+      .from(settlementLines)
+      .leftJoin(refunds, and(eq(settlementLines.kind, "refund"), eq(refunds.id, settlementLines.objectId)))
+      .innerJoin(payments, eq(payments.id, sql`coalesce(${refunds.paymentId}, ${settlementLines.objectId})`))
+      .where(q.where)
+      .orderBy(...q.orderBy)
+      .limit(q.limit),
     // A cursor names one of this batch's lines (the settlement is ours: getSettlement), as withOwnedCursor has it for other lists.
     cursor === undefined
       ? [{}]
@@ -41,11 +51,5 @@ export async function listSettlementLines(ctx: ServiceContext, settlementId: str
   ]);
   if (cursor !== undefined && cursorLine.length === 0) throw resourceMissing("settlement line", cursor, cursorParam(page));
   const lines = q.finish(rows);
-  const refundIds = lines.data.filter((l) => l.kind === "refund").map((l) => l.objectId);
-  const refunded = new Map(
-    refundIds.length === 0
-      ? []
-      : (await ctx.db.select({ id: refunds.id, paymentId: refunds.paymentId }).from(refunds).where(inArray(refunds.id, refundIds))).map((r) => [r.id, r.paymentId]),
-  );
-  return { ...lines, data: lines.data.map((l) => ({ ...l, livemode: ctx.livemode, paymentId: l.kind === "refund" ? refunded.get(l.objectId)! : l.objectId })) };
+  return { ...lines, data: lines.data.map((l) => ({ ...l, livemode: ctx.livemode })) };
 }

@@ -208,9 +208,13 @@ describe("settlement runs", () => {
     const statusOf = new Map(items.map((i) => [i.id, i.status]));
     for (const id of objectIds) expect(statusOf.get(id)).toBe("succeeded");
 
-    // Each line, as listed, names its payment: the payment itself, or the one a refund refunded.
+    // Each line, as listed, names its payment (the payment itself, or the one a refund refunded)
+    // and that payment's reference.
     const refunded = new Map(
       (await db.select({ id: refunds.id, paymentId: refunds.paymentId }).from(refunds).where(eq(refunds.merchantId, m.merchant.id))).map((r) => [r.id, r.paymentId]),
+    );
+    const referenceOf = new Map(
+      (await db.select({ id: payments.id, reference: payments.reference }).from(payments).where(eq(payments.merchantId, m.merchant.id))).map((p) => [p.id, p.reference]),
     );
     let refundLines = 0;
     for (const batch of made) {
@@ -218,6 +222,7 @@ describe("settlement runs", () => {
       for (const line of (await listSettlementLines(as, batch.id, { limit: 100 })).data) {
         if (line.kind === "refund") refundLines++;
         expect(line.paymentId).toBe(line.kind === "refund" ? refunded.get(line.objectId) : line.objectId);
+        expect(line.reference).toBe(referenceOf.get(line.paymentId));
       }
     }
     expect(refundLines).toBeGreaterThan(0);
