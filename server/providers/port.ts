@@ -46,13 +46,16 @@ export class ProviderUnavailableError extends Error {
 /**
  * What a provider says about a payment, in our terms. Every provider maps its own statuses onto
  * these with one exhaustive function (see sandbox/transformers.ts).
- * - `pending`: no money moved and nothing definitive yet (prompt open, or never acted on).
+ * - `pending`: no money moved and nothing definitive yet (prompt open, or never acted on). With
+ *   `record: "none"`, the provider holds no push with our key at all; most callers wait on it as
+ *   on any pending (a push may reach its records late), but a create whose own retried push the
+ *   provider refused learns from it that no prompt went out.
  * - `succeeded`: the money moved.
  * - `failed`: a definitive decline; the only way a payment becomes `failed`.
  * - `unknown`: the provider itself does not know.
  */
 export type ProviderOutcome =
-  | { kind: "pending" }
+  | { kind: "pending"; record?: "none" }
   | { kind: "succeeded" }
   | { kind: "failed"; failureCode: FailureCode; message: string }
   | { kind: "unknown" };

@@ -13,7 +13,7 @@ const OUTCOMES = {
   CANCELLED: { kind: "failed", failureCode: "customer_cancelled", message: "The customer cancelled the payment on their phone." },
   // The prompt timed out on the phone or never arrived: no money moved, nothing was declined.
   EXPIRED: { kind: "pending" },
-  NOT_FOUND: { kind: "pending" },
+  NOT_FOUND: { kind: "pending", record: "none" },
   UNKNOWN: { kind: "unknown" },
 } as const satisfies Record<SandboxStatus, ProviderOutcome>;
 

@@ -14,6 +14,13 @@ const dyingAfterPush = sandboxWith({
   },
 });
 
+/** The process dies before its push reaches the provider. */
+const dyingBeforePush = sandboxWith({
+  push: async () => {
+    throw new Error("process killed before the push was sent");
+  },
+});
+
 /** A provider that refuses a copy of a push it took (it does not dedupe its refusals). */
 const refusingCopies = sandboxWith({
   push: async (request, signal) => {
@@ -46,6 +53,16 @@ describe("a create retried after its request died mid-push", () => {
     const input = { amount: 1_000, currency: "USD", method: "wallet", msisdn: "263770000005", reference: uniqueRef("retry"), idempotencyKey: uniqueRef("key") } as const;
     await expect(createPayment({ ...ctx, providers: dyingAfterPush }, input)).rejects.toThrow(/process killed/);
     expect(await createPayment({ ...ctx, providers: refusingCopies }, input)).toMatchObject({ status: "unknown" });
+  });
+
+  it("whose push is refused when the provider holds no push with its key: no prompt went out, so it fails at once with the refusal", async () => {
+    const m = await seedTestMerchant();
+    const ctx = await m.ctx();
+    const input = { amount: 1_000, currency: "USD", method: "wallet", msisdn: "263770000006", reference: uniqueRef("retry"), idempotencyKey: uniqueRef("key") } as const;
+    await expect(createPayment({ ...ctx, providers: dyingBeforePush }, input)).rejects.toThrow(/process killed/);
+    const retried = await createPayment(ctx, input);
+    expect(retried).toMatchObject({ status: "failed", failureCode: "push_rejected" });
+    expect(sandbox.pushCalls(retried.id)).toBe(1); // the retry's, refused
   });
 
   it("a first push refused fails the payment at once, without asking", async () => {

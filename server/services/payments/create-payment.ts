@@ -256,11 +256,13 @@ async function pushPrompt(ctx: ServiceContext, payment: Payment, response: Respo
   if (result.outcome === "rejected") {
     // A retry's push may be refused as a copy of one the provider took from the earlier request
     // (which died before recording it, or runs beside this one), whose prompt may be on the phone:
-    // failing it would ignore the customer's PIN. The provider's word on the payment decides.
+    // failing it would ignore the customer's PIN. The provider's word on the payment decides: a
+    // prompt still open waits for the PIN; no record of any push means none went out, and the
+    // refusal stands as a first push's would.
     const asked = retry ? await askProvider(ctx.providers, { ...payment, providerReference: result.providerReference }) : undefined;
     if (asked?.kind === "unknown") return (await transitionPayment(ctx, { paymentId: payment.id, to: "unknown" })).payment;
     if (asked?.kind === "succeeded") return (await transitionPayment(ctx, { paymentId: payment.id, to: "succeeded", providerReference: result.providerReference })).payment;
-    if (asked?.kind !== "pending") {
+    if (asked?.kind !== "pending" || asked.record === "none") {
       return (
         await transitionPayment(ctx, {
           paymentId: payment.id,
