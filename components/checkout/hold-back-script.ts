@@ -22,6 +22,10 @@ export const ISLAND_STALL_MS = 8_000;
  * Once the island runs, React takes the form's submit (and prevents the browser's), and keeps the
  * key itself; a submit it prevented is left alone here, so a number it refused keeps no key.
  *
+ * And it ticks the countdown of an attempt the server drew (`data-until`, `data-drawn-at`: pay-panel
+ * `Countdown`) once a second, counting from when this script ran, until the island has run and
+ * drawn the countdown itself (the attributes are gone), as `formatCountdown` writes it.
+ *
  * Without JavaScript it never runs, and the page is as the server rendered it. Kept apart from
  * sent-attempts.ts so that none of it is in the island's bundle.
  */
@@ -38,6 +42,11 @@ export function holdBackScript(pageId: string, closed: boolean): string {
     `setTimeout(function(){if(m.querySelector("[data-if-sent]"))m.setAttribute("data-stalled","")},${ISLAND_STALL_MS})}}catch(e){}` +
     // On window, bubbling: after React's own listener (on the document) has had its say.
     `try{addEventListener("submit",function(e){try{var f=e.target.elements,k=f&&f.attempt_key&&f.attempt_key.value,s;if(e.defaultPrevented||!k)return;` +
-    `s=r();if(!s.some(function(a){return a&&a.key===k}))localStorage.setItem(${name},JSON.stringify([{key:k,at:Date.now()}].concat(s).slice(0,${MAX_ATTEMPT_KEYS})))}catch(x){}})}catch(e){}})()`
+    `s=r();if(!s.some(function(a){return a&&a.key===k}))localStorage.setItem(${name},JSON.stringify([{key:k,at:Date.now()}].concat(s).slice(0,${MAX_ATTEMPT_KEYS})))}catch(x){}})}catch(e){}` +
+    // The countdown: stopped once the page has loaded (its scripts ran) and none is left to tick.
+    `try{var t=Date.now(),i=setInterval(function(){var c=document.querySelectorAll("[data-until]"),j,e,s;` +
+    `if(!c.length&&document.readyState==="complete")return clearInterval(i);` +
+    `for(j=0;j<c.length;j++){e=c[j];s=Math.max(0,Math.ceil((Date.parse(e.getAttribute("data-until"))-Date.parse(e.getAttribute("data-drawn-at"))-(Date.now()-t))/1e3));` +
+    `e.textContent=Math.floor(s/60)+":"+(s%60<10?"0":"")+s%60}},1e3)}catch(e){}})()`
   );
 }

@@ -69,7 +69,7 @@ export function PayPanel({ initial, action, attemptKey, amountChanged }: Props) 
       {/* Always there, so that what changes inside it is announced (a region that appears with its text is not). */}
       <div aria-live="polite">
         {attempt ? (
-          <AttemptStatus key={attempt.id} page={page} attempt={attempt} serverNow={serverNow} />
+          <AttemptStatus key={attempt.id} page={page} attempt={attempt} serverNow={serverNow} early={early} />
         ) : closedPage && !checking ? (
           <ClosedPage page={page} early={early} />
         ) : null}
@@ -312,7 +312,22 @@ function ReturnLink({ page }: { page: HostedPage }) {
   ) : null;
 }
 
-function AttemptStatus({ page, attempt, serverNow }: { page: HostedPage; attempt: HostedAttempt; serverNow: number }) {
+/**
+ * The time left to approve, by the server's clock. Until the island has run (`early`), the markup
+ * also carries the deadline and the time the server drew it, and the page's first script ticks it
+ * (hold-back-script.ts): on a slow connection the scripts take many seconds to arrive, and a
+ * countdown that holds still meanwhile reads as a page that has hung.
+ */
+function Countdown({ left, until, drawnAt, early }: { left: number; until: string; drawnAt: string; early: boolean }) {
+  return (
+    // The first script may have ticked it before hydration: the island's own ticks take over.
+    <span role="timer" data-until={early ? until : undefined} data-drawn-at={early ? drawnAt : undefined} suppressHydrationWarning>
+      {formatCountdown(left)}
+    </span>
+  );
+}
+
+function AttemptStatus({ page, attempt, serverNow, early }: { page: HostedPage; attempt: HostedAttempt; serverNow: number; early: boolean }) {
   const amount = formatPageAmount(attempt.charged_amount, attempt.currency);
   const wallet = attempt.network_name ?? "your wallet provider";
   // Time left to approve the prompt, by the server's clock.
@@ -337,7 +352,7 @@ function AttemptStatus({ page, attempt, serverNow }: { page: HostedPage; attempt
           {/* Each second's tick is not news: the live region around the status leaves it out. */}
           {left > 0 ? (
             <p className="countdown" aria-live="off">
-              Time left to approve: <span role="timer">{formatCountdown(left)}</span>
+              Time left to approve: <Countdown left={left} until={attempt.expires_at} drawnAt={page.server_time} early={early} />
             </p>
           ) : (
             <p>The time to approve it is up. This page shows the outcome as soon as {wallet} tells us.</p>
@@ -355,7 +370,8 @@ function AttemptStatus({ page, attempt, serverNow }: { page: HostedPage; attempt
           {/* A prompt whose sending timed out may still reach the phone, and is good until it expires. */}
           {attempt.status === "unknown" && left > 0 ? (
             <p className="countdown" aria-live="off">
-              If a PIN prompt for it shows on your phone, enter your PIN. Time left to approve: <span role="timer">{formatCountdown(left)}</span>
+              If a PIN prompt for it shows on your phone, enter your PIN. Time left to approve:{" "}
+              <Countdown left={left} until={attempt.expires_at} drawnAt={page.server_time} early={early} />
             </p>
           ) : null}
           {attempt.status === "unresolved" ? (

@@ -319,3 +319,39 @@ test("a second tab's refused Pay does not make the browser forget the payment th
   await expect(page.getByText("Link already used")).toHaveCount(0);
   expect(await paymentsOfLink(request, link.id)).toHaveLength(1);
 });
+
+test("while the page's scripts are on their way, the countdown of a prompt already sent still counts down, and the island takes it over", async ({ page, request }) => {
+  const link = await createLink(request);
+  await page.goto(`/pay/${link.id}`);
+  await pay(page, "0770000003"); // never answers: the prompt stays out
+  await expect(statusRegion(page).getByRole("heading")).toHaveText("Check your phone and enter your PIN");
+  const paymentId = attemptOf(page);
+
+  // A slow network: the attempt's page arrives, its scripts do not (yet).
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  await page.route(/\/_next\/static\/chunks\/.*\.js(\?.*)?$/, async (route) => {
+    await released;
+    await route.continue();
+  });
+  const errors: string[] = [];
+  page.on("console", (m) => void (m.type() === "error" && errors.push(m.text())));
+  await page.goto(`/pay/${link.id}?payment=${paymentId}`, { waitUntil: "domcontentloaded" });
+  const timer = statusRegion(page).getByRole("timer");
+  const seconds = async () => {
+    const [m, s] = ((await timer.textContent()) ?? "").split(":").map(Number);
+    return m! * 60 + s!;
+  };
+  const first = await seconds();
+  expect(first).toBeGreaterThan(100);
+  // Ticks without the island: at least two seconds gone within four.
+  await expect.poll(seconds, { timeout: 4_000 }).toBeLessThanOrEqual(first - 2);
+  expect(await timer.getAttribute("data-until")).not.toBeNull();
+
+  release();
+  // The island's countdown now: the first script's attributes are gone, and it still ticks.
+  await expect(timer).not.toHaveAttribute("data-until");
+  const taken = await seconds();
+  await expect.poll(seconds, { timeout: 4_000 }).toBeLessThan(taken);
+  expect(errors.filter((e) => /hydrat/i.test(e))).toEqual([]);
+});
