@@ -213,8 +213,10 @@ export function apiRoute<B extends z.ZodType | undefined, Q extends z.ZodType | 
       if (held) {
         // 4xx answers are as final as successes and replay the same; 5xx and 429 are not stored,
         // so the documented "query, then retry with the same key" (or "retry after the pause")
-        // runs the request again.
-        await (status < 500 && status !== 429 ? held.complete(status, text) : held.release()).catch((err: unknown) =>
+        // runs the request again. Nor is `parameter_invalid`, wherever the check that refused the
+        // request runs (the body's schema, or a service: a webhook URL that is not one, an expiry
+        // already past): the request as sent was malformed, and the same key may carry it fixed.
+        await (isStoredRefusal(error, status) ? held.complete(status, text) : held.release()).catch((err: unknown) =>
           log.error("idempotency record not saved", { requestId, error: err }),
         );
       }
@@ -222,6 +224,11 @@ export function apiRoute<B extends z.ZodType | undefined, Q extends z.ZodType | 
       return raw(status, text, requestId, retryAfter);
     }
   };
+}
+
+/** Whether a refusal is kept as its Idempotency-Key's answer (see the catch of apiRoute). */
+function isStoredRefusal(error: ServiceError, status: number): boolean {
+  return status < 500 && status !== 429 && error.code !== "parameter_invalid";
 }
 
 /** A stored answer, sent again as it was stored (unsealed when it was sealed). */

@@ -190,6 +190,33 @@ describe("replays", () => {
     expect(await paymentsOf(m.merchant.id)).toHaveLength(0);
   });
 
+  it("stores no parameter_invalid, whichever check refused the request: the same key carries the fixed body", async () => {
+    const m = await seedTestMerchant();
+    const cases = [
+      // Found by the services, past the body's schema.
+      { path: "/v1/webhook_endpoints", bad: { url: "not a url", enabled_events: ["*"] }, fixed: { url: "http://127.0.0.1:4000/hooks", enabled_events: ["*"] }, param: "url" },
+      {
+        path: "/v1/payment_links",
+        bad: { amount: 500, currency: "USD", description: "Tickets", expires_at: "2020-01-01T00:00:00Z" },
+        fixed: { amount: 500, currency: "USD", description: "Tickets", expires_at: new Date(Date.now() + HOUR).toISOString() },
+        param: "expires_at",
+      },
+      // Found by the body's schema.
+      { path: "/v1/payments", bad: { ...paymentBody(), amount: -1 }, fixed: paymentBody(), param: "amount" },
+    ];
+    for (const c of cases) {
+      const key = newKey();
+      const refused = await api("POST", c.path, { key: m.keys.test, body: c.bad, idempotencyKey: key });
+      expectError(refused, 400, "invalid_request", "parameter_invalid", c.param);
+      expect(await record(m.merchant.id, key), c.path).toBeUndefined();
+      const made = await api("POST", c.path, { key: m.keys.test, body: c.fixed, idempotencyKey: key });
+      expect(made.status, `${c.path}: ${made.text}`).toBe(201);
+      const replay = await api("POST", c.path, { key: m.keys.test, body: c.fixed, idempotencyKey: key });
+      expect(replay.headers.get("idempotent-replayed")).toBe("true");
+      expect(replay.text).toBe(made.text);
+    }
+  });
+
   it("stores reference_in_use and replays it even after the clash is gone from the request's point of view", async () => {
     const m = await seedTestMerchant();
     const body = paymentBody();

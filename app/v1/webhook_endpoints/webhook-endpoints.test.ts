@@ -208,7 +208,8 @@ describe("/v1/webhook_endpoints", () => {
     const m2 = await seedTestMerchant();
     const made = await Promise.all(Array.from({ length: 18 }, (_, i) => create(m2.keys.test, { url: `http://127.0.0.1:4000/${i}`, enabled_events: ["*"] })));
     expect(made.filter((r) => r.status === 201)).toHaveLength(16);
-    for (const r of made.filter((x) => x.status !== 201)) expectError(r, 400, "invalid_request", "parameter_invalid", "url");
+    // No field of the request is wrong: the error names none.
+    for (const r of made.filter((x) => x.status !== 201)) expect(expectError(r, 400, "invalid_request", "parameter_invalid").message).toMatch(/at most 16/);
     expect((await create(m2.keys.live, { url: "https://93.184.215.14/x", enabled_events: ["*"] })).status).toBe(201);
   });
 });

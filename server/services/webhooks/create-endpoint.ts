@@ -1,6 +1,6 @@
 import { and, count, eq, isNull } from "drizzle-orm";
 import { merchants, webhookEndpoints, type WebhookEndpoint } from "@/db/schema";
-import { invalidParam } from "@/server/domain/errors";
+import { ServiceError } from "@/server/domain/errors";
 import { newId } from "@/server/domain/ids";
 import { MAX_ENDPOINTS, newWebhookSecret } from "@/server/domain/webhooks";
 import type { ServiceContext } from "@/server/context";
@@ -22,7 +22,8 @@ export async function createEndpoint(ctx: ServiceContext, input: CreateEndpointI
       .from(webhookEndpoints)
       .where(and(eq(webhookEndpoints.merchantId, ctx.merchant.id), eq(webhookEndpoints.livemode, ctx.livemode), isNull(webhookEndpoints.deletedAt)));
     if (existing!.n >= MAX_ENDPOINTS) {
-      throw invalidParam("url", `You can have at most ${MAX_ENDPOINTS} webhook endpoints per environment. Delete one first.`);
+      // No field is wrong: the request is fine, the account is full.
+      throw new ServiceError("parameter_invalid", `You can have at most ${MAX_ENDPOINTS} webhook endpoints per environment. Delete one first.`);
     }
     const [row] = await tx
       .insert(webhookEndpoints)
