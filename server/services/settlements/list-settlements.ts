@@ -1,9 +1,9 @@
-import { and, eq, getTableColumns, sql } from "drizzle-orm";
+import { and, asc, desc, eq, sql } from "drizzle-orm";
 import { payments, refunds, settlementLines, settlements, type Settlement, type SettlementLine } from "@/db/schema";
 import type { ServiceContext } from "@/server/context";
 import type { SettlementStatus } from "@/server/domain/settlements";
 import { resourceMissing } from "@/server/domain/errors";
-import { cursorParam, keyset, keysetValues, withOwnedCursor, type Page, type PageRequest } from "../pagination";
+import { cursorParam, directionOf, keyset, keysetValues, withOwnedCursor, type Page, type PageRequest } from "../pagination";
 import { getSettlement } from "./get-settlement";
 
 export async function listSettlements(ctx: ServiceContext, filters: { status?: SettlementStatus }, page: PageRequest): Promise<Page<Settlement>> {
@@ -25,21 +25,22 @@ export type SettlementLineOfPayment = SettlementLine & { paymentId: string; refe
 
 /**
  * A batch's line items, by object id descending (refunds, then payments, newest first); keyset on
- * the object id. Each line's payment and reference come in the same query, joined on primary keys.
+ * the object id. Each line's payment and reference come in the same query.
  */
 export async function listSettlementLines(ctx: ServiceContext, settlementId: string, page: PageRequest): Promise<Page<SettlementLineOfPayment>> {
   await getSettlement(ctx, settlementId);
   const q = keyset(settlementLines.objectId, page, eq(settlementLines.settlementId, settlementId), [settlementLines.settlementId]);
   const { cursor } = keysetValues(page);
+  // The page's lines first (the primary key's order, read no further than the page), then each
+  // one's payment, by primary keys: the joins never touch the batch's other lines.
+  const pageOfLines = ctx.db.select().from(settlementLines).where(q.where).orderBy(...q.orderBy).limit(q.limit).as("page_lines");
   const [rows, cursorLine] = await Promise.all([
     ctx.db
-      .select({ ...getTableColumns(settlementLines), paymentId: payments.id, reference: payments.reference })
-      .from(settlementLines)
-      .leftJoin(refunds, and(eq(settlementLines.kind, "refund"), eq(refunds.id, settlementLines.objectId)))
-      .innerJoin(payments, eq(payments.id, sql`coalesce(${refunds.paymentId}, ${settlementLines.objectId})`))
-      .where(q.where)
-      .orderBy(...q.orderBy)
-      .limit(q.limit),
+      .select({ line: pageOfLines._.selectedFields, paymentId: payments.id, reference: payments.reference })
+      .from(pageOfLines)
+      .leftJoin(refunds, and(eq(pageOfLines.kind, "refund"), eq(refunds.id, pageOfLines.objectId)))
+      .innerJoin(payments, eq(payments.id, sql`coalesce(${refunds.paymentId}, ${pageOfLines.objectId})`))
+      .orderBy(directionOf(page) === "before" ? asc(pageOfLines.objectId) : desc(pageOfLines.objectId)),
     // A cursor names one of this batch's lines (the settlement is ours: getSettlement), as withOwnedCursor has it for other lists.
     cursor === undefined
       ? [{}]
@@ -51,5 +52,5 @@ export async function listSettlementLines(ctx: ServiceContext, settlementId: str
   ]);
   if (cursor !== undefined && cursorLine.length === 0) throw resourceMissing("settlement line", cursor, cursorParam(page));
   const lines = q.finish(rows);
-  return { ...lines, data: lines.data.map((l) => ({ ...l, livemode: ctx.livemode })) };
+  return { ...lines, data: lines.data.map((l) => ({ ...l.line, paymentId: l.paymentId, reference: l.reference, livemode: ctx.livemode })) };
 }
