@@ -6,6 +6,7 @@ import { createEndpoint } from "@/server/services/webhooks/create-endpoint";
 import { fanOutEvents } from "@/server/services/webhooks/fan-out-events";
 import { seedPayment, seedTestMerchant, type TestMerchant } from "@/server/testing/fixtures";
 import { commitEvents, startReceiver, testPoster, type Receiver } from "@/server/testing/webhooks";
+import { holdDueWork } from "@/server/testing/jobs";
 import * as dueWork from "./due-work";
 import { endpointShare } from "@/server/domain/webhooks";
 import { DELIVERY_CONCURRENCY, DELIVERY_PER_ENDPOINT, LocalRunner, PASS_BUDGET_MS, PASS_SPACING_MS } from "./local-runner";
@@ -94,26 +95,17 @@ describe("local runner batching", () => {
     w.receiver.received.length = 0;
     // Something due, so that the pass runs a batch of work: held here as a provider's timeouts would hold it.
     await seedPayment(w.m, "awaiting_customer", { at: new Date(Date.now() - 60_000), expiresInMs: 1_000 });
-    let release = () => {};
-    const held = new Promise<void>((r) => (release = r));
-    let holding = false;
-    const slow = w.runner as unknown as { claimAndRun: (kind: string) => Promise<string[]> };
-    const real = slow.claimAndRun;
-    slow.claimAndRun = async () => {
-      holding = true;
-      await held;
-      return [];
-    };
+    const hold = holdDueWork(w.runner);
     try {
       w.runner.start();
-      await vi.waitFor(() => expect(holding).toBe(true), { timeout: 5_000 });
+      await vi.waitFor(() => expect(hold.holding).toBe(true), { timeout: 5_000 });
       await w.commit(1);
       w.runner.notify();
       // Within the pass budget and a little: the pass itself is still held.
       await vi.waitFor(() => expect(w.receiver.received).toHaveLength(1), { timeout: PASS_BUDGET_MS + 2_000 });
     } finally {
-      release();
-      slow.claimAndRun = real;
+      hold.release();
+      hold.restore();
       w.runner.stop();
       await w.runner.settled();
     }

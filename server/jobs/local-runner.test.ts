@@ -10,6 +10,7 @@ import { manualClock, systemClock } from "@/server/clock";
 import { providers, sandbox } from "@/server/providers/registry";
 import { seedPayment, seedPendingRefund, seedTestMerchant, type TestMerchant } from "@/server/testing/fixtures";
 import { startReceiver, testPoster } from "@/server/testing/webhooks";
+import { holdDueWork } from "@/server/testing/jobs";
 import { claimDueDeliveries } from "./due-work";
 import { CLAIM_SIZE, LocalRunner } from "./local-runner";
 
@@ -99,27 +100,17 @@ describe("local runner: stopping", () => {
     const db = await getDb();
     await seedPayment(m, "awaiting_customer", { at: new Date(Date.now() - 60_000), expiresInMs: 1_000 });
     const runner = new LocalRunner({ db, clock: systemClock, providers, webhooks: testPoster(), merchantId: m.merchant.id });
-    let release = () => {};
-    const held = new Promise<void>((r) => (release = r));
-    let holding = false;
-    let finished = false;
-    const slow = runner as unknown as { claimAndRun: (kind: string) => Promise<string[]> };
-    slow.claimAndRun = async () => {
-      holding = true;
-      await held;
-      finished = true;
-      return [];
-    };
+    const hold = holdDueWork(runner);
     runner.start();
-    await vi.waitFor(() => expect(holding).toBe(true));
+    await vi.waitFor(() => expect(hold.holding).toBe(true));
     runner.stop();
     let quiet = false;
     const settling = runner.settled().then(() => (quiet = true));
     await new Promise((r) => setTimeout(r, 100));
     expect(quiet).toBe(false);
-    release();
+    hold.release();
     await settling;
-    expect(finished).toBe(true);
+    expect(hold.finished).toBe(true);
   });
 });
 

@@ -39,12 +39,16 @@ export function directionOf(page: PageRequest): Direction {
  * with `keysetValues`).
  */
 export function keysetOrder(idColumn: AnyPgColumn, direction: Direction, where: SQL | undefined, scope: AnyPgColumn[], cursor: unknown) {
-  const backwards = direction === "before";
   const bound = direction === "before" ? gt(idColumn, cursor) : direction === "after" ? lt(idColumn, cursor) : undefined;
-  return {
-    where: and(where, bound),
-    orderBy: [...scope, idColumn].map((c) => (backwards ? asc(c) : desc(c))),
-  };
+  return { where: and(where, bound), orderBy: keysetSort([...scope, idColumn], direction) };
+}
+
+/**
+ * The ORDER BY of a page in `direction` (newest first; a page before a cursor is read oldest first
+ * and turned round by finishPage), also for a query over a page read in a subquery.
+ */
+export function keysetSort(columns: AnyPgColumn[], direction: Direction) {
+  return columns.map((c) => (direction === "before" ? asc(c) : desc(c)));
 }
 
 /** The parameter a page's cursor came in, for an error about it. */

@@ -1,9 +1,9 @@
-import { and, asc, desc, eq, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { payments, refunds, settlementLines, settlements, type Settlement, type SettlementLine } from "@/db/schema";
 import type { ServiceContext } from "@/server/context";
 import type { SettlementStatus } from "@/server/domain/settlements";
 import { resourceMissing } from "@/server/domain/errors";
-import { cursorParam, directionOf, keyset, keysetValues, withOwnedCursor, type Page, type PageRequest } from "../pagination";
+import { cursorParam, directionOf, keyset, keysetSort, keysetValues, withOwnedCursor, type Page, type PageRequest } from "../pagination";
 import { getSettlement } from "./get-settlement";
 
 export async function listSettlements(ctx: ServiceContext, filters: { status?: SettlementStatus }, page: PageRequest): Promise<Page<Settlement>> {
@@ -40,7 +40,7 @@ export async function listSettlementLines(ctx: ServiceContext, settlementId: str
       .from(pageOfLines)
       .leftJoin(refunds, and(eq(pageOfLines.kind, "refund"), eq(refunds.id, pageOfLines.objectId)))
       .innerJoin(payments, eq(payments.id, sql`coalesce(${refunds.paymentId}, ${pageOfLines.objectId})`))
-      .orderBy(directionOf(page) === "before" ? asc(pageOfLines.objectId) : desc(pageOfLines.objectId)),
+      .orderBy(...keysetSort([pageOfLines.objectId], directionOf(page))),
     // A cursor names one of this batch's lines (the settlement is ours: getSettlement), as withOwnedCursor has it for other lists.
     cursor === undefined
       ? [{}]
