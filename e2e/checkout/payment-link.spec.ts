@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { attemptOf, numberError, createLink, deactivateLink, getPayment, neverSaysFailed, pay, paymentsOfLink, statusRegion, testHelper } from "./support";
+import { attemptOf, numberError, createLink, deactivateLink, getPayment, neverSaysFailed, pay, paymentsOfLink, searchPayments, statusRegion, testHelper } from "./support";
 
 /**
  * `/pay/{plink_id}` in a phone-sized Chromium against `next start`: every sandbox number's path,
@@ -25,7 +25,9 @@ test("…01 succeeds: the prompt with masked number, amount and countdown, then 
   const paymentId = attemptOf(page);
   const payment = await getPayment(request, paymentId);
   expect(payment).toMatchObject({ status: "succeeded", customer: { msisdn: "263770000001" } });
-  await expect(status).toContainText(`${link.id}-`);
+  // The receipt's reference is the code a search finds the payment by: the end of the payment's reference.
+  expect(payment.reference).toMatch(new RegExp(`^${link.id}-[0-9a-z]{8}$`));
+  await expect(status.locator('dt:text-is("Reference") + dd')).toHaveText(payment.reference.slice(-8));
   await expect(status).toContainText(/\d{1,2} \w{3} \d{4}, \d\d:\d\d CAT/);
   await expect(status).toContainText(/SBX/);
 
@@ -124,6 +126,10 @@ test("…05 stays unknown: the page keeps confirming, also once unresolved, and 
   await testHelper(request, paymentId, "age");
   await expect(status).toContainText("taking longer than usual", { timeout: 15_000 });
   await expect(status.getByRole("heading")).toHaveText("Confirming your payment");
+  // The reference to quote is short to read out, and finds the payment in the merchant's search.
+  const quoted = (await status.textContent())!.match(/quote reference (\S+)\./)![1]!;
+  expect(quoted).toMatch(/^[0-9a-z]{8}$/);
+  expect((await searchPayments(request, quoted)).map((p) => p.id)).toEqual([paymentId]);
   await neverSaysFailed(page, 2_000);
   await page.reload();
   await expect(statusRegion(page).getByRole("heading")).toHaveText("Confirming your payment");

@@ -14,7 +14,7 @@ async function call<T>(request: APIRequestContext, method: "GET" | "POST", path:
 
 export type Link = { id: string; url: string; amount: number };
 export type Session = { id: string; url: string; reference: string; payment: string | null; status: string; expires_at: string };
-export type Payment = { id: string; status: string; amount: number; fee: number; charged_amount: number; customer: { msisdn: string }; customer_msisdn_masked: string };
+export type Payment = { id: string; status: string; reference: string; amount: number; fee: number; charged_amount: number; customer: { msisdn: string }; customer_msisdn_masked: string };
 
 export const createLink = (request: APIRequestContext, body: Record<string, unknown> = {}, who?: Merchant) =>
   call<Link>(request, "POST", "/v1/payment_links", who, { amount: 2_500, currency: "USD", description: "Grade 7 school fees", ...body });
@@ -29,9 +29,11 @@ export const createSession = (request: APIRequestContext, body: Record<string, u
   });
 export const getSession = (request: APIRequestContext, id: string, who?: Merchant) => call<Session>(request, "GET", `/v1/checkout_sessions/${id}`, who);
 export const getPayment = (request: APIRequestContext, id: string, who?: Merchant) => call<Payment>(request, "GET", `/v1/payments/${id}`, who);
+/** The merchant's payments whose references hold `text`, newest first. */
+export const searchPayments = async (request: APIRequestContext, text: string, who?: Merchant) =>
+  (await call<{ data: Payment[] }>(request, "GET", `/v1/payments?search=${encodeURIComponent(text)}&limit=100`, who)).data;
 /** Payments made through a link: their references start with the link's id. */
-export const paymentsOfLink = async (request: APIRequestContext, linkId: string, who?: Merchant) =>
-  (await call<{ data: Payment[] }>(request, "GET", `/v1/payments?search=${linkId}&limit=100`, who)).data;
+export const paymentsOfLink = (request: APIRequestContext, linkId: string, who?: Merchant) => searchPayments(request, linkId, who);
 export const testHelper = (request: APIRequestContext, paymentId: string, action: "expire" | "unknown" | "age" | "succeed" | "fail", who?: Merchant) =>
   call<Payment>(request, "POST", `/v1/test_helpers/payments/${paymentId}/${action}`, who);
 

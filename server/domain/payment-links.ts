@@ -38,3 +38,21 @@ export function linkStatus(link: { active: boolean; singleUse: boolean; expiresA
   if (link.singleUse && holder !== undefined && holdsSingleUseLink(holder)) return "paying";
   return "active";
 }
+
+const CODE_CHARS = 8;
+
+/**
+ * A link payment's reference: traceable to its link (a search for the link id finds them all), and
+ * unique per payment by the payment id's last characters, its code.
+ */
+export const linkPaymentReference = (linkId: string, paymentId: string): string => `${linkId}-${paymentId.slice(-CODE_CHARS)}`;
+
+/**
+ * The reference a customer is asked to quote: the merchant's own as it is, but of a link payment only
+ * its code, since `plink_…-` is long to read out and the code alone finds it (a reference search
+ * matches any part).
+ */
+export function customerReference(payment: { id: string; reference: string; paymentLinkId: string | null }): string {
+  const ofLink = payment.paymentLinkId !== null && payment.reference === linkPaymentReference(payment.paymentLinkId, payment.id);
+  return ofLink ? payment.id.slice(-CODE_CHARS) : payment.reference;
+}

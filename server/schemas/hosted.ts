@@ -3,6 +3,7 @@ import { ATTEMPT_PHASE, CUSTOMER_FAILURE_MESSAGES, GENERIC_FAILURE_MESSAGE, take
 import type { FeeQuote } from "@/server/domain/fees";
 import type { Currency } from "@/server/domain/money";
 import { maskMsisdn, NETWORK_NAMES, networkOf } from "@/server/domain/msisdn";
+import { customerReference } from "@/server/domain/payment-links";
 import type { PaymentStatus } from "@/server/domain/payment-status";
 
 /**
@@ -83,6 +84,7 @@ export type HostedAttempt = {
   currency: Currency;
   msisdn_masked: string;
   network_name: string | null;
+  /** What the customer quotes to the merchant (customerReference): a link payment's code, else the reference. */
   reference: string;
   provider_reference: string | null;
   created_at: string;
@@ -103,7 +105,7 @@ export function toHostedAttempt(p: Payment): HostedAttempt {
     currency: p.currency,
     msisdn_masked: maskMsisdn(p.customerMsisdn),
     network_name: network ? NETWORK_NAMES[network] : null,
-    reference: p.reference,
+    reference: customerReference(p),
     provider_reference: p.providerReference,
     created_at: p.createdAt.toISOString(),
     expires_at: p.expiresAt.toISOString(),

@@ -13,6 +13,7 @@ import { payCheckoutSession } from "../checkout-sessions/pay-checkout-session";
 import { createPaymentLink } from "../payment-links/create-payment-link";
 import { deactivatePaymentLink } from "../payment-links/deactivate-payment-link";
 import { payPaymentLink } from "../payment-links/pay-payment-link";
+import { listPayments, staffPaymentFilters } from "../payments/list-payments";
 import { transitionPayment } from "../payments/transition-payment";
 import { viewCheckoutPage } from "./view-checkout-page";
 import { viewPaymentLinkPage } from "./view-payment-link-page";
@@ -79,6 +80,13 @@ describe("the payment link page", () => {
     expect(await viewPaymentLinkPage(await base(), { linkId: link.id, attemptKeys: [attemptKey] })).toMatchObject({ attempt: { id: payment.id, phase: "waiting" }, attempt_key: attemptKey });
     expect((await viewPaymentLinkPage(await base(), { linkId: other.id, attemptKeys: [attemptKey] }))!.attempt).toBeNull();
     expect(await viewPaymentLinkPage(await base(), { linkId: link.id, attemptKeys: [key()] })).toMatchObject({ attempt: null, attempt_key: null });
+    // The reference the customer quotes is its code: short to read out, and the merchant's search finds the payment by it in any case.
+    const quoted = page!.attempt!.reference;
+    expect(quoted).toMatch(/^[0-9a-z]{8}$/);
+    expect(payment.reference).toBe(`${link.id}-${quoted}`);
+    for (const search of [quoted, quoted.toUpperCase()]) {
+      expect((await listPayments(await merchantPays.ctx(), staffPaymentFilters({ search }), { limit: 10 })).data.map((p) => p.id)).toEqual([payment.id]);
+    }
     // The page's own view names no key: only a look-up by key does.
     expect(page!.attempt_key).toBeNull();
     // The merchant's pricing is not the customer's business when the merchant bears the fee.
@@ -260,7 +268,12 @@ describe("the checkout page", () => {
     const firstKey = key();
     const first = await payCheckoutSession(await base(), { sessionId: s.id, msisdn: "0781234567", idempotencyKey: firstKey });
     await fail(first.id);
-    expect(await viewCheckoutPage(await base(), s.id)).toMatchObject({ state: "open", attempt: { id: first.id, phase: "failed", network_name: "EcoCash" }, success_url: null });
+    // A checkout's attempt is quoted by the order's own reference.
+    expect(await viewCheckoutPage(await base(), s.id)).toMatchObject({
+      state: "open",
+      attempt: { id: first.id, phase: "failed", network_name: "EcoCash", reference: `${s.reference}#1` },
+      success_url: null,
+    });
 
     const secondKey = key();
     const second = await payCheckoutSession(await base(), { sessionId: s.id, msisdn: "0711234567", idempotencyKey: secondKey });

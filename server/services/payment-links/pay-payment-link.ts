@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import { paymentLinks, type Payment } from "@/db/schema";
 import { resourceMissing, ServiceError } from "@/server/domain/errors";
 import { isId } from "@/server/domain/ids";
-import { holdsSingleUseLink, linkClosedReason } from "@/server/domain/payment-links";
+import { holdsSingleUseLink, linkClosedReason, linkPaymentReference } from "@/server/domain/payment-links";
 import type { BaseContext } from "@/server/context";
 import type { ProviderRegistry } from "@/server/providers/port";
 import { payThroughOrigin, type CustomerAttempt } from "../payments/pay-through-origin";
@@ -34,8 +34,7 @@ export async function payPaymentLink(base: BaseContext & { providers: ProviderRe
         if (locked!.singleUse && (await paymentThrough(tx, { paymentLinkId: link.id }, holdsSingleUseLink))) {
           throw new ServiceError("link_used", "This payment link has already been used. Ask the merchant for a new one.");
         }
-        // Traceable to the link, unique per payment: the link id and the payment id's last characters.
-        return { reference: `${link.id}-${payment.id.slice(-8)}` };
+        return { reference: linkPaymentReference(link.id, payment.id) };
       },
     },
     "pay-payment-link",
