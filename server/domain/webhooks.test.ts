@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ENDPOINT_CONCURRENCY, endpointShare, endpointWants, GIVE_UP_AFTER_MS, healthChange, nextAttemptAt, RETRY_DELAYS_S, signingSecrets } from "./webhooks";
+import { claimIsStale, DELIVERY_LEASE_MS, ENDPOINT_CONCURRENCY, endpointShare, endpointWants, FRESH_CLAIM_MS, GIVE_UP_AFTER_MS, healthChange, nextAttemptAt, RETRY_DELAYS_S, signingSecrets } from "./webhooks";
 
 const t0 = new Date("2026-03-01T00:00:00Z");
 const at = (s: number) => new Date(t0.getTime() + s * 1000);
@@ -70,5 +70,16 @@ describe("webhook rules", () => {
       ]),
     ).toEqual({ reset: true, failureTimes: [at(3), at(4)] });
     expect(healthChange([{ ok: false, at: at(1) }, { ok: true, at: at(2) }])).toEqual({ reset: true, failureTimes: [] });
+  });
+});
+
+describe("a claimed delivery's freshness", () => {
+  it("is fresh within FRESH_CLAIM_MS of its claim (its lease's end less DELIVERY_LEASE_MS), stale after, and stale with no lease", () => {
+    const claimedAt = Date.parse("2026-11-30T10:00:00Z");
+    const leasedUntil = new Date(claimedAt + DELIVERY_LEASE_MS);
+    expect(claimIsStale(leasedUntil, new Date(claimedAt))).toBe(false);
+    expect(claimIsStale(leasedUntil, new Date(claimedAt + FRESH_CLAIM_MS))).toBe(false);
+    expect(claimIsStale(leasedUntil, new Date(claimedAt + FRESH_CLAIM_MS + 1))).toBe(true);
+    expect(claimIsStale(null, new Date(claimedAt))).toBe(true);
   });
 });

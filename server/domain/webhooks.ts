@@ -49,6 +49,19 @@ export const MAX_ENDPOINTS = 16;
 export const DELIVERY_LEASE_MS = 60_000;
 
 /**
+ * A claimed delivery sent within this of its claim goes as it was loaded. One that waited longer
+ * (behind its endpoint's share of the slots, which shrinks as more endpoints have work) is
+ * re-leased first, and its endpoint re-read: its lease may no longer cover the attempt, or may have
+ * run out and been taken by another worker, and the endpoint may have changed meanwhile.
+ */
+export const FRESH_CLAIM_MS = 2_000;
+
+/** Whether a delivery leased until `leasedUntil` (by a claim at its end less DELIVERY_LEASE_MS) must be re-leased before it is sent at `now`. */
+export function claimIsStale(leasedUntil: Date | null, now: Date): boolean {
+  return leasedUntil === null || now.getTime() - (leasedUntil.getTime() - DELIVERY_LEASE_MS) > FRESH_CLAIM_MS;
+}
+
+/**
  * How far apart two instances' clocks may be. A lease is taken on the claiming instance's clock,
  * so another may see it end up to this much later than a lease taken at its own now would.
  */

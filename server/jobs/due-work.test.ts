@@ -9,7 +9,13 @@ import { runSettlements } from "@/server/services/settlements/run-settlements";
 import { seedPayment, seedTestMerchant } from "@/server/testing/fixtures";
 import { eq } from "drizzle-orm";
 import { payments } from "@/db/schema";
-import { claimDueDeliveries, claimDueDeliveriesSharing, claimDuePayments, claimDueRefunds, LEASE_MS, nextDueAt } from "./due-work";
+import { DELIVERY_LEASE_MS } from "@/server/domain/webhooks";
+import { loadDeliveries, recordAttempts } from "@/server/services/webhooks/attempt-delivery";
+import { createEndpoint } from "@/server/services/webhooks/create-endpoint";
+import { fanOutEvents } from "@/server/services/webhooks/fan-out-events";
+import { updateEndpoint } from "@/server/services/webhooks/update-endpoint";
+import { commitEvents } from "@/server/testing/webhooks";
+import { claimDueDeliveries, claimDueDeliveriesSharing, claimDuePayments, claimDueRefunds, LEASE_MS, nextDueAt, renewDeliveryLease } from "./due-work";
 
 /**
  * Every query runs as a prepared statement, and PostgreSQL soon plans one generically: without its
@@ -80,5 +86,39 @@ describe("the next due time", () => {
     } finally {
       await db.update(payments).set({ status: "expired", expiredAt: new Date(), nextCheckAt: null }).where(eq(payments.id, p.id));
     }
+  });
+});
+
+describe("renewing a delivery's lease before a queued attempt", () => {
+  it("renews it while it is still the claimer's, with the endpoint as it is now; not once another claim or an attempt has taken it", async () => {
+    const m = await seedTestMerchant();
+    const db = await getDb();
+    const t0 = new Date();
+    const ctx = await m.ctx(false, manualClock(t0));
+    const endpoint = await createEndpoint(ctx, { url: "http://127.0.0.1:9/hooks", enabledEvents: ["*"] });
+    await commitEvents(m.merchant.id, 2);
+    await fanOutEvents({ db, clock: manualClock(t0) }, { merchantId: m.merchant.id });
+    const claimed = await claimDueDeliveries(db, t0, 10, { merchantId: m.merchant.id });
+    const [first, second] = await loadDeliveries({ db, clock: manualClock(t0) }, claimed);
+    await updateEndpoint(ctx, endpoint.id, { url: "http://127.0.0.1:9/moved" });
+
+    // Still the claimer's: leased a minute from now, with the endpoint's new address.
+    const later = new Date(t0.getTime() + 30_000);
+    const renewed = await renewDeliveryLease(db, first!.delivery, later);
+    expect(renewed).toMatchObject({ leasedUntil: new Date(later.getTime() + DELIVERY_LEASE_MS), endpoint: { id: endpoint.id, url: "http://127.0.0.1:9/moved" } });
+    // The copy that renewed it holds a lease the old copy no longer names.
+    expect(await renewDeliveryLease(db, first!.delivery, later)).toBeNull();
+    expect(await renewDeliveryLease(db, { ...first!.delivery, nextAttemptAt: renewed!.leasedUntil }, later)).not.toBeNull();
+
+    // Its lease ran out and another worker claimed it: not the first claimer's any more.
+    const lapsed = new Date(t0.getTime() + DELIVERY_LEASE_MS + 1_000);
+    expect(await claimDueDeliveries(db, lapsed, 10, { merchantId: m.merchant.id })).toEqual([second!.delivery.id]);
+    expect(await renewDeliveryLease(db, second!.delivery, lapsed)).toBeNull();
+    // Attempted by the worker that holds it: not to be sent again by anyone's queued copy.
+    const [current] = await loadDeliveries({ db, clock: manualClock(lapsed) }, [second!.delivery.id]);
+    await recordAttempts({ db, clock: manualClock(lapsed) }, [
+      { delivery: current!.delivery, endpointId: endpoint.id, attemptedAt: lapsed, post: { ok: true, statusCode: 200, latencyMs: 1, error: null, responseBody: "" }, counts: true, status: "delivered", retryAt: null },
+    ]);
+    expect(await renewDeliveryLease(db, current!.delivery, lapsed)).toBeNull();
   });
 });

@@ -2,9 +2,10 @@ import { and, asc, eq, getTableColumns, inArray, isNotNull, isNull, lte, or, sql
 import type { AnyPgColumn, PgTable } from "drizzle-orm/pg-core";
 import { literalIn } from "@/db/literal";
 import { rowsOf } from "@/db/rows";
-import { outbox, payments, refunds, settlements, webhookDeliveries, type Payment } from "@/db/schema";
+import { outbox, payments, refunds, settlements, webhookDeliveries, webhookEndpoints, type Payment } from "@/db/schema";
 import type { Db } from "@/db/client";
 import { DELIVERY_LEASE_MS } from "@/server/domain/webhooks";
+import { LOADED_ENDPOINT, type Loaded } from "@/server/services/webhooks/attempt-delivery";
 
 export const LEASE_MS = 30_000;
 
@@ -211,4 +212,30 @@ export async function claimDelivery(db: Db, id: string, now: Date): Promise<bool
     .where(and(eq(webhookDeliveries.id, id), eq(webhookDeliveries.status, "pending"), lte(webhookDeliveries.nextAttemptAt, now)))
     .returning({ id: webhookDeliveries.id });
   return claimed.length === 1;
+}
+
+/**
+ * Renews the lease of a delivery claimed earlier (see FRESH_CLAIM_MS), if it is still the
+ * claimer's: pending, not attempted since, and still leased until the end its claim set (a lease
+ * that ran out and was claimed again has another). Returns the new lease's end and the endpoint as
+ * it is now, or null: the delivery is no longer the claimer's to send.
+ */
+export async function renewDeliveryLease(
+  db: Db,
+  delivery: Pick<Loaded["delivery"], "id" | "attemptCount" | "nextAttemptAt">,
+  now: Date,
+): Promise<Pick<Loaded, "endpoint"> & { leasedUntil: Date } | null> {
+  if (!delivery.nextAttemptAt) return null;
+  const d = webhookDeliveries;
+  const w = webhookEndpoints;
+  const [row] = await db
+    .update(d)
+    .set({ nextAttemptAt: new Date(now.getTime() + DELIVERY_LEASE_MS) })
+    .from(w)
+    .where(and(eq(d.id, delivery.id), PENDING.deliveries, eq(d.attemptCount, delivery.attemptCount), eq(d.nextAttemptAt, delivery.nextAttemptAt), eq(w.id, d.endpointId)))
+    .returning({
+      leasedUntil: d.nextAttemptAt,
+      endpoint: LOADED_ENDPOINT,
+    });
+  return row ? { leasedUntil: row.leasedUntil!, endpoint: row.endpoint } : null;
 }

@@ -4,15 +4,19 @@ import { getDb } from "@/db/client";
 import { events, payments, refunds, webhookAttempts, webhookDeliveries } from "@/db/schema";
 import { DELIVERY_LEASE_MS } from "@/server/domain/webhooks";
 import { createEndpoint } from "@/server/services/webhooks/create-endpoint";
+import { deleteEndpoint } from "@/server/services/webhooks/delete-endpoint";
+import { updateEndpoint } from "@/server/services/webhooks/update-endpoint";
 import { fanOutEvents } from "@/server/services/webhooks/fan-out-events";
 import { transitionPayment } from "@/server/services/payments/transition-payment";
 import { manualClock, systemClock } from "@/server/clock";
 import { providers, sandbox } from "@/server/providers/registry";
 import { seedPayment, seedPendingRefund, seedTestMerchant, type TestMerchant } from "@/server/testing/fixtures";
-import { startReceiver, testPoster } from "@/server/testing/webhooks";
+import { commitEvents, startReceiver, testPoster } from "@/server/testing/webhooks";
+import type { WebhookSender } from "@/server/services/webhooks/attempt-delivery";
+import type { WebhookPostResult } from "@/server/webhooks/post-webhook";
 import { holdDueWork } from "@/server/testing/jobs";
 import { claimDueDeliveries } from "./due-work";
-import { CLAIM_SIZE, LocalRunner } from "./local-runner";
+import { CLAIM_SIZE, DELIVERY_CONCURRENCY, DELIVERY_PER_ENDPOINT, LocalRunner } from "./local-runner";
 
 describe("local runner", () => {
   let m: TestMerchant;
@@ -173,5 +177,113 @@ describe("local runner: a webhook attempt whose worker died", () => {
       poster.close();
       await r.close();
     }
+  });
+});
+
+/**
+ * A sender whose receivers answer only when the test says: each POST is kept with the event it
+ * carried, and `answer` settles every one in flight. `overlapping` lists POSTs of an event sent to
+ * an address while another POST of it there was still in flight.
+ */
+function heldSender() {
+  const posted: string[] = [];
+  const overlapping: string[] = [];
+  const open = new Set<string>();
+  let waiting: ((r: WebhookPostResult) => void)[] = [];
+  const sender: WebhookSender = {
+    post(url, body) {
+      const key = `${url} ${(JSON.parse(body) as { id: string }).id}`;
+      posted.push(key);
+      if (open.has(key)) overlapping.push(key);
+      open.add(key);
+      return new Promise<WebhookPostResult>((resolve) =>
+        waiting.push((r) => {
+          open.delete(key);
+          resolve(r);
+        }),
+      );
+    },
+  };
+  /** Settles the POSTs in flight, gives the runner a moment to record them and start more; returns how many it settled. */
+  async function answer(result: WebhookPostResult): Promise<number> {
+    const now = waiting;
+    waiting = [];
+    for (const settle of now) settle(result);
+    await new Promise((r) => setTimeout(r, 150));
+    return now.length;
+  }
+  return { sender, posted, overlapping, answer };
+}
+
+const OK: WebhookPostResult = { ok: true, statusCode: 200, latencyMs: 5, error: null, responseBody: "ok" };
+const TIMED_OUT: WebhookPostResult = { ok: false, statusCode: null, latencyMs: 10_000, error: "timed out", responseBody: "" };
+
+describe("local runner: a delivery that waits in the queue past its claim", () => {
+  /** One endpoint with a claim's worth of deliveries: its share in flight, as many queued behind them, and a way to answer. */
+  async function queuedBehindShare() {
+    const m = await seedTestMerchant();
+    const db = await getDb();
+    const clock = manualClock(new Date());
+    const ctx = await m.ctx(false, clock);
+    const endpoint = await createEndpoint(ctx, { url: "http://127.0.0.1:9/hooks", enabledEvents: ["*"] });
+    const held = heldSender();
+    const runner = new LocalRunner({ db, clock, providers, webhooks: held.sender, merchantId: m.merchant.id });
+    await commitEvents(m.merchant.id, DELIVERY_CONCURRENCY);
+    await runner.tick();
+    expect(held.posted).toHaveLength(DELIVERY_PER_ENDPOINT);
+    return { m, db, clock, ctx, endpoint, runner, ...held };
+  }
+
+  it("goes to the endpoint as it is when it is sent: a new URL set meanwhile, or nothing once the endpoint is deleted", async () => {
+    const moved = await queuedBehindShare();
+    moved.clock.advance(5_000);
+    await updateEndpoint(moved.ctx, moved.endpoint.id, { url: "http://127.0.0.1:9/new-hooks" });
+    moved.clock.advance(5_000);
+    while ((await moved.answer(OK)) > 0);
+    await moved.runner.settled();
+    expect(moved.posted.slice(DELIVERY_PER_ENDPOINT).every((p) => p.startsWith("http://127.0.0.1:9/new-hooks "))).toBe(true);
+    expect(new Set(moved.posted).size).toBe(DELIVERY_CONCURRENCY);
+
+    const deleted = await queuedBehindShare();
+    deleted.clock.advance(5_000);
+    await deleteEndpoint(deleted.ctx, deleted.endpoint.id);
+    deleted.clock.advance(5_000);
+    while ((await deleted.answer(TIMED_OUT)) > 0);
+    await deleted.runner.settled();
+    expect(deleted.posted).toHaveLength(DELIVERY_PER_ENDPOINT);
+  });
+
+  it("with two instances and an endpoint's share shrinking under its backlog (receivers timing out), is never sent twice at once, and every POST is a recorded attempt", async () => {
+    const m = await seedTestMerchant();
+    const db = await getDb();
+    const clock = manualClock(new Date());
+    const ctx = await m.ctx(false, clock);
+    await createEndpoint(ctx, { url: "http://127.0.0.1:9/slow", enabledEvents: ["payment.succeeded"] });
+    for (let i = 0; i < 15; i++) await createEndpoint(ctx, { url: `http://127.0.0.1:9/other-${i}`, enabledEvents: ["payment.failed"] });
+    const { sender, posted, overlapping, answer } = heldSender();
+    const a = new LocalRunner({ db, clock, providers, webhooks: sender, merchantId: m.merchant.id });
+    const b = new LocalRunner({ db, clock, providers, webhooks: sender, merchantId: m.merchant.id });
+
+    // /slow alone has work: instance A claims all of it, its share in flight and as many queued.
+    await commitEvents(m.merchant.id, 2 * DELIVERY_CONCURRENCY, "payment.succeeded");
+    await a.tick();
+    // Then fifteen endpoints more: /slow's share of A's slots shrinks, and its queue drains a few per 10 s.
+    await commitEvents(m.merchant.id, 49, "payment.failed");
+    await a.tick();
+    for (let i = 0; i < 9; i++) {
+      clock.advance(10_000);
+      await answer(TIMED_OUT);
+      // From a minute on, the queued deliveries' leases have run out: instance B claims too.
+      if (i >= 5) await b.tick();
+    }
+    a.stop();
+    b.stop();
+    do clock.advance(10_000);
+    while ((await answer(TIMED_OUT)) > 0);
+    await Promise.all([a.settled(), b.settled()]);
+
+    expect(overlapping).toEqual([]);
+    const deliveries = await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.merchantId, m.merchant.id));
+    expect(posted.length).toBe(deliveries.reduce((sum, d) => sum + d.attemptCount, 0));
   });
 });

@@ -6,13 +6,13 @@ import { sweepExpiredIdempotencyKeys } from "@/server/services/idempotency/sweep
 import { loadDeliveries, recordAttempts, sendDelivery, type AttemptResult, type Loaded, type WebhookSender } from "@/server/services/webhooks/attempt-delivery";
 import { fanOutEvents } from "@/server/services/webhooks/fan-out-events";
 import { dailyCutoff } from "@/server/domain/settlements";
-import { ENDPOINT_CONCURRENCY, endpointShare } from "@/server/domain/webhooks";
+import { claimIsStale, ENDPOINT_CONCURRENCY, endpointShare } from "@/server/domain/webhooks";
 import { payDueSettlements } from "@/server/services/settlements/pay-settlement";
 import { runSettlements } from "@/server/services/settlements/run-settlements";
 import { BackgroundScope } from "@/server/background";
 import { Batcher } from "./batcher";
 import { CLAIM_SIZE, DUE_KINDS, runDueBatch } from "./due-batch";
-import { claimDueDeliveriesSharing, nextDueAt } from "./due-work";
+import { claimDueDeliveriesSharing, nextDueAt, renewDeliveryLease } from "./due-work";
 
 export { CLAIM_SIZE };
 
@@ -313,8 +313,10 @@ export class LocalRunner {
       this.sending++;
       count(this.sendingTo, loaded.endpoint.id, +1);
       // A slot is an HTTP request in flight; recording happens in batches behind it.
-      const attempt = sendDelivery(this.deps, loaded)
-        .then((result) => this.track(this.recorder.add(result), loaded.delivery.id))
+      const attempt = this.stillOurs(loaded)
+        .then(async (current) => {
+          if (current) this.track(this.recorder.add(await sendDelivery(this.deps, current)), loaded.delivery.id);
+        })
         .finally(() => {
           this.sending--;
           count(this.sendingTo, loaded.endpoint.id, -1);
@@ -329,6 +331,18 @@ export class LocalRunner {
         });
       this.track(attempt, loaded.delivery.id);
     }
+  }
+
+  /**
+   * The delivery as it may be sent now: as claimed, or, after a wait in the queue (claimIsStale),
+   * re-leased with its endpoint as it is now. Null when it is no longer this runner's (its lease
+   * ran out and another claim took it, or an attempt was made): the queued copy is dropped unsent.
+   */
+  private async stillOurs(loaded: Loaded): Promise<Loaded | null> {
+    const now = this.deps.clock.now();
+    if (!claimIsStale(loaded.delivery.nextAttemptAt, now)) return loaded;
+    const renewed = await renewDeliveryLease(this.deps.db, loaded.delivery, now);
+    return renewed && { ...loaded, delivery: { ...loaded.delivery, nextAttemptAt: renewed.leasedUntil }, endpoint: renewed.endpoint };
   }
 
   private anyEndpointAtShare(): boolean {

@@ -26,6 +26,17 @@ export type Loaded = {
   event: Pick<EventRow, "id" | "type" | "createdAt" | "livemode" | "data">;
 };
 
+/** The endpoint's columns an attempt reads (Loaded's endpoint). */
+export const LOADED_ENDPOINT = {
+  id: webhookEndpoints.id,
+  url: webhookEndpoints.url,
+  status: webhookEndpoints.status,
+  deletedAt: webhookEndpoints.deletedAt,
+  secret: webhookEndpoints.secret,
+  previousSecret: webhookEndpoints.previousSecret,
+  previousSecretExpiresAt: webhookEndpoints.previousSecretExpiresAt,
+};
+
 /** What one attempt did, ready to be recorded (with others: see recordAttempts). */
 export type AttemptResult = {
   delivery: Loaded["delivery"];
@@ -51,15 +62,7 @@ export async function loadDeliveries(ctx: BaseContext, ids: string[]): Promise<L
   const d = webhookDeliveries;
   const w = webhookEndpoints;
   const endpoint = ctx.db
-    .select({
-      id: w.id,
-      url: w.url,
-      status: w.status,
-      deletedAt: w.deletedAt,
-      secret: w.secret,
-      previousSecret: w.previousSecret,
-      previousSecretExpiresAt: w.previousSecretExpiresAt,
-    })
+    .select(LOADED_ENDPOINT)
     .from(w)
     .where(eq(w.id, d.endpointId))
     .limit(1)
