@@ -19,6 +19,12 @@ describe("env", () => {
     expect(env().PUBLIC_BASE_URL).toBe("https://pay.example.test");
   });
 
+  it("reads a variable set to nothing as unset: its default, not an empty value", () => {
+    restore = setEnv({ PGLITE_DIR: "", DATABASE_URL: "", PUBLIC_BASE_URL: "", PORT: "3055", RATE_LIMIT_TEST_PER_SECOND: "" });
+    expect(env()).toMatchObject({ PGLITE_DIR: ".data/pglite", embedded: true, PUBLIC_BASE_URL: "http://localhost:3055", RATE_LIMIT_TEST_PER_SECOND: 25 });
+    expect(env().DATABASE_URL).toBeUndefined();
+  });
+
   describe("who runs the durable work", () => {
     const none = { INNGEST_EVENT_KEY: undefined, INNGEST_SIGNING_KEY: undefined, INNGEST_BASE_URL: undefined, INNGEST_DEV: undefined };
 
