@@ -27,7 +27,7 @@ test("…01 succeeds: the prompt with masked number, amount and countdown, then 
   expect(payment).toMatchObject({ status: "succeeded", customer: { msisdn: "263770000001" } });
   // The receipt's reference is the code a search finds the payment by: the end of the payment's reference.
   expect(payment.reference).toMatch(new RegExp(`^${link.id}-[0-9a-z]{8}$`));
-  await expect(status.locator('dt:text-is("Reference") + dd')).toHaveText(payment.reference.slice(-8));
+  await expect(status.locator('dt:text-is("Reference") + dd')).toHaveText(payment.reference.slice(-8).toUpperCase());
   await expect(status).toContainText(/\d{1,2} \w{3} \d{4}, \d\d:\d\d CAT/);
   await expect(status).toContainText(/SBX/);
 
@@ -128,7 +128,7 @@ test("…05 stays unknown: the page keeps confirming, also once unresolved, and 
   await expect(status.getByRole("heading")).toHaveText("Confirming your payment");
   // The reference to quote is short to read out, and finds the payment in the merchant's search.
   const quoted = (await status.textContent())!.match(/quote reference (\S+)\./)![1]!;
-  expect(quoted).toMatch(/^[0-9a-z]{8}$/);
+  expect(quoted).toMatch(/^[0-9A-Z]{8}$/);
   expect((await searchPayments(request, quoted)).map((p) => p.id)).toEqual([paymentId]);
   await neverSaysFailed(page, 2_000);
   await page.reload();

@@ -6,10 +6,10 @@ describe("the reference a customer quotes", () => {
   const link = newId("paymentLink");
   const id = newId("payment");
 
-  it("is a link payment's code: the end of its reference, made of its payment id's last characters", () => {
+  it("is a link payment's code: the end of its reference, made of its payment id's last characters, in capitals", () => {
     const reference = linkPaymentReference(link, id);
     expect(reference).toBe(`${link}-${id.slice(-8)}`);
-    expect(customerReference({ id, reference, paymentLinkId: link })).toBe(id.slice(-8));
+    expect(customerReference({ id, reference, paymentLinkId: link })).toBe(id.slice(-8).toUpperCase());
   });
 
   it("is the merchant's own reference whole, even one shaped like a link payment's", () => {

@@ -50,9 +50,10 @@ export const linkPaymentReference = (linkId: string, paymentId: string): string 
 /**
  * The reference a customer is asked to quote: the merchant's own as it is, but of a link payment only
  * its code, since `plink_…-` is long to read out and the code alone finds it (a reference search
- * matches any part).
+ * matches any part, in any case). In capitals, as codes read out are written: the alphabet has no
+ * I, L, O or U to mistake for a digit.
  */
 export function customerReference(payment: { id: string; reference: string; paymentLinkId: string | null }): string {
   const ofLink = payment.paymentLinkId !== null && payment.reference === linkPaymentReference(payment.paymentLinkId, payment.id);
-  return ofLink ? payment.id.slice(-CODE_CHARS) : payment.reference;
+  return ofLink ? payment.id.slice(-CODE_CHARS).toUpperCase() : payment.reference;
 }

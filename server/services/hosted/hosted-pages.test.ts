@@ -82,9 +82,9 @@ describe("the payment link page", () => {
     expect(await viewPaymentLinkPage(await base(), { linkId: link.id, attemptKeys: [key()] })).toMatchObject({ attempt: null, attempt_key: null });
     // The reference the customer quotes is its code: short to read out, and the merchant's search finds the payment by it in any case.
     const quoted = page!.attempt!.reference;
-    expect(quoted).toMatch(/^[0-9a-z]{8}$/);
-    expect(payment.reference).toBe(`${link.id}-${quoted}`);
-    for (const search of [quoted, quoted.toUpperCase()]) {
+    expect(quoted).toMatch(/^[0-9A-Z]{8}$/);
+    expect(payment.reference).toBe(`${link.id}-${quoted.toLowerCase()}`);
+    for (const search of [quoted, quoted.toLowerCase()]) {
       expect((await listPayments(await merchantPays.ctx(), staffPaymentFilters({ search }), { limit: 10 })).data.map((p) => p.id)).toEqual([payment.id]);
     }
     // The page's own view names no key: only a look-up by key does.
