@@ -5,13 +5,14 @@ import { payments, webhookAttempts, type Payment } from "@/db/schema";
 import { manualClock } from "@/server/clock";
 import { isServiceError } from "@/server/domain/errors";
 import { newId } from "@/server/domain/ids";
-import { seedPayment, seedPendingRefund, seedTestMerchant, type TestMerchant } from "@/server/testing/fixtures";
+import { seedPayment, seedPendingRefund, seedSucceededPayment, seedTestMerchant, type TestMerchant } from "@/server/testing/fixtures";
 import { listDeliveries } from "../webhooks/list-deliveries";
 import { listEvents } from "../events/list-events";
+import { createRefund } from "../refunds/create-refund";
 import { transitionRefund } from "../refunds/transition-refund";
 import { createEndpoint } from "../webhooks/create-endpoint";
 import { fanOutEvents } from "../webhooks/fan-out-events";
-import { paymentTimeline, type TimelineEntry } from "./payment-timeline";
+import { paymentTimeline, TIMELINE_LIMIT, type TimelineEntry } from "./payment-timeline";
 import { resolveUnresolvedPayment } from "./resolve-unresolved-payment";
 import { transitionPayment } from "./transition-payment";
 
@@ -121,6 +122,22 @@ describe("paymentTimeline", () => {
     expect((await paymentTimeline(await a.ctx(), p.id)).refundable).toBe(500);
     const waiting = await seedPayment(a, "awaiting_customer");
     expect((await paymentTimeline(await a.ctx(), waiting.id)).refundable).toBe(0);
+  });
+
+  it("says what a refund may still take from all the payment's refunds, beyond the ones it lists, as a refund counts them", async () => {
+    const many = await seedSucceededPayment(a, { amount: 5_000 });
+    // More refunds than the timeline lists: the oldest, left out of the page, still hold their part.
+    const count = TIMELINE_LIMIT + 5;
+    for (let i = 1; i <= count; i++) await seedPendingRefund(many, { at: new Date(many.createdAt.getTime() + i * 1_000), amount: 10 });
+    const ctx = await a.ctx();
+    const t = await paymentTimeline(ctx, many.id);
+    expect(t.truncated).toBe(true);
+    expect(t.refundable).toBe(5_000 - count * 10);
+    // What the page offers is exactly what a refund may take: a cent more is refused, all of it is not.
+    const over = await createRefund(ctx, { paymentId: many.id, amount: t.refundable + 1 }).then(() => null, (e: unknown) => e);
+    expect(isServiceError(over) && over.code).toBe("refund_amount_invalid");
+    await createRefund(ctx, { paymentId: many.id, amount: t.refundable });
+    expect((await paymentTimeline(ctx, many.id)).refundable).toBe(0);
   });
 
   it("never runs backwards, even when unknown_since was moved before the payment was created", async () => {

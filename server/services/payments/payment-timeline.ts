@@ -3,12 +3,12 @@ import { staffUsers, type Payment } from "@/db/schema";
 import type { ServiceContext } from "@/server/context";
 import { PAYMENT_EVENT, type EventType } from "@/server/domain/events";
 import type { PaymentStatus } from "@/server/domain/payment-status";
-import { HOLDS_REFUNDABLE_AMOUNT, refundableRemainder } from "@/server/domain/refunds";
 import { toPaymentResource, type PaymentResource } from "@/server/schemas/payments";
 import { toRefundResource, type RefundResource } from "@/server/schemas/refunds";
 import { toDeliveryResource, type WebhookDeliveryResource } from "@/server/schemas/webhooks";
 import { listEvents } from "../events/list-events";
 import { listRefunds } from "../refunds/list-refunds";
+import { refundableAmount } from "../refunds/refundable-amount";
 import { listDeliveries } from "../webhooks/list-deliveries";
 import { getPayment } from "./get-payment";
 
@@ -85,10 +85,10 @@ export async function paymentTimeline(ctx: ServiceContext, paymentId: string): P
       (a.kind === "state" && b.kind === "state" ? STATE_ORDER[a.to] - STATE_ORDER[b.to] : entryId(a).localeCompare(entryId(b))),
   );
 
-  const held = refunds.data.filter((r) => HOLDS_REFUNDABLE_AMOUNT[r.status]).reduce((sum, r) => sum + r.amount, 0);
   return {
     payment: toPaymentResource(payment),
-    refundable: payment.status === "succeeded" ? refundableRemainder(payment.amount, held) : 0,
+    // Summed over all its refunds, not the page of them listed here, as a refund's insert sums them.
+    refundable: payment.status === "succeeded" ? await refundableAmount(ctx.db, payment) : 0,
     entries,
     truncated: refunds.hasMore || allEvents.hasMore || deliveries.hasMore,
   };

@@ -1,4 +1,4 @@
-import { and, eq, gt, inArray, sql } from "drizzle-orm";
+import { and, eq, gt } from "drizzle-orm";
 import { payments, refunds, type Payment, type Refund } from "@/db/schema";
 import { invalidParam, resourceMissing, ServiceError } from "@/server/domain/errors";
 import { IDEMPOTENCY_TTL_MS } from "@/server/domain/idempotency";
@@ -6,9 +6,10 @@ import { newId } from "@/server/domain/ids";
 import { METADATA_MAX_KEYS, refundMetadata } from "@/server/domain/metadata";
 import { owned } from "@/server/domain/tenancy";
 import { refundSubmitLeaseEnds } from "@/server/domain/refund-schedule";
-import { HOLDING_STATUSES, refundableRemainder, type RefundReason } from "@/server/domain/refunds";
+import type { RefundReason } from "@/server/domain/refunds";
 import type { ServiceContext } from "@/server/context";
 import { signalJobs } from "@/server/services/job-signals";
+import { refundableAmount } from "./refundable-amount";
 import { submitRefund } from "./submit-refund";
 
 export type CreateRefundInput = {
@@ -67,11 +68,7 @@ async function insertRefund(ctx: ServiceContext, input: CreateRefundInput): Prom
     if (payment.status !== "succeeded") {
       throw new ServiceError("parameter_invalid", `Payment ${payment.id} is ${payment.status}; only a succeeded payment can be refunded.`, "payment");
     }
-    const [held] = await tx
-      .select({ amount: sql<number>`coalesce(sum(${refunds.amount}), 0)`.mapWith(Number) })
-      .from(refunds)
-      .where(and(eq(refunds.paymentId, payment.id), inArray(refunds.status, HOLDING_STATUSES)));
-    const remaining = refundableRemainder(payment.amount, held?.amount ?? 0);
+    const remaining = await refundableAmount(tx, payment);
     if (remaining === 0) {
       throw new ServiceError(
         "refund_amount_invalid",
