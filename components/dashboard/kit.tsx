@@ -4,10 +4,11 @@ import { useMutation, useQuery, type DefaultError, type MutateOptions, type UseM
 import Link from "next/link";
 import { useCallback, useEffect, useId, useRef, useState, useSyncExternalStore, type ReactNode, type RefObject } from "react";
 import { formatAmount, type Currency } from "@/server/domain/money";
-import { roleAllows, type StaffRole } from "@/server/domain/staff";
+import { modeName, roleAllows, type StaffRole } from "@/server/domain/staff";
+import { CURSOR_PARAMS, type Cursor } from "@/components/ui/pager";
 import { Empty, Failed, Loading } from "@/components/ui/states";
 import { useHydrated } from "@/components/ui/use-hydrated";
-import { errorMessage, useTRPC } from "./trpc";
+import { errorMessage, usePageLivemode, useTRPC } from "./trpc";
 
 /**
  * Small pieces every dashboard page shares. Times are shown on the merchants' business clock
@@ -70,34 +71,64 @@ type ListWithView = "payments" | "events";
 const viewKey = (list: ListWithView) => `mari.dashboard.${list}.view`;
 const noSubscription = () => () => {};
 
-/** Keeps the list's query string (filters and page) for this tab, for `BackToList`. */
+/** Keeps the list's query string (filters and page) for this tab, for `BackToList`, with the mode it was shown in. */
 export function useRememberListView(list: ListWithView, query: string): void {
+  const livemode = usePageLivemode();
   useEffect(() => {
     try {
-      sessionStorage.setItem(viewKey(list), query);
+      sessionStorage.setItem(viewKey(list), JSON.stringify({ query, livemode }));
     } catch {
       // Storage refused (private mode, quota): the back link goes to the unfiltered list.
     }
-  }, [list, query]);
+  }, [list, query, livemode]);
 }
 
-/** "← Payments": back to the list as this tab last showed it, filters and page kept. */
+/**
+ * The list's query string as this tab last showed it. Its page is an object of the mode it was
+ * shown in: after the test/live switch its filters still apply, but its page would name an object
+ * the other mode does not have, so the list starts again at its newest page.
+ */
+function rememberedView(list: ListWithView, livemode: boolean): string {
+  try {
+    const saved = JSON.parse(sessionStorage.getItem(viewKey(list)) ?? "null") as { query?: unknown; livemode?: unknown } | null;
+    if (typeof saved?.query !== "string") return "";
+    if (saved.livemode === livemode) return saved.query;
+    const params = new URLSearchParams(saved.query);
+    for (const param of CURSOR_PARAMS) params.delete(param);
+    return params.toString();
+  } catch {
+    // Storage refused, or a value this code did not write: the unfiltered list.
+    return "";
+  }
+}
+
+/** "← Payments": back to the list as this tab last showed it, filters and page kept (the page only in the same mode). */
 export function BackToList({ list, children }: { list: ListWithView; children: ReactNode }) {
-  const query = useSyncExternalStore(
-    noSubscription,
-    () => {
-      try {
-        return sessionStorage.getItem(viewKey(list)) ?? "";
-      } catch {
-        return "";
-      }
-    },
-    () => "",
-  );
+  const livemode = usePageLivemode();
+  const query = useSyncExternalStore(noSubscription, () => rememberedView(list, livemode), () => "");
   return (
     <p>
       <Link href={query ? `/dashboard/${list}?${query}` : `/dashboard/${list}`}>{children}</Link>
     </p>
+  );
+}
+
+/**
+ * A page of Payments or Events whose cursor (the `after` or `before` of its address) names no
+ * object of this mode: an address kept from the other side of the test/live switch (the browser's
+ * Back, a bookmark, a link someone shared) or edited by hand. Asking again cannot change that, so
+ * it leads to the newest page instead of offering a retry.
+ */
+export function PageNotHere({ cursor, what, onNewest }: { cursor: Cursor; what: string; onNewest: () => void }) {
+  const livemode = usePageLivemode();
+  return (
+    <div className="warning" role="alert">
+      This page of {what} starts from {cursor.startingAfter ?? cursor.endingBefore}, which is not in {modeName(livemode)} data (it may be from{" "}
+      {modeName(!livemode)} mode).{" "}
+      <button type="button" className="link-button" onClick={onNewest}>
+        Go to the newest {what}
+      </button>
+    </div>
   );
 }
 

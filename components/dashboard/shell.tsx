@@ -5,7 +5,7 @@ import Link from "next/link";
 import { usePathname } from "next/navigation";
 import type { ReactNode } from "react";
 import { MODE_COOKIE, modeName, roleAllows, type StaffRole } from "@/server/domain/staff";
-import { MODE_CHANNEL, markSigningOut } from "./trpc";
+import { MODE_CHANNEL, markSigningOut, reloadInChosenMode } from "./trpc";
 import { useHydrated } from "@/components/ui/use-hydrated";
 
 /** Every area of the dashboard; each is a folder under app/dashboard/(shell)/. */
@@ -38,7 +38,7 @@ export function DashboardShell({ merchantName, email, role, livemode, children }
       channel.close();
     }
     // Every page and every query reads the mode: start them all again in the new one.
-    window.location.reload();
+    reloadInChosenMode();
   };
   return (
     <div className={`dash${livemode ? "" : " dash-test"}`}>

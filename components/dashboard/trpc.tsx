@@ -5,6 +5,7 @@ import { createTRPCClient, httpBatchLink, TRPCClientError } from "@trpc/client";
 import { createTRPCContext } from "@trpc/tanstack-react-query";
 import { useRouter } from "next/navigation";
 import { createContext, useContext, useEffect, useState, type ReactNode } from "react";
+import { CURSOR_PARAMS } from "@/components/ui/pager";
 import { modeName, PAGE_MODE_HEADER, signInPath } from "@/server/domain/staff";
 import type { AppRouter } from "@/server/trpc/routers/_app";
 
@@ -30,6 +31,32 @@ const UNREACHABLE = "Could not reach Mari, or its answer was lost on the way. Ch
 export function isMissing(e: unknown): boolean {
   const code = e instanceof TRPCClientError ? (e.data as { code?: string } | undefined)?.code : undefined;
   return code === "NOT_FOUND" || code === "BAD_REQUEST";
+}
+
+/**
+ * A list refused the page it was asked for because of its cursor: no object of this mode has that
+ * id (one of the other mode's, say), or none could. The cursor is the whole of the page, so asking
+ * again cannot help; the list's newest page can.
+ */
+export function isCursorMissing(e: unknown): boolean {
+  if (!(e instanceof TRPCClientError)) return false;
+  const data = e.data as { service?: { code?: string; param?: string | null } | null; fields?: Record<string, unknown> | null } | undefined;
+  if (data?.service) return data.service.code === "resource_missing" && (data.service.param === "starting_after" || data.service.param === "ending_before");
+  return Boolean(data?.fields?.startingAfter || data?.fields?.endingBefore);
+}
+
+/**
+ * Loads the page again in the mode the switch now says. A list's page in the address (`after` or
+ * `before`: Payments, Events) is an object of the mode it was read in, which the other mode does
+ * not have: the list starts again at its newest page, its filters kept.
+ */
+export function reloadInChosenMode(): void {
+  const url = new URL(window.location.href);
+  const page = CURSOR_PARAMS.filter((param) => url.searchParams.has(param));
+  if (page.length === 0) return window.location.reload();
+  for (const param of page) url.searchParams.delete(param);
+  // Replaced, not changed first and then reloaded: the list would ask for the new address in the old mode.
+  window.location.replace(url.href);
 }
 
 const clientError = (e: unknown) => e instanceof TRPCClientError && typeof e.data?.httpStatus === "number" && e.data.httpStatus < 500;
@@ -129,7 +156,7 @@ export function DashboardProviders({ livemode, children }: { livemode: boolean; 
               {other[0]!.toUpperCase() + other.slice(1)} mode was chosen in another tab. This page still shows {modeName(livemode)} data, and
               changes nothing until it is reloaded.
             </span>
-            <button type="button" onClick={() => window.location.reload()}>
+            <button type="button" onClick={reloadInChosenMode}>
               Reload in {other} mode
             </button>
           </div>

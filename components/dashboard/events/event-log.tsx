@@ -7,8 +7,8 @@ import { Fragment, useState } from "react";
 import { Pager, type Cursor } from "@/components/ui/pager";
 import { Empty, Failed, Loading } from "@/components/ui/states";
 import { EVENT_TYPES, type EventType } from "@/server/domain/events";
-import { FilterControls, RoleNote, useRememberListView, useRole } from "../kit";
-import { errorMessage, useTRPC } from "../trpc";
+import { FilterControls, PageNotHere, RoleNote, useRememberListView, useRole } from "../kit";
+import { errorMessage, isCursorMissing, useTRPC } from "../trpc";
 import { when } from "../webhooks/common";
 import { ReplayWindow } from "./replay-window";
 import { EventTypeSelect } from "./event-type-select";
@@ -131,7 +131,11 @@ export function EventLog() {
       ) : list.isPending ? (
         <Loading what="events" />
       ) : list.isError ? (
-        <Failed message={errorMessage(list.error)} retry={() => void list.refetch()} />
+        isCursorMissing(list.error) ? (
+          <PageNotHere cursor={cursor} what="events" onNewest={() => go(filters)} />
+        ) : (
+          <Failed message={errorMessage(list.error)} retry={() => void list.refetch()} />
+        )
       ) : list.data.data.length === 0 && !cursor.startingAfter && !cursor.endingBefore ? (
         <Empty>{filtered ? "No events match these filters." : "No events yet. They appear here as payments, refunds and settlements change state."}</Empty>
       ) : (

@@ -4,8 +4,8 @@ import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useEffect, useRef, useState } from "react";
-import { AmountWithFee, FilterControls, MiddleClip, useRememberListView } from "@/components/dashboard/kit";
-import { errorMessage, usePageLivemode, useTRPC } from "@/components/dashboard/trpc";
+import { AmountWithFee, FilterControls, MiddleClip, PageNotHere, useRememberListView } from "@/components/dashboard/kit";
+import { errorMessage, isCursorMissing, usePageLivemode, useTRPC } from "@/components/dashboard/trpc";
 import { Pager } from "@/components/ui/pager";
 import { Empty, Failed, Loading } from "@/components/ui/states";
 import { PaymentStatusBadge } from "@/components/ui/status-badge";
@@ -138,7 +138,11 @@ export function PaymentsList() {
       ) : list.isPending ? (
         <Loading what="payments" />
       ) : list.isError ? (
-        <Failed message={errorMessage(list.error)} retry={() => void list.refetch()} />
+        isCursorMissing(list.error) ? (
+          <PageNotHere cursor={{ startingAfter: filters.after, endingBefore: filters.before }} what="payments" onNewest={() => setFilter({})} />
+        ) : (
+          <Failed message={errorMessage(list.error)} retry={() => void list.refetch()} />
+        )
       ) : list.data.data.length === 0 ? (
         <Empty>
           {!filtered

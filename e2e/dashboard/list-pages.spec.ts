@@ -1,0 +1,119 @@
+import { randomInt, randomUUID } from "node:crypto";
+import { expect, test, type APIRequestContext } from "@playwright/test";
+import { bearer, seed } from "../support/seed";
+import { eventOf, keep, succeededPayment } from "./support";
+
+/**
+ * The pages of Payments and Events, which keep their page in the address (`after`, `before`: an
+ * object of one mode): across the test/live switch, and where the object is not there.
+ */
+
+/**
+ * A live payment, which no test-mode page lists. Each to a number of its own: a live number gets a
+ * few PIN prompts a minute at most, and other tests prompt live numbers too.
+ */
+async function livePayment(request: APIRequestContext, reference: string) {
+  const msisdn = `0771${String(randomInt(1_000_000)).padStart(6, "0")}`;
+  const res = await request.post("/v1/payments", {
+    headers: { ...bearer(seed().keys.live), "Idempotency-Key": randomUUID() },
+    data: { amount: 1_000, currency: "USD", method: "wallet", reference, customer: { msisdn } },
+  });
+  expect(res.status(), await res.text()).toBe(201);
+  return (await res.json()) as { id: string; reference: string };
+}
+
+const tagged = (what: string) => `${what}-${Date.now().toString(36)}-${randomUUID().slice(0, 4)}`;
+
+test("the test/live switch on a later page of Payments or Events opens the other mode's newest page, filters kept", async ({ page, request }, testInfo) => {
+  const tag = tagged("switch-page");
+  const older = await succeededPayment(request, `${tag}-1`);
+  const newer = await succeededPayment(request, `${tag}-2`);
+  const live = await livePayment(request, `${tag}-live`);
+  const testMode = page.getByRole("switch", { name: "Test mode" });
+  const rows = page.locator("table.data tbody tr");
+
+  // The search's second page in test mode.
+  await page.goto(`/dashboard/payments?q=${tag}&after=${newer.id}`);
+  await expect(rows).toHaveCount(1);
+  await expect(rows).toContainText(older.reference);
+  await testMode.click();
+  await expect(page).toHaveURL(new RegExp(`/dashboard/payments\\?q=${tag}$`));
+  await expect(page.getByText("Test mode: you are looking at test data.")).toHaveCount(0);
+  await expect(rows).toHaveCount(1);
+  await expect(rows).toContainText(live.reference);
+  await expect(page.getByText(/No such payment/)).toHaveCount(0);
+  await keep(page, testInfo, "payments-after-switch");
+
+  // The event log's second page in live mode, back to test mode.
+  const eventId = await eventOf(request, newer.id, "payment.succeeded");
+  await page.goto(`/dashboard/events?type=payment.succeeded&after=${eventId}`);
+  await testMode.click();
+  await expect(page).toHaveURL(/\/dashboard\/events\?type=payment\.succeeded$/);
+  await expect(page.getByText("Test mode: you are looking at test data.")).toBeVisible();
+  await expect(page.getByRole("link", { name: eventId })).toBeVisible();
+  await expect(page.getByText(/No such event/)).toHaveCount(0);
+
+  // Live mode chosen in another tab: this tab's "Reload in live mode" leaves its page behind too.
+  await page.goto(`/dashboard/payments?q=${tag}&after=${newer.id}`);
+  await expect(rows).toContainText(older.reference);
+  const otherTab = await page.context().newPage();
+  await otherTab.goto("/dashboard");
+  await otherTab.getByRole("switch", { name: "Test mode" }).click();
+  await expect(otherTab.getByText("Test mode: you are looking at test data.")).toHaveCount(0);
+  await page.getByRole("button", { name: "Reload in live mode" }).click();
+  await expect(page).toHaveURL(new RegExp(`/dashboard/payments\\?q=${tag}$`));
+  await expect(rows).toContainText(live.reference);
+  await expect(page.getByText(/No such payment/)).toHaveCount(0);
+});
+
+test("← Payments keeps the list's page in the mode it was read in, and only its filters after the switch", async ({ page, request }) => {
+  const tag = tagged("back-mode");
+  const older = await succeededPayment(request, `${tag}-1`);
+  const newer = await succeededPayment(request, `${tag}-2`);
+  const live = await livePayment(request, `${tag}-live`);
+  const testMode = page.getByRole("switch", { name: "Test mode" });
+  const secondPage = `/dashboard/payments?q=${tag}&after=${newer.id}`;
+
+  await page.goto(secondPage);
+  await page.getByRole("link", { name: older.reference }).click();
+  await expect(page).toHaveURL(new RegExp(`/dashboard/payments/${older.id}$`));
+  await page.getByRole("link", { name: "← Payments" }).click();
+  await expect(page).toHaveURL(new RegExp(`${secondPage.replace("?", "\\?")}$`));
+
+  // The payment is a test one: in live mode its page says so, and leads back to the live list.
+  await page.getByRole("link", { name: older.reference }).click();
+  await expect(page).toHaveURL(new RegExp(`/dashboard/payments/${older.id}$`));
+  await testMode.click();
+  await expect(page.getByText(`There is no payment ${older.id} in live data`)).toBeVisible();
+  await page.getByRole("link", { name: "← Payments" }).click();
+  await expect(page).toHaveURL(new RegExp(`/dashboard/payments\\?q=${tag}$`));
+  await expect(page.locator("table.data tbody tr")).toContainText(live.reference);
+  await expect(page.getByText(/No such payment/)).toHaveCount(0);
+});
+
+test("a page whose cursor is not in this mode's data leads to the newest page, not to a retry that cannot work", async ({ page, request, baseURL }, testInfo) => {
+  const tag = tagged("gone-page");
+  const payment = await succeededPayment(request, `${tag}-1`);
+  const live = await livePayment(request, `${tag}-live`);
+
+  // A live payment's page, opened in test mode (an address from before a switch, say).
+  await page.goto(`/dashboard/payments?q=${tag}&after=${live.id}`);
+  const note = page.getByRole("alert").filter({ hasText: `This page of payments starts from ${live.id}, which is not in test data` });
+  await expect(note).toBeVisible();
+  await expect(page.getByRole("button", { name: "Try again" })).toHaveCount(0);
+  await keep(page, testInfo, "payments-page-not-here");
+  await note.getByRole("button", { name: "Go to the newest payments" }).click();
+  await expect(page).toHaveURL(new RegExp(`/dashboard/payments\\?q=${tag}$`));
+  await expect(page.locator("table.data tbody tr")).toContainText(payment.reference);
+
+  // A test event's page, opened in live mode.
+  const eventId = await eventOf(request, payment.id, "payment.succeeded");
+  await page.context().addCookies([{ name: "mari_mode", value: "live", url: baseURL! }]);
+  await page.goto(`/dashboard/events?type=payment.succeeded&before=${eventId}`);
+  const eventsNote = page.getByRole("alert").filter({ hasText: `This page of events starts from ${eventId}, which is not in live data` });
+  await expect(eventsNote).toBeVisible();
+  await expect(page.getByRole("button", { name: "Try again" })).toHaveCount(0);
+  await eventsNote.getByRole("button", { name: "Go to the newest events" }).click();
+  await expect(page).toHaveURL(/\/dashboard\/events\?type=payment\.succeeded$/);
+  await expect(eventsNote).toHaveCount(0);
+});
