@@ -133,6 +133,25 @@ export function PageNotHere({ cursor, what, onNewest }: { cursor: Cursor; what: 
 }
 
 /**
+ * A page of Payments or Events reached by a cursor that has no rows: those past the cursor have
+ * left the filters since the page before was read (payments awaiting their customer expired, say),
+ * or an old address was opened. Not the list's empty state, which would say nothing matches at
+ * all: it says there is nothing more this way, and leads to the newest page; the pager beside it
+ * leads back.
+ */
+export function NothingThisWay({ cursor, what, filtered, onNewest }: { cursor: Cursor; what: string; filtered: boolean; onNewest: () => void }) {
+  return (
+    <Empty>
+      No {cursor.endingBefore ? "newer" : "older"} {what}
+      {filtered ? " match these filters" : ""}.{" "}
+      <button type="button" className="link-button" onClick={onNewest}>
+        Go to the newest {what}
+      </button>
+    </Empty>
+  );
+}
+
+/**
  * Copies `text`. Where the clipboard is refused (plain http, an old browser), it selects the text
  * shown in `select` for Ctrl+C instead, and says so.
  */

@@ -10,12 +10,16 @@ export function Pager({ ids, hasMore, cursor, onChange }: { ids: string[]; hasMo
   // Walking newer (endingBefore), `hasMore` speaks of newer rows; walking older, of older ones.
   const newerExists = cursor.endingBefore ? hasMore : cursor.startingAfter !== undefined;
   const olderExists = cursor.endingBefore ? true : hasMore;
+  // An empty page (its rows left the filters since the page before was read) ends at its cursor:
+  // the way back starts there.
+  const newest = ids[0] ?? cursor.startingAfter;
+  const oldest = ids[ids.length - 1] ?? cursor.endingBefore;
   return (
     <div className="pager">
-      <button type="button" disabled={!newerExists || ids.length === 0} onClick={() => onChange({ endingBefore: ids[0] })}>
+      <button type="button" disabled={!newerExists || !newest} onClick={() => onChange({ endingBefore: newest })}>
         ← Newer
       </button>
-      <button type="button" disabled={!olderExists || ids.length === 0} onClick={() => onChange({ startingAfter: ids[ids.length - 1] })}>
+      <button type="button" disabled={!olderExists || !oldest} onClick={() => onChange({ startingAfter: oldest })}>
         Older →
       </button>
     </div>

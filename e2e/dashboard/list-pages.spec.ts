@@ -117,3 +117,43 @@ test("a page whose cursor is not in this mode's data leads to the newest page, n
   await expect(page).toHaveURL(/\/dashboard\/events\?type=payment\.succeeded$/);
   await expect(eventsNote).toHaveCount(0);
 });
+
+test("a page reached by a cursor with nothing past it says so, with the way back and to the newest page", async ({ page, request }, testInfo) => {
+  const tag = tagged("empty-page");
+  const older = await succeededPayment(request, `${tag}-1`);
+  const newer = await succeededPayment(request, `${tag}-2`);
+  const rows = page.locator("table.data tbody tr");
+  const newerButton = page.getByRole("button", { name: "← Newer" });
+  const olderButton = page.getByRole("button", { name: "Older →" });
+
+  // Past the oldest payment the search finds (as when the rows past a page leave the filters
+  // before the next is read): nothing older, which is not "no payments match".
+  await page.goto(`/dashboard/payments?q=${tag}&after=${older.id}`);
+  await expect(page.getByText("No older payments match these filters.")).toBeVisible();
+  await expect(page.getByText(/No payments match/)).toHaveCount(0);
+  await expect(olderButton).toBeDisabled();
+  await keep(page, testInfo, "payments-nothing-older");
+  // Back the way it came: the payments newer than the cursor.
+  await newerButton.click();
+  await expect(page).toHaveURL(new RegExp(`before=${older.id}$`));
+  await expect(rows).toHaveCount(1);
+  await expect(rows).toContainText(newer.reference);
+
+  // Before the newest: nothing newer; the way on is older, or the newest page.
+  await page.goto(`/dashboard/payments?q=${tag}&before=${newer.id}`);
+  await expect(page.getByText("No newer payments match these filters.")).toBeVisible();
+  await expect(newerButton).toBeDisabled();
+  await expect(olderButton).toBeEnabled();
+  await page.getByRole("button", { name: "Go to the newest payments" }).click();
+  await expect(page).toHaveURL(new RegExp(`/dashboard/payments\\?q=${tag}$`));
+  await expect(rows).toHaveCount(2);
+
+  // The event log, in a window that ends before any event of this run.
+  const eventId = await eventOf(request, older.id, "payment.succeeded");
+  await page.goto(`/dashboard/events?to=2020-01-01T00:00:00&after=${eventId}`);
+  await expect(page.getByText("No older events match these filters.")).toBeVisible();
+  await expect(newerButton).toBeEnabled();
+  await page.getByRole("button", { name: "Go to the newest events" }).click();
+  await expect(page).toHaveURL(/\/dashboard\/events\?to=2020-01-01T00%3A00%3A00$/);
+  await expect(page.getByText("No events match these filters.")).toBeVisible();
+});

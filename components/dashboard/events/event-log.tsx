@@ -7,7 +7,7 @@ import { Fragment, useState } from "react";
 import { Pager, type Cursor } from "@/components/ui/pager";
 import { Empty, Failed, Loading } from "@/components/ui/states";
 import { EVENT_TYPES, type EventType } from "@/server/domain/events";
-import { FilterControls, PageNotHere, RoleNote, useRememberListView, useRole } from "../kit";
+import { FilterControls, NothingThisWay, PageNotHere, RoleNote, useRememberListView, useRole } from "../kit";
 import { errorMessage, isCursorMissing, useTRPC } from "../trpc";
 import { when } from "../webhooks/common";
 import { ReplayWindow } from "./replay-window";
@@ -128,7 +128,8 @@ export function EventLog() {
 
       {badRange ? (
         <Failed message="The end of the range must be after its start." />
-      ) : list.isPending ? (
+      ) : list.isPending || (list.isPlaceholderData && list.data.data.length === 0) ? (
+        // An empty page shown while the next one loads would say the next one is empty too.
         <Loading what="events" />
       ) : list.isError ? (
         isCursorMissing(list.error) ? (
@@ -140,49 +141,53 @@ export function EventLog() {
         <Empty>{filtered ? "No events match these filters." : "No events yet. They appear here as payments, refunds and settlements change state."}</Empty>
       ) : (
         <>
-          <div className="table-wrap">
-            <table className="data cards ev-table">
-              <thead>
-                <tr>
-                  <th>Created</th>
-                  <th>Type</th>
-                  <th>Object</th>
-                  <th>Event</th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.data.data.map((e) => (
-                  <tr key={e.id}>
-                    <td className="ev-when">{when(e.created_at)}</td>
-                    <td className="ev-type">
-                      <Link href={`/dashboard/events/${e.id}`}>
-                        {/* On a phone's card a long type wraps at its dot (refund.|succeeded), never inside a word. */}
-                        <code>
-                          {e.type.split(".").map((part, i, all) =>
-                            i === all.length - 1 ? (
-                              part
-                            ) : (
-                              <Fragment key={i}>
-                                {part}.<wbr />
-                              </Fragment>
-                            ),
-                          )}
-                        </code>
-                      </Link>
-                    </td>
-                    <td className="ev-object">
-                      <ObjectLink object={e.data.object} />
-                    </td>
-                    <td className="ev-id">
-                      <Link href={`/dashboard/events/${e.id}`} className="muted">
-                        {e.id}
-                      </Link>
-                    </td>
+          {list.data.data.length === 0 ? (
+            <NothingThisWay cursor={cursor} what="events" filtered={filtered} onNewest={() => go(filters)} />
+          ) : (
+            <div className="table-wrap">
+              <table className="data cards ev-table">
+                <thead>
+                  <tr>
+                    <th>Created</th>
+                    <th>Type</th>
+                    <th>Object</th>
+                    <th>Event</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+                </thead>
+                <tbody>
+                  {list.data.data.map((e) => (
+                    <tr key={e.id}>
+                      <td className="ev-when">{when(e.created_at)}</td>
+                      <td className="ev-type">
+                        <Link href={`/dashboard/events/${e.id}`}>
+                          {/* On a phone's card a long type wraps at its dot (refund.|succeeded), never inside a word. */}
+                          <code>
+                            {e.type.split(".").map((part, i, all) =>
+                              i === all.length - 1 ? (
+                                part
+                              ) : (
+                                <Fragment key={i}>
+                                  {part}.<wbr />
+                                </Fragment>
+                              ),
+                            )}
+                          </code>
+                        </Link>
+                      </td>
+                      <td className="ev-object">
+                        <ObjectLink object={e.data.object} />
+                      </td>
+                      <td className="ev-id">
+                        <Link href={`/dashboard/events/${e.id}`} className="muted">
+                          {e.id}
+                        </Link>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
           <Pager
             ids={list.data.data.map((e) => e.id)}
             hasMore={list.data.hasMore}

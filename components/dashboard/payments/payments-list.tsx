@@ -4,7 +4,7 @@ import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useEffect, useRef, useState } from "react";
-import { AmountWithFee, FilterControls, MiddleClip, PageNotHere, useRememberListView } from "@/components/dashboard/kit";
+import { AmountWithFee, FilterControls, MiddleClip, NothingThisWay, PageNotHere, useRememberListView } from "@/components/dashboard/kit";
 import { errorMessage, isCursorMissing, usePageLivemode, useTRPC } from "@/components/dashboard/trpc";
 import { Pager } from "@/components/ui/pager";
 import { Empty, Failed, Loading } from "@/components/ui/states";
@@ -30,6 +30,7 @@ export function PaymentsList() {
   useRememberListView("payments", urlKey);
   const filters = readFilters(new URLSearchParams(urlKey));
   const filtered = Boolean(filters.q || filters.status || filters.currency || filters.method || filters.from || filters.to);
+  const cursor = { startingAfter: filters.after, endingBefore: filters.before };
 
   // The filters last asked for: a navigation shows in the URL only once it commits (after a
   // round trip to the server), and a change made meanwhile (a status chosen while the search box
@@ -135,15 +136,16 @@ export function PaymentsList() {
 
       {badRange ? (
         <Failed message="The end of the range must be on or after its start." />
-      ) : list.isPending ? (
+      ) : list.isPending || (list.isPlaceholderData && list.data.data.length === 0) ? (
+        // An empty page shown while the next one loads would say the next one is empty too.
         <Loading what="payments" />
       ) : list.isError ? (
         isCursorMissing(list.error) ? (
-          <PageNotHere cursor={{ startingAfter: filters.after, endingBefore: filters.before }} what="payments" onNewest={() => setFilter({})} />
+          <PageNotHere cursor={cursor} what="payments" onNewest={() => setFilter({})} />
         ) : (
           <Failed message={errorMessage(list.error)} retry={() => void list.refetch()} />
         )
-      ) : list.data.data.length === 0 ? (
+      ) : list.data.data.length === 0 && !cursor.startingAfter && !cursor.endingBefore ? (
         <Empty>
           {!filtered
             ? "No payments yet. Payments created with this environment's API keys appear here."
@@ -153,50 +155,54 @@ export function PaymentsList() {
         </Empty>
       ) : (
         <>
-          <div className="table-wrap" aria-busy={list.isFetching}>
-            <table className="data cards pay-table">
-              <thead>
-                <tr>
-                  <th>Reference</th>
-                  <th className="num">Amount</th>
-                  <th>Status</th>
-                  <th>Customer</th>
-                  <th>Method</th>
-                  <th>Created</th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.data.data.map((p) => (
-                  <tr key={p.id} onClick={() => router.push(`/dashboard/payments/${p.id}`)}>
-                    <td>
-                      <Link href={`/dashboard/payments/${p.id}`} onClick={(e) => e.stopPropagation()}>
-                        <MiddleClip text={p.reference} />
-                      </Link>
-                    </td>
-                    <td className="num">
-                      <AmountWithFee payment={p} />
-                    </td>
-                    {/* Either may wrap on a narrow screen rather than push the table wider than the page. */}
-                    <td className="cell-wrap">
-                      <PaymentStatusBadge status={p.status} />
-                      {p.amount_refunded > 0 ? (
-                        <span className="badge neutral pay-refunded">{p.amount_refunded === p.amount ? "Refunded" : "Partly refunded"}</span>
-                      ) : null}
-                    </td>
-                    <td className="pay-msisdn">{p.customer_msisdn_masked}</td>
-                    <td className="pay-method">{p.method}</td>
-                    <td className="pay-created cell-wrap">
-                      <time dateTime={p.created_at}>{when(p.created_at)}</time>
-                    </td>
+          {list.data.data.length === 0 ? (
+            <NothingThisWay cursor={cursor} what="payments" filtered={filtered} onNewest={() => setFilter({})} />
+          ) : (
+            <div className="table-wrap" aria-busy={list.isFetching}>
+              <table className="data cards pay-table">
+                <thead>
+                  <tr>
+                    <th>Reference</th>
+                    <th className="num">Amount</th>
+                    <th>Status</th>
+                    <th>Customer</th>
+                    <th>Method</th>
+                    <th>Created</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+                </thead>
+                <tbody>
+                  {list.data.data.map((p) => (
+                    <tr key={p.id} onClick={() => router.push(`/dashboard/payments/${p.id}`)}>
+                      <td>
+                        <Link href={`/dashboard/payments/${p.id}`} onClick={(e) => e.stopPropagation()}>
+                          <MiddleClip text={p.reference} />
+                        </Link>
+                      </td>
+                      <td className="num">
+                        <AmountWithFee payment={p} />
+                      </td>
+                      {/* Either may wrap on a narrow screen rather than push the table wider than the page. */}
+                      <td className="cell-wrap">
+                        <PaymentStatusBadge status={p.status} />
+                        {p.amount_refunded > 0 ? (
+                          <span className="badge neutral pay-refunded">{p.amount_refunded === p.amount ? "Refunded" : "Partly refunded"}</span>
+                        ) : null}
+                      </td>
+                      <td className="pay-msisdn">{p.customer_msisdn_masked}</td>
+                      <td className="pay-method">{p.method}</td>
+                      <td className="pay-created cell-wrap">
+                        <time dateTime={p.created_at}>{when(p.created_at)}</time>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
           <Pager
             ids={list.data.data.map((p) => p.id)}
             hasMore={list.data.hasMore}
-            cursor={{ startingAfter: filters.after, endingBefore: filters.before }}
+            cursor={cursor}
             onChange={(c) => go({ ...filters, after: c.startingAfter, before: c.endingBefore }, true)}
           />
         </>
