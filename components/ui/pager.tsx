@@ -6,7 +6,12 @@ export type Cursor = { startingAfter?: string; endingBefore?: string };
 /** The query string's names for the cursor of a list that keeps its page in its address (Payments, Events). */
 export const CURSOR_PARAMS = ["after", "before"] as const;
 
-export function Pager({ ids, hasMore, cursor, onChange }: { ids: string[]; hasMore: boolean; cursor: Cursor; onChange: (c: Cursor) => void }) {
+/**
+ * Newer and Older. `disabled` while the rows in sight are not the page the list now asks for (the
+ * page before, kept in sight while the next loads): a cursor taken from them would apply one
+ * filter's row to another filter, and skip that one's newest rows.
+ */
+export function Pager({ ids, hasMore, cursor, onChange, disabled = false }: { ids: string[]; hasMore: boolean; cursor: Cursor; onChange: (c: Cursor) => void; disabled?: boolean }) {
   // Walking newer (endingBefore), `hasMore` speaks of newer rows; walking older, of older ones.
   const newerExists = cursor.endingBefore ? hasMore : cursor.startingAfter !== undefined;
   const olderExists = cursor.endingBefore ? true : hasMore;
@@ -16,10 +21,10 @@ export function Pager({ ids, hasMore, cursor, onChange }: { ids: string[]; hasMo
   const oldest = ids[ids.length - 1] ?? cursor.endingBefore;
   return (
     <div className="pager">
-      <button type="button" disabled={!newerExists || !newest} onClick={() => onChange({ endingBefore: newest })}>
+      <button type="button" disabled={disabled || !newerExists || !newest} onClick={() => onChange({ endingBefore: newest })}>
         ← Newer
       </button>
-      <button type="button" disabled={!olderExists || !oldest} onClick={() => onChange({ startingAfter: oldest })}>
+      <button type="button" disabled={disabled || !olderExists || !oldest} onClick={() => onChange({ startingAfter: oldest })}>
         Older →
       </button>
     </div>

@@ -1,7 +1,7 @@
 import { randomInt, randomUUID } from "node:crypto";
-import { expect, test, type APIRequestContext } from "@playwright/test";
+import { expect, test, type APIRequestContext, type Page, type Route } from "@playwright/test";
 import { bearer, seed } from "../support/seed";
-import { eventOf, keep, succeededPayment } from "./support";
+import { eventOf, keep, succeededPayment, v1 } from "./support";
 
 /**
  * The pages of Payments and Events, which keep their page in the address (`after`, `before`: an
@@ -156,4 +156,90 @@ test("a page reached by a cursor with nothing past it says so, with the way back
   await page.getByRole("button", { name: "Go to the newest events" }).click();
   await expect(page).toHaveURL(/\/dashboard\/events\?to=2020-01-01T00%3A00%3A00$/);
   await expect(page.getByText("No events match these filters.")).toBeVisible();
+});
+
+/**
+ * A slow server for the page at `path` once its address has `param=value`: the navigation to the
+ * new address, and the list's rows for it (`procedure`, whose input names `value`), are held until
+ * let go.
+ */
+async function holdFilteredPage(page: Page, path: string, param: string, value: string, procedure: string) {
+  const navigation: Route[] = [];
+  const list: Route[] = [];
+  await page.route(
+    (url) => url.pathname === path && url.searchParams.get(param) === value,
+    (route) => void (route.request().headers()["rsc"] ? navigation.push(route) : route.continue()),
+  );
+  await page.route(new RegExp(`/api/trpc/[^?]*${procedure.replace(".", "\\.")}[^?]*\\?.*${encodeURIComponent(`"${value}"`)}`), (route) => void list.push(route));
+  const letGo = async (routes: Route[]) => {
+    // A request the page has since given up on (a newer one replaces it) is no longer there to let go.
+    for (const route of routes.splice(0)) await route.continue().catch(() => undefined);
+  };
+  return {
+    navigation: () => navigation.length,
+    list: () => list.length,
+    letNavigationGo: () => letGo(navigation),
+    letListGo: async () => {
+      await page.unrouteAll();
+      await letGo(list);
+    },
+  };
+}
+
+test("while a new filter's page is on its way, the pager waits for it instead of paging the old filter's rows", async ({ page, request }, testInfo) => {
+  // 25 payments in dollars, then the 2 newest in ZWG: the search's first page ends in dollars, and
+  // ZWG alone has one page. Each succeeds, for a page of the event log as well.
+  const tag = tagged("pager-wait");
+  const succeeded = async (reference: string, currency: "USD" | "ZWG") => {
+    const p = await v1<{ id: string }>(request, "POST", "/v1/payments", { amount: 1_000, currency, method: "wallet", reference, customer: { msisdn: "0770000003" } });
+    await v1(request, "POST", `/v1/test_helpers/payments/${p.id}/succeed`);
+  };
+  for (let i = 1; i <= 25; i++) await succeeded(`${tag}-usd-${i}`, "USD");
+  for (let i = 1; i <= 2; i++) await succeeded(`${tag}-zwg-${i}`, "ZWG");
+  const rows = page.locator("table.data tbody tr");
+  const olderButton = page.getByRole("button", { name: "Older →" });
+
+  await page.goto(`/dashboard/payments?q=${tag}`);
+  await expect(rows).toHaveCount(25);
+  await expect(olderButton).toBeEnabled();
+  const held = await holdFilteredPage(page, "/dashboard/payments", "currency", "ZWG", "payments.list");
+  await page.getByLabel("Currency").selectOption("ZWG");
+
+  // The address has not changed yet: the rows are still the search's, and the pager waits.
+  await expect.poll(held.navigation).toBeGreaterThan(0);
+  await expect(page).not.toHaveURL(/currency=ZWG/);
+  await expect(rows).toHaveCount(25);
+  await expect(olderButton).toBeDisabled();
+  await held.letNavigationGo();
+
+  // The address has: the search's rows stay in sight while ZWG's load, and the pager still waits.
+  await expect(page).toHaveURL(/currency=ZWG/);
+  await expect.poll(held.list).toBeGreaterThan(0);
+  await expect(rows).toHaveCount(25);
+  await expect(olderButton).toBeDisabled();
+  await keep(page, testInfo, "pager-waits-for-filter");
+  await held.letListGo();
+
+  // ZWG's own page: its two payments, the newest first, and no page after them.
+  await expect(rows).toHaveCount(2);
+  await expect(rows.first()).toContainText(`${tag}-zwg-2`);
+  await expect(olderButton).toBeDisabled();
+  await expect(page).not.toHaveURL(/after=/);
+
+  // The event log: from every payment.succeeded (27 at least) to the payment.failed ones.
+  await page.goto("/dashboard/events?type=payment.succeeded");
+  await expect(rows).toHaveCount(25);
+  await expect(olderButton).toBeEnabled();
+  const heldEvents = await holdFilteredPage(page, "/dashboard/events", "type", "payment.failed", "events.list");
+  await page.getByLabel("Type").selectOption("payment.failed");
+  await page.getByRole("button", { name: "Apply" }).click();
+  await expect.poll(heldEvents.navigation).toBeGreaterThan(0);
+  await expect(olderButton).toBeDisabled();
+  await heldEvents.letNavigationGo();
+  await expect(page).toHaveURL(/type=payment\.failed/);
+  await expect.poll(heldEvents.list).toBeGreaterThan(0);
+  await expect(rows.filter({ hasText: "payment.succeeded" })).toHaveCount(25);
+  await expect(olderButton).toBeDisabled();
+  await heldEvents.letListGo();
+  await expect(rows.filter({ hasText: "payment.succeeded" })).toHaveCount(0);
 });

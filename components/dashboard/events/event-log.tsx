@@ -3,7 +3,7 @@
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
-import { Fragment, useState } from "react";
+import { Fragment, useState, useTransition } from "react";
 import { Pager, type Cursor } from "@/components/ui/pager";
 import { Empty, Failed, Loading } from "@/components/ui/states";
 import { EVENT_TYPES, type EventType } from "@/server/domain/events";
@@ -50,11 +50,13 @@ export function EventLog() {
   const [showReplay, setShowReplay] = useState(false);
 
   // A filter replaces the address; a page is a step of its own, which the browser's Back undoes.
+  // Until the address commits, the rows in sight are the old address's: `navigating` says so.
+  const [navigating, startNavigation] = useTransition();
   const go = (next: { type?: string; from?: string; to?: string; after?: string; before?: string }, step = false) => {
     const q = new URLSearchParams();
     for (const [k, v] of Object.entries(next)) if (v) q.set(k, v);
     const s = q.toString();
-    router[step ? "push" : "replace"](s ? `${pathname}?${s}` : pathname, { scroll: false });
+    startNavigation(() => router[step ? "push" : "replace"](s ? `${pathname}?${s}` : pathname, { scroll: false }));
   };
   const filters = { type: typeParam, from, to };
   const createdGte = harareWallTimeToIso(from);
@@ -188,10 +190,12 @@ export function EventLog() {
               </table>
             </div>
           )}
+          {/* Only on the rows of the filters applied: not while another filter's page is on its way. */}
           <Pager
             ids={list.data.data.map((e) => e.id)}
             hasMore={list.data.hasMore}
             cursor={cursor}
+            disabled={navigating || list.isPlaceholderData}
             onChange={(c) => go({ ...filters, after: c.startingAfter, before: c.endingBefore }, true)}
           />
         </>

@@ -3,7 +3,7 @@
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useRef, useState, useTransition } from "react";
 import { AmountWithFee, FilterControls, MiddleClip, NothingThisWay, PageNotHere, useRememberListView } from "@/components/dashboard/kit";
 import { errorMessage, isCursorMissing, usePageLivemode, useTRPC } from "@/components/dashboard/trpc";
 import { Pager } from "@/components/ui/pager";
@@ -50,14 +50,16 @@ export function PaymentsList() {
   }, [urlKey]);
 
   // A new filter starts again at the newest page; only the pager moves the cursor. A filter
-  // replaces the address; a page is a step of its own, which the browser's Back undoes.
+  // replaces the address; a page is a step of its own, which the browser's Back undoes. Until
+  // the address commits, the rows in sight are the old address's: `navigating` says so.
+  const [navigating, startNavigation] = useTransition();
   const go = (next: ListFilters, step = false) => {
     const query = writeFilters(next);
     const key = query.slice(1);
     intended.current = next;
     // The same address again commits nothing, so it is not waited for.
     if (key !== urlKey) asked.current.push(key);
-    router[step ? "push" : "replace"](`${pathname}${query}`, { scroll: false });
+    startNavigation(() => router[step ? "push" : "replace"](`${pathname}${query}`, { scroll: false }));
   };
   const setFilter = (patch: Partial<ListFilters>) => go({ ...intended.current, ...patch, after: undefined, before: undefined });
   // A choice read as the URL would carry it (an unknown value is no filter).
@@ -199,11 +201,13 @@ export function PaymentsList() {
               </table>
             </div>
           )}
+          {/* Only on the rows of the filters last asked for: not while another filter's page is on its way. */}
           <Pager
             ids={list.data.data.map((p) => p.id)}
             hasMore={list.data.hasMore}
             cursor={cursor}
-            onChange={(c) => go({ ...filters, after: c.startingAfter, before: c.endingBefore }, true)}
+            disabled={navigating || list.isPlaceholderData}
+            onChange={(c) => go({ ...intended.current, after: c.startingAfter, before: c.endingBefore }, true)}
           />
         </>
       )}

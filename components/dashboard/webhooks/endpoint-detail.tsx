@@ -294,7 +294,7 @@ function EndpointDeliveries({ id }: { id: string }) {
       ) : (
         <>
           <DeliveriesTable deliveries={list.data.data} show="event" />
-          <Pager ids={list.data.data.map((d) => d.id)} hasMore={list.data.hasMore} cursor={cursor} onChange={setCursor} />
+          <Pager ids={list.data.data.map((d) => d.id)} hasMore={list.data.hasMore} cursor={cursor} onChange={setCursor} disabled={list.isPlaceholderData} />
         </>
       )}
     </section>

@@ -119,7 +119,7 @@ export function EndpointList() {
       ) : (
         <>
           <EndpointTable endpoints={list.data.data} hours={list.data.statsWindowHours} />
-          <Pager ids={list.data.data.map((e) => e.id)} hasMore={list.data.hasMore} cursor={cursor} onChange={setCursor} />
+          <Pager ids={list.data.data.map((e) => e.id)} hasMore={list.data.hasMore} cursor={cursor} onChange={setCursor} disabled={list.isPlaceholderData} />
         </>
       )}
     </>
