@@ -507,11 +507,28 @@ type ListPage<T> = { data: T[]; hasMore: boolean };
 
 /**
  * A list query's view: loading, the failure with a way to try again, the empty note, or (once it
- * has rows) what `children` makes of the page.
+ * has rows) what `children` makes of the page. `paging` is where the list's pager stands: a page
+ * reached by a cursor that comes back empty (its rows left the filter since the page before was
+ * read) says nothing more is that way and leads to the newest page, rather than calling the list empty.
  */
-export function ListView<T>({ q, what, empty, children }: { q: UseQueryResult<ListPage<T>, unknown>; what: string; empty: ReactNode; children: (page: ListPage<T>) => ReactNode }) {
+export function ListView<T>({
+  q,
+  what,
+  empty,
+  paging,
+  children,
+}: {
+  q: UseQueryResult<ListPage<T>, unknown>;
+  what: string;
+  empty: ReactNode;
+  paging: { cursor: Cursor; onNewest: () => void; filtered?: boolean };
+  children: (page: ListPage<T>) => ReactNode;
+}) {
   if (q.isPending) return <Loading what={what} />;
   if (q.isError) return <Failed message={errorMessage(q.error)} retry={() => void q.refetch()} />;
-  if (q.data.data.length === 0) return <Empty>{empty}</Empty>;
+  if (q.data.data.length === 0) {
+    const { cursor, onNewest, filtered = false } = paging;
+    return cursor.startingAfter || cursor.endingBefore ? <NothingThisWay cursor={cursor} what={what} filtered={filtered} onNewest={onNewest} /> : <Empty>{empty}</Empty>;
+  }
   return <>{children(q.data)}</>;
 }

@@ -243,3 +243,30 @@ test("while a new filter's page is on its way, the pager waits for it instead of
   await heldEvents.letListGo();
   await expect(rows.filter({ hasText: "payment.succeeded" })).toHaveCount(0);
 });
+
+/** Every list page in a tRPC answer (`{ data: [...], hasMore }`, however it is wrapped) made empty, as if its rows had left the filter. */
+function emptied(body: unknown): unknown {
+  if (Array.isArray(body)) return body.map(emptied);
+  if (body === null || typeof body !== "object") return body;
+  const o = body as Record<string, unknown>;
+  if (Array.isArray(o.data) && typeof o.hasMore === "boolean") return { ...o, data: [], hasMore: false };
+  return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, emptied(v)]));
+}
+
+test("the lists that keep their page to themselves: a later page that comes back empty leads to the newest page, not to 'no links yet'", async ({ page, request }) => {
+  // More links than a page holds, so that the list has an older page whatever other tests made.
+  for (let i = 0; i < 21; i++) await v1(request, "POST", "/v1/payment_links", { amount: 100 + i, currency: "USD", description: `paging ${i}` });
+  // The older page's links are deactivated by someone else before it is read, under "Hide deactivated".
+  await page.route(/\/api\/trpc\/[^?]*paymentLinks\.list[^?]*\?.*startingAfter/, async (route) => {
+    const res = await route.fetch();
+    await route.fulfill({ response: res, json: emptied(await res.json()) });
+  });
+  await page.goto("/dashboard/payment-links");
+  const rows = page.locator("table.data tbody tr");
+  await expect(rows).toHaveCount(20);
+  await page.getByRole("button", { name: "Older →" }).click();
+  await expect(page.getByText("No older payment links.")).toBeVisible();
+  await expect(page.getByText(/No payment links in this environment yet/)).toHaveCount(0);
+  await page.getByRole("button", { name: "Go to the newest payment links" }).click();
+  await expect(rows).toHaveCount(20);
+});

@@ -117,7 +117,7 @@ function KeyList({ canRevoke, role }: { canRevoke: boolean; role: StaffRole | nu
   const revoke = useSingleFlightMutation(trpc.apiKeys.revoke.mutationOptions({ onSuccess: () => void qc.invalidateQueries({ queryKey: trpc.apiKeys.pathKey() }) }));
 
   const body = (
-    <ListView q={q} what="API keys" empty={"No keys in this environment yet."}>
+    <ListView q={q} what="API keys" empty={"No keys in this environment yet."} paging={{ cursor, onNewest: () => setCursor({}) }}>
       {(page) => (
           <>
             <div className="table-wrap">

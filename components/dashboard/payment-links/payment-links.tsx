@@ -139,7 +139,12 @@ function LinkList({ canDeactivate, role }: { canDeactivate: boolean; role: Staff
   const deactivate = useSingleFlightMutation(trpc.paymentLinks.deactivate.mutationOptions({ onSuccess: () => void qc.invalidateQueries({ queryKey: trpc.paymentLinks.pathKey() }) }));
 
   const body = (
-    <ListView q={q} what="payment links" empty={activeOnly ? "No payment links that are still open." : "No payment links in this environment yet."}>
+    <ListView
+      q={q}
+      what="payment links"
+      empty={activeOnly ? "No payment links that are still open." : "No payment links in this environment yet."}
+      paging={{ cursor, onNewest: () => setCursor({}), filtered: activeOnly }}
+    >
       {(page) => (
           <>
             <div className="table-wrap">

@@ -35,7 +35,7 @@ function Entries() {
   const [cursor, setCursor] = useState<Cursor>({});
   const q = useQuery(trpc.security.list.queryOptions({ limit: 25, ...cursor }));
   return (
-    <ListView q={q} what="the security log" empty="Nothing recorded yet.">
+    <ListView q={q} what="security log entries" empty="Nothing recorded yet." paging={{ cursor, onNewest: () => setCursor({}) }}>
       {(page) => (
         <>
           <div className="table-wrap">

@@ -41,7 +41,12 @@ export function SettlementList() {
   const q = useQuery(trpc.settlements.list.queryOptions({ limit: 20, ...cursor, status: status || undefined }));
 
   const body = (
-    <ListView q={q} what="settlements" empty={status ? `No ${STATUS[status].label.toLowerCase()} batches.` : "No settlement batches yet: succeeded payments are batched daily at midnight (Harare)."}>
+    <ListView
+      q={q}
+      what="settlements"
+      empty={status ? `No ${STATUS[status].label.toLowerCase()} batches.` : "No settlement batches yet: succeeded payments are batched daily at midnight (Harare)."}
+      paging={{ cursor, onNewest: () => setCursor({}), filtered: Boolean(status) }}
+    >
       {(page) => (
           <>
             <div className="table-wrap">
