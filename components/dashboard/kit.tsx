@@ -133,11 +133,11 @@ export function PageNotHere({ cursor, what, onNewest }: { cursor: Cursor; what: 
 }
 
 /**
- * A page of Payments or Events reached by a cursor that has no rows: those past the cursor have
- * left the filters since the page before was read (payments awaiting their customer expired, say),
- * or an old address was opened. Not the list's empty state, which would say nothing matches at
- * all: it says there is nothing more this way, and leads to the newest page; the pager beside it
- * leads back.
+ * A list's page reached by a cursor that has no rows: those past the cursor have left the filters
+ * since the page before was read (payments awaiting their customer expired, links deactivated under
+ * "Hide deactivated"), or an old address was opened. Not the list's empty state, which would say
+ * nothing matches at all: it says there is nothing more this way, and leads to the newest page (on
+ * Payments and Events the pager beside it also leads back).
  */
 export function NothingThisWay({ cursor, what, filtered, onNewest }: { cursor: Cursor; what: string; filtered: boolean; onNewest: () => void }) {
   return (
