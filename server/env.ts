@@ -5,12 +5,12 @@ import { parseDataKey } from "./domain/sealing";
  * The one place that reads `process.env`. Everything else imports `env()`.
  * Parsed once, lazily, so scripts and tests can set variables before first use.
  */
-/** `true`/`1` or `false`/`0`; unset or empty: undefined, for a default that depends on other settings. */
-const FLAG_VALUES = ["true", "false", "1", "0", ""] as const;
+/** `true`/`1` or `false`/`0`; unset (or empty: see env()): undefined, for a default that depends on other settings. */
+const FLAG_VALUES = ["true", "false", "1", "0"] as const;
 const flag = z
   .enum(FLAG_VALUES)
   .optional()
-  .transform((v) => (v === undefined || v === "" ? undefined : v === "true" || v === "1"));
+  .transform((v) => (v === undefined ? undefined : v === "true" || v === "1"));
 const bool = (fallback: boolean) => flag.transform((v) => v ?? fallback);
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);

@@ -5,10 +5,10 @@ import Link from "next/link";
 import { useCallback, useEffect, useId, useRef, useState, useSyncExternalStore, type ReactNode, type RefObject } from "react";
 import { formatAmount, type Currency } from "@/server/domain/money";
 import { modeName, roleAllows, type StaffRole } from "@/server/domain/staff";
-import { CURSOR_PARAMS, type Cursor } from "@/components/ui/pager";
+import { CURSOR_PARAMS, isCursored, type Cursor } from "@/components/ui/pager";
 import { Empty, Failed, Loading } from "@/components/ui/states";
 import { useHydrated } from "@/components/ui/use-hydrated";
-import { errorMessage, usePageLivemode, useTRPC } from "./trpc";
+import { errorMessage, isCursorMissing, usePageLivemode, useTRPC } from "./trpc";
 
 /**
  * Small pieces every dashboard page shares. Times are shown on the merchants' business clock
@@ -114,13 +114,14 @@ export function BackToList({ list, children }: { list: ListWithView; children: R
 }
 
 /**
- * A page of Payments or Events whose cursor (the `after` or `before` of its address) names no
- * object of this mode: an address kept from the other side of the test/live switch (the browser's
- * Back, a bookmark, a link someone shared) or edited by hand. Asking again cannot change that, so
- * it leads to the newest page instead of offering a retry.
+ * A page of Payments or Events that failed. One whose cursor (the `after` or `before` of its
+ * address) names no object of this mode (an address kept from the other side of the test/live
+ * switch: the browser's Back, a bookmark, a link someone shared; or edited by hand) cannot be
+ * helped by asking again, so it leads to the newest page; any other failure offers a retry.
  */
-export function PageNotHere({ cursor, what, onNewest }: { cursor: Cursor; what: string; onNewest: () => void }) {
+export function PageFailed({ error, cursor, what, onNewest, retry }: { error: unknown; cursor: Cursor; what: string; onNewest: () => void; retry: () => void }) {
   const livemode = usePageLivemode();
+  if (!isCursorMissing(error)) return <Failed message={errorMessage(error)} retry={retry} />;
   return (
     <div className="warning" role="alert">
       This page of {what} starts from {cursor.startingAfter ?? cursor.endingBefore}, which is not in {modeName(livemode)} data (it may be from{" "}
@@ -528,7 +529,7 @@ export function ListView<T>({
   if (q.isError) return <Failed message={errorMessage(q.error)} retry={() => void q.refetch()} />;
   if (q.data.data.length === 0) {
     const { cursor, onNewest, filtered = false } = paging;
-    return cursor.startingAfter || cursor.endingBefore ? <NothingThisWay cursor={cursor} what={what} filtered={filtered} onNewest={onNewest} /> : <Empty>{empty}</Empty>;
+    return isCursored(cursor) ? <NothingThisWay cursor={cursor} what={what} filtered={filtered} onNewest={onNewest} /> : <Empty>{empty}</Empty>;
   }
   return <>{children(q.data)}</>;
 }

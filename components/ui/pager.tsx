@@ -3,6 +3,9 @@
 /** Keyset pages: the cursor is the first or last id shown; there is no page number to jump to. */
 export type Cursor = { startingAfter?: string; endingBefore?: string };
 
+/** Whether a page was reached by a cursor (a later or earlier page), not the list's newest. */
+export const isCursored = (cursor: Cursor): boolean => Boolean(cursor.startingAfter || cursor.endingBefore);
+
 /** The query string's names for the cursor of a list that keeps its page in its address (Payments, Events). */
 export const CURSOR_PARAMS = ["after", "before"] as const;
 

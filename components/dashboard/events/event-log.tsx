@@ -4,11 +4,11 @@ import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { Fragment, useState, useTransition } from "react";
-import { Pager, type Cursor } from "@/components/ui/pager";
+import { isCursored, Pager, type Cursor } from "@/components/ui/pager";
 import { Empty, Failed, Loading } from "@/components/ui/states";
 import { EVENT_TYPES, type EventType } from "@/server/domain/events";
-import { FilterControls, NothingThisWay, PageNotHere, RoleNote, useRememberListView, useRole } from "../kit";
-import { errorMessage, isCursorMissing, useTRPC } from "../trpc";
+import { FilterControls, NothingThisWay, PageFailed, RoleNote, useRememberListView, useRole } from "../kit";
+import { useTRPC } from "../trpc";
 import { when } from "../webhooks/common";
 import { ReplayWindow } from "./replay-window";
 import { EventTypeSelect } from "./event-type-select";
@@ -134,12 +134,8 @@ export function EventLog() {
         // An empty page shown while the next one loads would say the next one is empty too.
         <Loading what="events" />
       ) : list.isError ? (
-        isCursorMissing(list.error) ? (
-          <PageNotHere cursor={cursor} what="events" onNewest={() => go(filters)} />
-        ) : (
-          <Failed message={errorMessage(list.error)} retry={() => void list.refetch()} />
-        )
-      ) : list.data.data.length === 0 && !cursor.startingAfter && !cursor.endingBefore ? (
+        <PageFailed error={list.error} cursor={cursor} what="events" onNewest={() => go(filters)} retry={() => void list.refetch()} />
+      ) : list.data.data.length === 0 && !isCursored(cursor) ? (
         <Empty>{filtered ? "No events match these filters." : "No events yet. They appear here as payments, refunds and settlements change state."}</Empty>
       ) : (
         <>

@@ -4,9 +4,9 @@ import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useEffect, useRef, useState, useTransition } from "react";
-import { AmountWithFee, FilterControls, MiddleClip, NothingThisWay, PageNotHere, useRememberListView } from "@/components/dashboard/kit";
-import { errorMessage, isCursorMissing, usePageLivemode, useTRPC } from "@/components/dashboard/trpc";
-import { Pager } from "@/components/ui/pager";
+import { AmountWithFee, FilterControls, MiddleClip, NothingThisWay, PageFailed, useRememberListView } from "@/components/dashboard/kit";
+import { usePageLivemode, useTRPC } from "@/components/dashboard/trpc";
+import { isCursored, Pager } from "@/components/ui/pager";
 import { Empty, Failed, Loading } from "@/components/ui/states";
 import { PaymentStatusBadge } from "@/components/ui/status-badge";
 import { CURRENCIES, METHODS } from "@/server/domain/money";
@@ -142,12 +142,8 @@ export function PaymentsList() {
         // An empty page shown while the next one loads would say the next one is empty too.
         <Loading what="payments" />
       ) : list.isError ? (
-        isCursorMissing(list.error) ? (
-          <PageNotHere cursor={cursor} what="payments" onNewest={() => setFilter({})} />
-        ) : (
-          <Failed message={errorMessage(list.error)} retry={() => void list.refetch()} />
-        )
-      ) : list.data.data.length === 0 && !cursor.startingAfter && !cursor.endingBefore ? (
+        <PageFailed error={list.error} cursor={cursor} what="payments" onNewest={() => setFilter({})} retry={() => void list.refetch()} />
+      ) : list.data.data.length === 0 && !isCursored(cursor) ? (
         <Empty>
           {!filtered
             ? "No payments yet. Payments created with this environment's API keys appear here."

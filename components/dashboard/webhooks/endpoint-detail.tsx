@@ -4,7 +4,7 @@ import { keepPreviousData, useQuery, useQueryClient } from "@tanstack/react-quer
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
-import { Pager, type Cursor } from "@/components/ui/pager";
+import { isCursored, Pager, type Cursor } from "@/components/ui/pager";
 import { plural } from "@/components/ui/plural";
 import { Empty, Failed, Loading } from "@/components/ui/states";
 import { ConfirmPasswordField, RoleNote, SecretOnce, confirmPasswordOf, roleRefusal, useFormKey, useLeaveGuard, useRole, useSingleFlightMutation } from "../kit";
@@ -289,7 +289,7 @@ function EndpointDeliveries({ id }: { id: string }) {
         <Loading what="deliveries" />
       ) : list.isError ? (
         <Failed message={errorMessage(list.error)} retry={() => void list.refetch()} />
-      ) : list.data.data.length === 0 && !cursor.startingAfter && !cursor.endingBefore ? (
+      ) : list.data.data.length === 0 && !isCursored(cursor) ? (
         <Empty>Nothing has been sent to this endpoint yet. Send a test event to try it.</Empty>
       ) : (
         <>

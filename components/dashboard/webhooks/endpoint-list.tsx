@@ -4,7 +4,7 @@ import { keepPreviousData, useQuery, useQueryClient } from "@tanstack/react-quer
 import Link from "next/link";
 import { useSearchParams } from "next/navigation";
 import { useEffect, useState } from "react";
-import { Pager, type Cursor } from "@/components/ui/pager";
+import { isCursored, Pager, type Cursor } from "@/components/ui/pager";
 import { dropQueryParam } from "@/components/ui/drop-query-param";
 import { Empty, Failed, Loading } from "@/components/ui/states";
 import { isId } from "@/server/domain/id-shape";
@@ -114,7 +114,7 @@ export function EndpointList() {
         <Loading what="endpoints" />
       ) : list.isError ? (
         <Failed message={errorMessage(list.error)} retry={() => void list.refetch()} />
-      ) : list.data.data.length === 0 && !cursor.startingAfter && !cursor.endingBefore ? (
+      ) : list.data.data.length === 0 && !isCursored(cursor) ? (
         <Empty>No webhook endpoints yet{me.data ? ` in ${me.data.livemode ? "live" : "test"} mode` : ""}. Add one to receive events as they happen.</Empty>
       ) : (
         <>

@@ -84,16 +84,8 @@ export async function loadDeliveries(ctx: BaseContext, ids: string[]): Promise<L
         nextAttemptAt: d.nextAttemptAt,
         resumeAt: d.resumeAt,
       },
-      endpoint: {
-        id: endpoint.id,
-        url: endpoint.url,
-        status: endpoint.status,
-        deletedAt: endpoint.deletedAt,
-        secret: endpoint.secret,
-        previousSecret: endpoint.previousSecret,
-        previousSecretExpiresAt: endpoint.previousSecretExpiresAt,
-      },
-      event: { id: event.id, type: event.type, createdAt: event.createdAt, livemode: event.livemode, data: event.data },
+      endpoint: endpoint._.selectedFields,
+      event: event._.selectedFields,
     })
     .from(d)
     .innerJoinLateral(endpoint, sql`true`)
