@@ -138,12 +138,14 @@ const ts = (d: Date | null) => (d ? d.toISOString() : null);
  * every attempt row is kept; each delivery moves only if no one overtook its worker (a
  * compare-and-set on status and attempt count); each endpoint's health row is written only when
  * it changes, since every delivery to an endpoint would otherwise queue on that one row lock.
+ * An endpoint's health counts only the attempts whose delivery moved: one an overtaken worker made
+ * is another worker's copy of an attempt already counted. When one was overtaken (rare: a lease
+ * lost to clock skew or a stall), its endpoint's health is left to a second statement that counts
+ * the others.
  * Returns where each delivery now stands (absent: it was overtaken).
  */
 export async function recordAttempts(ctx: BaseContext, results: AttemptResult[]): Promise<Map<string, AttemptOutcome>> {
   if (results.length === 0) return new Map();
-  const byEndpoint = new Map<string, { ok: boolean; at: Date }[]>();
-  for (const r of results.filter((x) => x.counts)) byEndpoint.set(r.endpointId, [...(byEndpoint.get(r.endpointId) ?? []), { ok: r.post.ok, at: r.attemptedAt }]);
   // Each set travels as one JSON parameter and is unpacked by jsonb_to_recordset.
   const moves = results.map((r) => ({
     id: r.delivery.id,
@@ -165,11 +167,6 @@ export async function recordAttempts(ctx: BaseContext, results: AttemptResult[])
     error: r.post.error?.replaceAll("\u0000", "") ?? null,
     response_body: r.post.responseBody.replaceAll("\u0000", ""),
   }));
-  const health = [...byEndpoint].map(([id, list]) => {
-    const change = healthChange(list);
-    return { id, reset: change.reset, failures: change.failureTimes.length, times: change.failureTimes.map((d) => d.toISOString()) };
-  });
-
   const rows = rowsOf<{ id: string; status: DeliveryStatus; next_attempt_at: Date | string | null }>(
     await ctx.db.execute(sql`
       with moved as (
@@ -189,19 +186,44 @@ export async function recordAttempts(ctx: BaseContext, results: AttemptResult[])
           as a(id text, delivery_id text, attempted_at timestamptz, status_code smallint, latency_ms int, error text, response_body text)
       ),
       health as (
-        update ${webhookEndpoints} e
-        set consecutive_failures = case when h.reset then h.failures else e.consecutive_failures + h.failures end,
-            degraded_since = case
-              when h.reset then case when h.failures >= ${DEGRADED_AFTER_FAILURES}::int then (h.times ->> ${DEGRADED_AFTER_FAILURES - 1}::int)::timestamptz end
-              when e.consecutive_failures + h.failures >= ${DEGRADED_AFTER_FAILURES}::int
-                then coalesce(e.degraded_since, (h.times ->> greatest(0, ${DEGRADED_AFTER_FAILURES - 1}::int - e.consecutive_failures))::timestamptz)
-              else e.degraded_since end
-        from jsonb_to_recordset(${JSON.stringify(health)}::jsonb) as h(id text, reset boolean, failures int, times jsonb)
-        where e.id = h.id and (h.failures > 0 or e.consecutive_failures > 0 or e.degraded_since is not null)
+        ${updateHealth(endpointHealth(results), sql`and not exists (select 1 from jsonb_array_elements_text(h.deliveries) as x(id) where x.id not in (select id from moved))`)}
       )
       select id, status, next_attempt_at from moved`),
   );
+  const moved = new Set(rows.map((r) => r.id));
+  // An endpoint with an overtaken delivery was skipped above: its health counts the others.
+  const skipped = new Set(results.filter((r) => r.counts && !moved.has(r.delivery.id)).map((r) => r.endpointId));
+  if (skipped.size > 0) {
+    const health = endpointHealth(results.filter((r) => skipped.has(r.endpointId) && moved.has(r.delivery.id)));
+    if (health.length > 0) await ctx.db.execute(updateHealth(health));
+  }
   return new Map(rows.map((r) => [r.id, { status: r.status, nextAttemptAt: r.next_attempt_at ? new Date(r.next_attempt_at) : null }]));
+}
+
+type EndpointHealth = { id: string; reset: boolean; failures: number; times: string[]; deliveries: string[] };
+
+/** What the counted attempts of a batch do to each endpoint's health, and whose deliveries they are. */
+function endpointHealth(results: AttemptResult[]): EndpointHealth[] {
+  const byEndpoint = new Map<string, AttemptResult[]>();
+  for (const r of results.filter((x) => x.counts)) byEndpoint.set(r.endpointId, [...(byEndpoint.get(r.endpointId) ?? []), r]);
+  return [...byEndpoint].map(([id, list]) => {
+    const change = healthChange(list.map((r) => ({ ok: r.post.ok, at: r.attemptedAt })));
+    return { id, reset: change.reset, failures: change.failureTimes.length, times: change.failureTimes.map((d) => d.toISOString()), deliveries: list.map((r) => r.delivery.id) };
+  });
+}
+
+/** Moves each endpoint's failure count and degradation by `health` (`guard`: a further condition). */
+function updateHealth(health: EndpointHealth[], guard = sql``) {
+  return sql`
+    update ${webhookEndpoints} e
+    set consecutive_failures = case when h.reset then h.failures else e.consecutive_failures + h.failures end,
+        degraded_since = case
+          when h.reset then case when h.failures >= ${DEGRADED_AFTER_FAILURES}::int then (h.times ->> ${DEGRADED_AFTER_FAILURES - 1}::int)::timestamptz end
+          when e.consecutive_failures + h.failures >= ${DEGRADED_AFTER_FAILURES}::int
+            then coalesce(e.degraded_since, (h.times ->> greatest(0, ${DEGRADED_AFTER_FAILURES - 1}::int - e.consecutive_failures))::timestamptz)
+          else e.degraded_since end
+    from jsonb_to_recordset(${JSON.stringify(health)}::jsonb) as h(id text, reset boolean, failures int, times jsonb, deliveries jsonb)
+    where e.id = h.id and (h.failures > 0 or e.consecutive_failures > 0 or e.degraded_since is not null) ${guard}`;
 }
 
 /**

@@ -324,5 +324,38 @@ describe("recording attempts in batches", () => {
     expect(row).toMatchObject({ status: "delivered", attemptCount: 1 });
     const attempts = await attemptsOf(d.id);
     expect(attempts.map((a) => a.responseBody)).toEqual(["x", "lateanswer"]);
+    // The overtaken worker's failure is a copy of an attempt already counted: the endpoint stays healthy.
+    const [ep] = await w.db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, endpoint.id));
+    expect(ep).toMatchObject({ consecutiveFailures: 0, degradedSince: null });
+  });
+
+  it("counts toward an endpoint's health only the attempts whose delivery moved", async () => {
+    const w = await world();
+    const endpoint = await createEndpoint(await w.ctx(), { url: "http://127.0.0.1:9/never", enabledEvents: ["*"] });
+    const other = await createEndpoint(await w.ctx(), { url: "http://127.0.0.1:9/other", enabledEvents: ["*"] });
+    await w.db.update(webhookEndpoints).set({ consecutiveFailures: 3 }).where(eq(webhookEndpoints.id, endpoint.id));
+    const t = w.clock.now().getTime();
+    const ds = [];
+    for (let i = 0; i < 3; i++) ds.push(await fakeDelivery(w, endpoint.id));
+    const elsewhere = await w.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.endpointId, other.id));
+    // Another worker already recorded the first delivery's attempt (a success).
+    await recordAttempts({ db: w.db, clock: w.clock }, [result(ds[0]!, endpoint.id, true, t)]);
+    await w.db.update(webhookEndpoints).set({ consecutiveFailures: 3 }).where(eq(webhookEndpoints.id, endpoint.id));
+    // A batch with the overtaken copy (a failure) and two fresh failures,
+    // beside another endpoint's deliveries, which are counted in the same statement.
+    const outcomes = await recordAttempts({ db: w.db, clock: w.clock }, [
+      result(ds[0]!, endpoint.id, false, t + 1000),
+      result(ds[1]!, endpoint.id, false, t + 2000),
+      result(ds[2]!, endpoint.id, false, t + 3000),
+      ...elsewhere.map((d, i) => result(d, other.id, false, t + 4000 + i)),
+    ]);
+    expect(outcomes.has(ds[0]!.id)).toBe(false);
+    expect(outcomes.size).toBe(2 + elsewhere.length);
+    const [ep] = await w.db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, endpoint.id));
+    // 3 before, then two failures counted (t+2 s, t+3 s), not three: the fifth in a row is at t+3 s.
+    expect(ep).toMatchObject({ consecutiveFailures: 5, degradedSince: new Date(t + 3000) });
+    const [theOther] = await w.db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, other.id));
+    expect(theOther!.consecutiveFailures).toBe(elsewhere.length);
+    expect(elsewhere.length).toBeGreaterThan(0);
   });
 });
