@@ -4,7 +4,7 @@ import { expect, test, type Page, type Route } from "@playwright/test";
 import { verifySignatureHeader } from "../../server/domain/signatures";
 import { receiver } from "../support/receiver";
 import { bearer, seed } from "../support/seed";
-import { addTeamMember, deliveredEvent, eventOf, harareWallTime, keep, payLinkAndLeave, succeededPayment, v1 } from "./support";
+import { addTeamMember, deliveredEvent, eventOf, harareWallTime, keep, payLinkAndLeave, succeededPayment, testEventsAt, v1 } from "./support";
 
 /** A merchant's day in the dashboard, signed in as the seeded admin (see sign-in.setup.ts). */
 
@@ -355,7 +355,7 @@ test("a test event whose endpoint is disabled since is replayed only where the f
     const elsewhere = await v1<{ id: string }>(request, "POST", "/v1/webhook_endpoints", { url: second.url, enabled_events: ["payment.succeeded"] });
     await page.goto(`/dashboard/webhooks/${home.id}`);
     await page.getByRole("button", { name: "Send test event" }).click();
-    await expect.poll(() => first.got.length, { timeout: 15_000 }).toBe(1);
+    await expect.poll(() => testEventsAt(first).length, { timeout: 15_000 }).toBe(1);
     await v1(request, "POST", `/v1/webhook_endpoints/${home.id}`, { disabled: true });
 
     await page.reload();
@@ -369,8 +369,8 @@ test("a test event whose endpoint is disabled since is replayed only where the f
     await replay.getByLabel("Send to").selectOption(elsewhere.id);
     await replay.getByRole("button", { name: "Replay event" }).click();
     await expect(replay.getByRole("status")).toContainText("Queued 1 delivery");
-    await expect.poll(() => second.got.length, { timeout: 15_000 }).toBe(1);
-    expect(first.got).toHaveLength(1);
+    await expect.poll(() => testEventsAt(second).length, { timeout: 15_000 }).toBe(1);
+    expect(testEventsAt(first)).toHaveLength(1);
   } finally {
     first.close();
     second.close();
@@ -485,9 +485,13 @@ test("an endpoint deleted in another tab: a save here says it is gone, not a raw
   expect(held).toHaveLength(0);
   await v1(request, "DELETE", `/v1/webhook_endpoints/${endpoint.id}`);
   await page.getByLabel("Description (optional)").fill("too late");
+  const refused = page.waitForResponse(/webhooks\.update/);
   await page.getByRole("button", { name: "Save changes" }).click();
-  // Held still: only the page's own reading again, once told the endpoint is gone, is answered.
+  expect((await refused).status()).toBe(404);
+  // Only now, once the save is told the endpoint is gone, are the page's readings answered (those
+  // held, the one the refusal asked for among them, whether it was sent before this or after).
   await page.unroute(/webhooks\.(get|deliveries)/);
+  for (const route of held) await route.continue().catch(() => undefined);
   await expect(page.getByText(`No endpoint ${endpoint.id} in this environment. It may have been deleted`)).toBeVisible();
   await expect(page.getByRole("button", { name: "Save changes" })).toHaveCount(0);
   await expect(page.getByRole("link", { name: "← Webhook endpoints" })).toBeVisible();
@@ -583,8 +587,9 @@ test("an endpoint added here shows its signing secret once, and its test event i
     await page.getByRole("link", { name: "Open the endpoint" }).click();
     // A double click sends one test event, not two.
     await page.getByRole("button", { name: "Send test event" }).dblclick();
-    await expect.poll(() => hook.got.length, { timeout: 15_000 }).toBe(1);
-    expect(verifySignatureHeader(hook.got[0]!.signature, hook.got[0]!.body, [secret], new Date())).toBe(true);
+    await expect.poll(() => testEventsAt(hook).length, { timeout: 15_000 }).toBe(1);
+    const [sent] = testEventsAt(hook);
+    expect(verifySignatureHeader(sent!.signature, sent!.body, [secret], new Date())).toBe(true);
     // Shown once: the endpoint's page does not show it again.
     await expect(page.getByText(secret)).toHaveCount(0);
 
@@ -604,12 +609,12 @@ test("an endpoint added here shows its signing secret once, and its test event i
     expect(rolled).not.toBe(secret);
     await page.getByRole("button", { name: "I have stored it" }).click();
     await page.getByRole("button", { name: "Send test event" }).click();
-    await expect.poll(() => hook.got.length, { timeout: 15_000 }).toBe(2);
-    const signature = hook.got[1]!.signature;
-    expect(signature.match(/v1=/g)).toHaveLength(2);
-    expect(verifySignatureHeader(signature, hook.got[1]!.body, [secret], new Date())).toBe(true);
-    expect(verifySignatureHeader(signature, hook.got[1]!.body, [rolled], new Date())).toBe(true);
-    expect(hook.got).toHaveLength(2);
+    await expect.poll(() => testEventsAt(hook).length, { timeout: 15_000 }).toBe(2);
+    const [, again] = testEventsAt(hook);
+    expect(again!.signature.match(/v1=/g)).toHaveLength(2);
+    expect(verifySignatureHeader(again!.signature, again!.body, [secret], new Date())).toBe(true);
+    expect(verifySignatureHeader(again!.signature, again!.body, [rolled], new Date())).toBe(true);
+    expect(testEventsAt(hook)).toHaveLength(2);
   } finally {
     hook.close();
   }

@@ -45,6 +45,13 @@ export async function deliveredEvent(request: APIRequestContext, hook: { url: st
   return { endpoint, eventId, received };
 }
 
+/**
+ * The test events a receiver got, in order. Other tests of the merchant, run alongside, make
+ * events too, and an endpoint subscribed to them gets theirs as well: a count of test events is
+ * this test's own.
+ */
+export const testEventsAt = (hook: { got: Got[] }): Got[] => hook.got.filter((g) => (JSON.parse(g.body) as { type?: string }).type === "webhook_endpoint.test");
+
 /** The wall-clock time in Harare (UTC+2, no daylight saving) `ms` from `iso`, as a datetime-local field holds it. */
 export const harareWallTime = (iso: string, ms = 0) => new Date(Date.parse(iso) + 2 * 3600_000 + ms).toISOString().slice(0, 19);
 
