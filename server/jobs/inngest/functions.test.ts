@@ -270,6 +270,38 @@ describe("Inngest functions", () => {
     }
   });
 
+  it("deliver-webhook woken before the due time by this server's clock waits the difference, then attempts", async () => {
+    // The scheduler's clock is ahead of this server's: its sleep until the due time ends while the
+    // delivery is not yet due here. A sleep until that time again would end at once, every round.
+    const db = await getDb();
+    const r = await startReceiver(() => 200);
+    const m = await seedTestMerchant();
+    try {
+      await createEndpoint(await m.ctx(), { url: r.url, enabledEvents: ["*"] });
+      const p = await seedPayment(m, "awaiting_customer");
+      await transitionPayment({ db, clock: systemClock }, { paymentId: p.id, to: "succeeded" });
+      const { deliveries } = await fanOutEvents({ db, clock: systemClock }, { merchantId: m.merchant.id });
+      const id = deliveries[0]!.id;
+      const dueAt = new Date(Date.now() + 1_500);
+      await db.update(webhookDeliveries).set({ nextAttemptAt: dueAt }).where(eq(webhookDeliveries.id, id));
+
+      const { result, ctx: run } = await new InngestTestEngine({ function: deliverWebhookFn }).execute({
+        events: [{ name: "webhook/delivery.scheduled", data: { delivery_id: id, endpoint_id: deliveries[0]!.endpointId } }],
+        // Stands for the measured wait: real time passes, so the delivery is due when it ends.
+        steps: [{ id: "wait-0", handler: () => new Promise((resolve) => setTimeout(resolve, Math.max(0, dueAt.getTime() - Date.now()) + 50)) }],
+      });
+      expect(run.step.sleep).toHaveBeenCalledWith("wait-0", expect.any(Number));
+      const waited = vi.mocked(run.step.sleep).mock.calls[0]![1] as number;
+      expect(waited).toBeGreaterThan(1_000);
+      expect(waited).toBeLessThanOrEqual(2_500);
+      expect(run.step.sleepUntil).not.toHaveBeenCalled();
+      expect(result).toEqual({ status: "delivered", next: null });
+      expect(r.received).toHaveLength(1);
+    } finally {
+      await r.close();
+    }
+  });
+
   it("deliver-webhook: two runs for one delivery at once (a replay brought it forward) post it once", async () => {
     const db = await getDb();
     const r = await startReceiver(() => 200);
