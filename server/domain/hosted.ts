@@ -1,6 +1,7 @@
 import type { FailureCode, PaymentStatus } from "./payment-status";
 import { HARARE_OFFSET_MS } from "./harare-time";
 import { formatAmount, type Currency } from "./money";
+import { findUnstorable } from "./unstorable";
 
 /**
  * What the customer on a hosted page is told about their attempt. `unknown` and `unresolved` are
@@ -48,6 +49,14 @@ export function watchesForLateConfirmation(attempt: { phase: AttemptPhase; expir
  * (`…/status?attempt=…&attempt=…`): the keys it kept for that page, newest first.
  */
 export const MAX_ATTEMPT_KEYS = 5;
+
+/**
+ * Whether a key sent as a page's attempt key could be one: 1–255 characters of text PostgreSQL
+ * can keep (no NUL, no lone surrogate). Any other, however it came, names no attempt.
+ */
+export function isAttemptKey(key: string): boolean {
+  return key.length >= 1 && key.length <= 255 && findUnstorable(key) === null;
+}
 
 /** A hosted page's state: `open` takes a payment; the others are pages without a form. */
 export type HostedPageState = "open" | "link_used" | "link_expired" | "complete" | "expired";

@@ -80,6 +80,11 @@ describe("the payment link page", () => {
     expect(await viewPaymentLinkPage(await base(), { linkId: link.id, attemptKeys: [attemptKey] })).toMatchObject({ attempt: { id: payment.id, phase: "waiting" }, attempt_key: attemptKey });
     expect((await viewPaymentLinkPage(await base(), { linkId: other.id, attemptKeys: [attemptKey] }))!.attempt).toBeNull();
     expect(await viewPaymentLinkPage(await base(), { linkId: link.id, attemptKeys: [key()] })).toMatchObject({ attempt: null, attempt_key: null });
+    // Keys no page could have sent (by hand, in the status address) name no attempt, beside one that does; nor are they taken for one.
+    for (const odd of ["\u0000", "a\u0000b", "\ud800", "", "k".repeat(256)]) {
+      expect(await viewPaymentLinkPage(await base(), { linkId: link.id, attemptKeys: [odd, attemptKey] })).toMatchObject({ attempt: { id: payment.id }, attempt_key: attemptKey });
+      await expect(payPaymentLink(await base(), { linkId: link.id, msisdn: "0771234567", idempotencyKey: odd })).rejects.toMatchObject({ code: "parameter_invalid", param: "idempotency_key" });
+    }
     // The reference the customer quotes is its code: short to read out, and the merchant's search finds the payment by it in any case.
     const quoted = page!.attempt!.reference;
     expect(quoted).toMatch(/^[0-9A-Z]{8}$/);

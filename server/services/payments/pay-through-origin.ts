@@ -2,7 +2,7 @@ import { and, desc, eq, inArray } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { payments, type Payment } from "@/db/schema";
 import { invalidParam } from "@/server/domain/errors";
-import { MAX_ATTEMPT_KEYS } from "@/server/domain/hosted";
+import { isAttemptKey, MAX_ATTEMPT_KEYS } from "@/server/domain/hosted";
 import type { Currency } from "@/server/domain/money";
 import type { BaseContext } from "@/server/context";
 import type { ProviderRegistry } from "@/server/providers/port";
@@ -33,8 +33,8 @@ export async function payThroughOrigin(
   origin: PaymentOrigin,
   job: string,
 ): Promise<Payment> {
-  if (attempt.idempotencyKey.length < 1 || attempt.idempotencyKey.length > 255) {
-    throw invalidParam("idempotency_key", "idempotency_key must be 1–255 characters.");
+  if (!isAttemptKey(attempt.idempotencyKey)) {
+    throw invalidParam("idempotency_key", "idempotency_key must be 1–255 characters, with no NUL or lone surrogate.");
   }
   const ctx = await actForMerchant(base, owner, { type: "system", job });
   return createPayment(ctx, {
@@ -65,7 +65,8 @@ export async function newestPaymentOfAttempts(
   origin: Pick<PayableOrigin, "id" | "merchantId" | "livemode">,
   attemptKeys: readonly string[],
 ): Promise<{ payment: Payment; key: string } | undefined> {
-  const keys = [...new Set(attemptKeys)].slice(0, MAX_ATTEMPT_KEYS);
+  // A key no attempt could have (sent by hand: a NUL would fail the query itself) names none.
+  const keys = [...new Set(attemptKeys.filter(isAttemptKey))].slice(0, MAX_ATTEMPT_KEYS);
   if (keys.length === 0) return undefined;
   const [payment] = await db
     .select()
