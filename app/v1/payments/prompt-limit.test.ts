@@ -126,4 +126,21 @@ describe("PIN prompts per phone number", () => {
     expect(refusal.retryAfterSeconds).toBeGreaterThanOrEqual(1);
     expect(refusal.message).toMatch(/^Too many payment prompts have been sent to this number\./);
   });
+
+  it("attempts a live link refuses (a single-use link whose payment is waiting) spend none of the number's prompts", async () => {
+    const live = await a.ctx(true);
+    const number = freshNumber();
+    const once = await createPaymentLink(live, { amount: 2_000, currency: "USD", description: "Once", singleUse: true });
+    await payPaymentLink(live, { linkId: once.id, msisdn: number, idempotencyKey: randomUUID() });
+    // The link's payment is waiting: each new attempt on it is refused, again and again.
+    for (let i = 0; i < 5; i++) {
+      const refused = await serviceRefusal(payPaymentLink(live, { linkId: once.id, msisdn: number, idempotencyKey: randomUUID() }));
+      expect(refused.code).not.toBe("rate_limited");
+    }
+    // Two more prompts fit in the minute's three: the refusals spent none.
+    const open = await createPaymentLink(live, { amount: 2_000, currency: "USD", description: "Open" });
+    await payPaymentLink(live, { linkId: open.id, msisdn: number, idempotencyKey: randomUUID() });
+    await payPaymentLink(live, { linkId: open.id, msisdn: number, idempotencyKey: randomUUID() });
+    expect(await serviceRefusal(payPaymentLink(live, { linkId: open.id, msisdn: number, idempotencyKey: randomUUID() }))).toMatchObject({ code: "rate_limited" });
+  });
 });

@@ -223,6 +223,9 @@ async function insertClaimedPayment(ctx: ServiceContext, input: CreatePaymentInp
     });
     return { payment, retry: false };
   } catch (e) {
+    // No prompt goes out for this request (the link or session refused it, or a double tap's
+    // other half made the payment): the budget is the number's.
+    await giveBackPromptBudget(ctx, msisdn);
     const concurrent = key ? await findByIdempotencyKey(ctx, key) : undefined;
     if (concurrent) return { payment: concurrent, retry: true };
     if (reference !== undefined && violatedUniqueConstraint(e) === "payments_reference_key") throw referenceInUse(reference);
