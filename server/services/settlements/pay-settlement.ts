@@ -2,7 +2,7 @@ import { and, asc, eq, inArray, lte, type SQL } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { literalIn } from "@/db/literal";
 import { afterCommit, inTransaction } from "@/db/transaction";
-import { payments, refunds, settlements, type Settlement } from "@/db/schema";
+import { payments, refunds, settlementLines, settlements, type Settlement, type SettlementLine } from "@/db/schema";
 import type { BaseContext, ServiceContext } from "@/server/context";
 import { ServiceError } from "@/server/domain/errors";
 import { toSettlementResource } from "@/server/schemas/settlements";
@@ -93,8 +93,12 @@ export async function failSettlementPayout(ctx: ServiceContext, id: string, mess
       .where(and(eq(settlements.id, id), eq(settlements.status, "pending")))
       .returning();
     if (!row) return null;
-    await tx.update(payments).set({ settlementId: null }).where(eq(payments.settlementId, id));
-    await tx.update(refunds).set({ settlementId: null }).where(eq(refunds.settlementId, id));
+    // Found through the batch's own lines (its primary key's prefix): nothing indexes the items
+    // of a batch by settlement_id, so a match on it alone read every payment and refund there is.
+    const items = (kind: SettlementLine["kind"]) =>
+      tx.select({ id: settlementLines.objectId }).from(settlementLines).where(and(eq(settlementLines.settlementId, id), eq(settlementLines.kind, kind)));
+    await tx.update(payments).set({ settlementId: null }).where(and(inArray(payments.id, items("payment")), eq(payments.settlementId, id)));
+    await tx.update(refunds).set({ settlementId: null }).where(and(inArray(refunds.id, items("refund")), eq(refunds.settlementId, id)));
     return row;
   });
   if (failed) return failed;
