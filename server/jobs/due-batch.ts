@@ -70,13 +70,21 @@ export async function runDueBatch(deps: DueDeps, kind: DueKind, opts: { refundGr
  * a backlog (every expiry overdue after an outage) is cleared batch after batch rather than one
  * batch a minute. Returns how many it claimed.
  */
-export async function drainDue(deps: DueDeps, kind: DueKind, opts: { budgetMs: number; refundGraceMs?: number }): Promise<number> {
+export function drainDue(deps: DueDeps, kind: DueKind, opts: { budgetMs: number; refundGraceMs?: number }): Promise<number> {
+  return drainBatches(async () => (await runDueBatch(deps, kind, opts)).length, CLAIM_SIZE[kind], opts.budgetMs);
+}
+
+/**
+ * Runs `batch` (which claims up to `size` and runs them, returning how many it claimed) again
+ * while it claims a full batch and `budgetMs` has not passed. Returns how many were claimed.
+ */
+export async function drainBatches(batch: () => Promise<number>, size: number, budgetMs: number): Promise<number> {
   const started = performance.now();
   let claimed = 0;
   for (;;) {
-    const ids = await runDueBatch(deps, kind, opts);
-    claimed += ids.length;
-    if (ids.length < CLAIM_SIZE[kind] || performance.now() - started >= opts.budgetMs) return claimed;
+    const n = await batch();
+    claimed += n;
+    if (n < size || performance.now() - started >= budgetMs) return claimed;
   }
 }
 

@@ -59,7 +59,7 @@ function dueAt(signal: JobSignal): Date | null {
 
 /** Event ids dedupe on Inngest's side, so a signal sent twice starts one run. */
 async function sendToInngest(signal: JobSignal): Promise<void> {
-  const { inngest, paymentCreated, paymentUnknown, eventsRecorded, scheduleDelivery, refundCreated, settlementCreated } = await import("./inngest/client");
+  const { inngest, paymentCreated, paymentUnknown, eventsRecorded, scheduleDelivery, refundCreated, settlementCreated, sendInChunks } = await import("./inngest/client");
   const events = (() => {
     switch (signal.type) {
       case "payment.created":
@@ -85,7 +85,9 @@ async function sendToInngest(signal: JobSignal): Promise<void> {
         );
     }
   })();
-  if (events.length === 0) return;
-  // A failed send loses no work: the sweep-overdue function finds what is due.
-  await inngest.send(events).catch((e: unknown) => log.warn("inngest.send failed; the sweeper will catch up", { signal: signal.type, error: e }));
+  // A failed send loses no work: the sweep-overdue function finds what is due. (A replay of a
+  // window queues thousands of deliveries at once: each chunk is a send of its own.)
+  await sendInChunks<(typeof events)[number]>(events, signal.type, (_, chunk) =>
+    inngest.send(chunk).catch((e: unknown) => log.warn("inngest.send failed; the sweeper will catch up", { signal: signal.type, events: chunk.length, error: e })),
+  );
 }

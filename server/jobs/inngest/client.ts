@@ -39,6 +39,21 @@ export const deliveryScheduled = eventType("webhook/delivery.scheduled", {
   schema: z.object({ delivery_id: z.string(), endpoint_id: z.string() }),
 });
 
+/**
+ * Events in one send: Inngest takes at most 5,000 events and 512 KB a request (256 KB on its free
+ * tier) and refuses a larger send whole, without splitting it; a delivery's event is about 210
+ * bytes, and one relay makes up to 500 events × every endpoint subscribed to them.
+ */
+export const SEND_CHUNK = 500;
+
+/**
+ * Sends `events` in chunks Inngest takes, in order: `send` is `inngest.send` or a step's
+ * `sendEvent`, given `id` for the first chunk and `id-1`, `id-2`… for the next (a step id each).
+ */
+export async function sendInChunks<E>(events: readonly E[], id: string, send: (id: string, chunk: E[]) => Promise<unknown>): Promise<void> {
+  for (let i = 0; i * SEND_CHUNK < events.length; i++) await send(i === 0 ? id : `${id}-${i}`, events.slice(i * SEND_CHUNK, (i + 1) * SEND_CHUNK));
+}
+
 /** The event that schedules `delivery`'s attempts; `id` deduplicates its sends. */
 export function scheduleDelivery(delivery: QueuedDelivery, id: string = delivery.id) {
   return deliveryScheduled.create({ delivery_id: delivery.id, endpoint_id: delivery.endpointId }, { id });

@@ -12,7 +12,7 @@ import { flagUnresolvedFn } from "./flag-unresolved";
 import { reconcileUnknownFn } from "./reconcile-unknown";
 import { sweepOverdueFn } from "./sweep-overdue";
 import { deliverWebhookFn, relayEventsFn } from "./deliver-webhook";
-import { scheduleDelivery } from "./client";
+import { scheduleDelivery, SEND_CHUNK } from "./client";
 import { ENDPOINT_CONCURRENCY } from "@/server/domain/webhooks";
 import { webhookAttempts, webhookDeliveries } from "@/db/schema";
 import { transitionPayment } from "@/server/services/payments/transition-payment";
@@ -348,6 +348,22 @@ describe("Inngest functions", () => {
       expect.objectContaining({ name: "webhook/delivery.scheduled", data: { delivery_id: "whd_1", endpoint_id: "we_1" }, id: "whd_1" }),
       expect.objectContaining({ name: "webhook/delivery.scheduled", data: { delivery_id: "whd_2", endpoint_id: "we_2" }, id: "whd_2" }),
     ]);
+  });
+
+  it("relay-events sends a fan-out larger than Inngest takes in one request in chunks, every delivery once", async () => {
+    const made = Array.from({ length: 2 * SEND_CHUNK + 1 }, (_, i) => ({ id: `whd_${i}`, endpointId: `we_${i % 16}` }));
+    const { result, ctx } = await new InngestTestEngine({ function: relayEventsFn }).execute({
+      events: [{ name: "webhook/events.recorded", data: { event_ids: ["evt_x"] } }],
+      steps: [{ id: "fan-out", handler: () => made }, ...sleeps("schedule-deliveries", "schedule-deliveries-1", "schedule-deliveries-2")],
+    });
+    expect(result).toEqual({ deliveries: made.length });
+    const sends = vi.mocked(ctx.step.sendEvent).mock.calls as unknown as [string, { data: { delivery_id: string } }[]][];
+    expect(sends.map(([id, chunk]) => [id, chunk.length])).toEqual([
+      ["schedule-deliveries", SEND_CHUNK],
+      ["schedule-deliveries-1", SEND_CHUNK],
+      ["schedule-deliveries-2", 1],
+    ]);
+    expect(sends.flatMap(([, chunk]) => chunk.map((e) => e.data.delivery_id))).toEqual(made.map((d) => d.id));
   });
 
   it("deliver-webhook runs at most ENDPOINT_CONCURRENCY attempts to one endpoint at once, keyed by the event's endpoint", () => {

@@ -17,9 +17,12 @@ const SCHEDULER_SKEW_MS = 10 * 60_000;
  * Every day at midnight in Harare: one batch per merchant + environment + currency of what
  * succeeded before midnight and is not settled yet. Running it again (a retry, a second trigger)
  * batches nothing twice; the test batches it makes are paid out by `payout-test-settlement`.
+ * Nothing else makes the day's batches (the local runner tries again on every pass), so a run
+ * that fails (the database down at midnight) is retried as often as Inngest allows, with its
+ * backoff, rather than leave the day for the next midnight.
  */
 export const settleDailyFn = inngest.createFunction(
-  { id: "settle-daily", triggers: [cron("TZ=Africa/Harare 0 0 * * *")], concurrency: 1 },
+  { id: "settle-daily", triggers: [cron("TZ=Africa/Harare 0 0 * * *")], concurrency: 1, retries: 20 },
   async ({ step }) => {
     const made = await step.run("make-batches", async () => {
       const deps = await jobDeps();

@@ -4,9 +4,9 @@ import { sweepExpiredIdempotencyKeys } from "@/server/services/idempotency/sweep
 import { attemptDelivery } from "@/server/services/webhooks/attempt-delivery";
 import { fanOutEvents } from "@/server/services/webhooks/fan-out-events";
 import { payDueSettlements } from "@/server/services/settlements/pay-settlement";
-import { drainDue } from "../due-batch";
+import { drainBatches, drainDue } from "../due-batch";
 import { claimDueDeliveries } from "../due-work";
-import { inngest, scheduleDelivery } from "./client";
+import { inngest, scheduleDelivery, sendInChunks } from "./client";
 import { jobDeps } from "./deps";
 
 const BATCH = 200;
@@ -34,23 +34,36 @@ export const sweepOverdueFn = inngest.createFunction(
     const refunds = await step.run("refunds-overdue", async () =>
       drainDue(await jobDeps(), "refunds", { budgetMs: PART_BUDGET_MS, refundGraceMs: GRACE_MS }),
     );
-    // Events whose relay send was lost, and deliveries whose function should have run minutes ago.
-    const relayed = await step.run("relay-events", async () => (await fanOutEvents(await jobDeps(), { limit: 500 })).deliveries);
-    if (relayed.length) await step.sendEvent("schedule-deliveries", relayed.map((d) => scheduleDelivery(d)));
-    const redelivered = await step.run("deliver-overdue", async () => {
-      const deps = await jobDeps();
-      const ids = await claimDueDeliveries(deps.db, deps.clock.now(), BATCH, { overdueMs: GRACE_MS });
-      // One attempt's failure must not fail the step while the others run on unawaited: each is
-      // logged, and its delivery is due again when its lease ends.
-      const results = await Promise.allSettled(ids.map((id) => attemptDelivery(deps, id)));
-      results.forEach((r, i) => {
-        if (r.status === "rejected") log.error("overdue webhook attempt failed; due again when its lease ends", { delivery: ids[i], error: r.reason });
-      });
-      return ids.length;
-    });
     // Test payouts whose own function never ran (a lost send): paid at most a minute late.
     const paidOut = await step.run("pay-due-test-settlements", async () => (await payDueSettlements(await jobDeps(), { limit: BATCH })).length);
     const forgotten = await step.run("forget-expired-idempotency-keys", async () => sweepExpiredIdempotencyKeys(await jobDeps(), 5_000));
+    // Deliveries whose function should have run minutes ago, batch after batch while a backlog
+    // remains (their sends were lost in an outage of Inngest's).
+    const redelivered = await step.run("deliver-overdue", async () => {
+      const deps = await jobDeps();
+      return drainBatches(
+        async () => {
+          const ids = await claimDueDeliveries(deps.db, deps.clock.now(), BATCH, { overdueMs: GRACE_MS });
+          // One attempt's failure must not fail the step while the others run on unawaited: each is
+          // logged, and its delivery is due again when its lease ends.
+          const results = await Promise.allSettled(ids.map((id) => attemptDelivery(deps, id)));
+          results.forEach((r, i) => {
+            if (r.status === "rejected") log.error("overdue webhook attempt failed; due again when its lease ends", { delivery: ids[i], error: r.reason });
+          });
+          return ids.length;
+        },
+        BATCH,
+        PART_BUDGET_MS,
+      );
+    });
+    // Events whose relay send was lost. Last, as the only step that sends to Inngest: a send it
+    // refuses (an outage) fails this run after the rest has run, not before.
+    const relayed = await step.run("relay-events", async () => (await fanOutEvents(await jobDeps(), { limit: 500 })).deliveries);
+    await sendInChunks(
+      relayed.map((d) => scheduleDelivery(d)),
+      "schedule-deliveries",
+      (id, chunk) => step.sendEvent(id, chunk),
+    );
     return { expired, reconciled, refunds, relayed: relayed.length, redelivered, paidOut, forgotten };
   },
 );
