@@ -36,6 +36,12 @@ const schema = z.object({
    * http://localhost on the port the server listens on (`next start -p` and `next dev -p` set PORT).
    */
   PUBLIC_BASE_URL: z.string().url().optional(),
+  /**
+   * The origin Inngest is told to call /api/inngest on when the app is synced (the SDK's own
+   * variable). Unset → PUBLIC_BASE_URL when set, so that a sync never names the origin a request's
+   * Host header claims; with neither, the SDK takes it from the request.
+   */
+  INNGEST_SERVE_ORIGIN: z.string().url().optional(),
   PORT: z.coerce.number().int().positive().optional(),
   /** How long a valid API key is remembered in process (0 = ask the database every time). */
   API_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).default(5_000),
@@ -120,6 +126,8 @@ export type Env = Omit<z.infer<typeof schema>, "BOOTSTRAP_DEMO" | "WEBHOOK_ALLOW
   PUBLIC_BASE_URL: string;
   embedded: boolean;
   jobDriver: "inngest" | "local";
+  /** Where Inngest calls the functions (INNGEST_SERVE_ORIGIN, else an explicit PUBLIC_BASE_URL). */
+  inngestServeOrigin: string | undefined;
   /** Default: on for the embedded database (a developer's laptop), off with DATABASE_URL. */
   BOOTSTRAP_DEMO: boolean;
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: boolean;
@@ -143,6 +151,7 @@ export function env(): Env {
     PUBLIC_BASE_URL: d.PUBLIC_BASE_URL ?? `http://localhost:${d.PORT ?? 3000}`,
     embedded,
     jobDriver: (d.INNGEST_EVENT_KEY && d.INNGEST_SIGNING_KEY) || d.INNGEST_DEV ? "inngest" : "local",
+    inngestServeOrigin: d.INNGEST_SERVE_ORIGIN ?? d.PUBLIC_BASE_URL,
     // The embedded default is a developer's laptop: demo data on, webhooks to localhost allowed.
     BOOTSTRAP_DEMO: d.BOOTSTRAP_DEMO ?? embedded,
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: d.WEBHOOK_ALLOW_PRIVATE_NETWORKS ?? embedded,
