@@ -13,6 +13,7 @@ import { payCheckoutSession } from "../checkout-sessions/pay-checkout-session";
 import { createPaymentLink } from "../payment-links/create-payment-link";
 import { deactivatePaymentLink } from "../payment-links/deactivate-payment-link";
 import { payPaymentLink } from "../payment-links/pay-payment-link";
+import { createPayment } from "../payments/create-payment";
 import { listPayments, staffPaymentFilters } from "../payments/list-payments";
 import { transitionPayment } from "../payments/transition-payment";
 import { viewCheckoutPage } from "./view-checkout-page";
@@ -201,6 +202,19 @@ describe("the payment link page", () => {
     expect(await viewPaymentLinkPage(await base(), { linkId: link.id })).toMatchObject({ state: "link_expired", notice: expect.stringContaining("deactivated") });
     expect(await viewPaymentLinkPage(await base(), { linkId: "plink_00000000000000000000000000" })).toBeNull();
     expect(await viewPaymentLinkPage(await base(), { linkId: "cs_whatever" })).toBeNull();
+  });
+});
+
+describe("a page asked by the attempt keys its browser kept", () => {
+  it("finds only attempts made through it: a payment the merchant made with a key of that shape is none of its", async () => {
+    const s = await createCheckoutSession(await merchantPays.ctx(), { amount: 1_500, currency: "USD", reference: uniqueRef("order"), successUrl: "https://shop.example/done" });
+    const borrowed = key();
+    // Through the API, whose Idempotency-Key is the merchant's to choose: the shape a page's attempt has.
+    await createPayment(await merchantPays.ctx(), { amount: 900, currency: "USD", method: "wallet", reference: uniqueRef("api"), msisdn: "0771234567", idempotencyKey: `${s.id}:${borrowed}` });
+    expect(await viewCheckoutPage(await base(), s.id, [borrowed])).toMatchObject({ attempt: null, attempt_key: null });
+    const own = key();
+    const paid = await payCheckoutSession(await base(), { sessionId: s.id, msisdn: "0771234567", idempotencyKey: own });
+    expect(await viewCheckoutPage(await base(), s.id, [borrowed, own])).toMatchObject({ attempt: { id: paid.id }, attempt_key: own });
   });
 });
 

@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray } from "drizzle-orm";
+import { and, desc, eq, inArray, or } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { payments, type Payment } from "@/db/schema";
 import { invalidParam } from "@/server/domain/errors";
@@ -75,6 +75,9 @@ export async function newestPaymentOfAttempts(
       and(
         eq(payments.merchantId, origin.merchantId),
         eq(payments.livemode, origin.livemode),
+        // Made through this origin: a key of that shape on a payment the merchant made through the
+        // API (its Idempotency-Key is theirs to choose) names no attempt of the page.
+        or(eq(payments.paymentLinkId, origin.id), eq(payments.checkoutSessionId, origin.id)),
         inArray(
           payments.idempotencyKey,
           keys.map((key) => originAttemptKey(origin.id, key)),
