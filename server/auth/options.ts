@@ -3,7 +3,7 @@ import type { NextAuthOptions } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
 import { getDb } from "@/db/client";
 import { systemClock } from "@/server/clock";
-import { loginKey, revocationStamp } from "@/server/domain/staff";
+import { couldBeLogin, loginKey, revocationStamp } from "@/server/domain/staff";
 import { isServiceError } from "@/server/domain/errors";
 import { env } from "@/server/env";
 import { trustedClientAddress } from "@/server/http/client-address";
@@ -12,6 +12,7 @@ import { log } from "@/server/log";
 import { authenticateStaff } from "@/server/services/staff/authenticate-staff";
 import { endStaffSession } from "@/server/services/staff/end-staff-session";
 import { knownDeviceOf } from "./known-device";
+import { sameSiteRedirect } from "./request-guard";
 import { authSecret, secureCookies } from "./secret";
 
 /** Errors the sign-in page knows how to word (next-auth passes the thrown message through). */
@@ -19,6 +20,7 @@ export const SIGN_IN_ERRORS = {
   CredentialsSignin: "That business, e-mail address and password do not match.",
   rate_limited: "Too many sign-in attempts. Wait a few minutes and try again.",
   busy: "Mari is busy checking other sign-ins. Try again in a few seconds.",
+  unavailable: "Mari could not check your sign-in just now. Try again in a moment.",
   not_configured: "Sign-in is not configured: set NEXTAUTH_SECRET on the server.",
 } as const;
 
@@ -31,6 +33,30 @@ export function signInNotConfigured(): Response {
   return Response.json({ message: SIGN_IN_ERRORS.not_configured }, { status: 503, headers: { "Cache-Control": "no-store" } });
 }
 
+
+/**
+ * One sign-in by credentials: counted against the login's and the address's budgets, then checked.
+ * The staff member as next-auth keeps them, or null when the three do not match; throws
+ * `rate_limited` (a budget spent) or `busy` (every password check slot taken).
+ */
+async function signIn(business: string, email: string, password: string, req: { headers?: Record<string, unknown> } | undefined) {
+  const login = loginKey(business, email);
+  const address = trustedClientAddress(req?.headers?.["x-forwarded-for"]);
+  const cookieHeader = req?.headers?.cookie;
+  const known = knownDeviceOf(typeof cookieHeader === "string" ? cookieHeader : null, login, systemClock.now());
+  const limit = await consumeSignInAttempt(login, address, known);
+  if (!limit.ok) {
+    log.warn("sign-in rate limited", { retryAfterSeconds: limit.retryAfterSeconds });
+    throw new Error("rate_limited");
+  }
+  const staff = await authenticateStaff({ db: await getDb(), clock: systemClock, clientAddress: address }, { business, email, password, knownBrowser: known !== null }).catch((e: unknown) => {
+    // Every password check slot is taken (a flood of attempts): say so rather than "do not match".
+    throw isServiceError(e) && e.code === "rate_limited" ? new Error("busy") : e;
+  });
+  if (!staff) return null;
+  await forgetSignInFailures(login, known);
+  return { id: staff.id, email: staff.email, revocation: revocationStamp(staff.sessionsRevokedAt) };
+}
 
 /**
  * Staff sign in with their business, e-mail and password (credentials), into a JWT session cookie that carries
@@ -71,26 +97,21 @@ export function authOptions(): NextAuthOptions {
           if (!secret) throw new Error("not_configured");
           const business = String(credentials?.business ?? "");
           const email = String(credentials?.email ?? "");
-          const login = loginKey(business, email);
-          const address = trustedClientAddress(req?.headers?.["x-forwarded-for"]);
-          const cookieHeader = req?.headers?.cookie;
-          const known = knownDeviceOf(typeof cookieHeader === "string" ? cookieHeader : null, login, systemClock.now());
-          const limit = await consumeSignInAttempt(login, address, known);
-          if (!limit.ok) {
-            log.warn("sign-in rate limited", { retryAfterSeconds: limit.retryAfterSeconds });
-            throw new Error("rate_limited");
-          }
-          const staff = await authenticateStaff({ db: await getDb(), clock: systemClock, clientAddress: address }, { business, email, password: String(credentials?.password ?? ""), knownBrowser: known !== null }).catch((e: unknown) => {
-            // Every password check slot is taken (a flood of attempts): say so rather than "do not match".
-            throw isServiceError(e) && e.code === "rate_limited" ? new Error("busy") : e;
+          // No one's login (empty, longer than any, a NUL): no match, and neither a budget's key
+          // (a megabyte of it kept 15 minutes) nor a query the database would refuse.
+          if (!couldBeLogin(business, email)) return null;
+          return signIn(business, email, String(credentials?.password ?? ""), req).catch((e: unknown) => {
+            if (e instanceof Error && (e.message === "rate_limited" || e.message === "busy")) throw e;
+            // A fault of ours (the database or Redis down): logged, and the page says so. Thrown on,
+            // next-auth would put its message (a failed query's SQL) in the address it answers with.
+            log.error("sign-in could not be checked", { error: e instanceof Error ? e.message : String(e) });
+            throw new Error("unavailable");
           });
-          if (!staff) return null;
-          await forgetSignInFailures(login, known);
-          return { id: staff.id, email: staff.email, revocation: revocationStamp(staff.sessionsRevokedAt) };
         },
       }),
     ],
     callbacks: {
+      redirect: ({ url, baseUrl }) => sameSiteRedirect(url, baseUrl),
       // At sign-in only (`user` is there): the marks a session is judged by (sessionStillValid).
       // Renewals on later requests keep them as they were.
       jwt({ token, user }) {

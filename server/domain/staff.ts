@@ -1,3 +1,5 @@
+import { findUnstorable } from "./unstorable";
+
 /** Roles of merchant staff. */
 export const STAFF_ROLES = ["admin", "developer", "viewer"] as const;
 export type StaffRole = (typeof STAFF_ROLES)[number];
@@ -70,6 +72,19 @@ export function loginPart(typed: string): string {
 
 /** The longest business name sign-in reads (slugs are at most 40 characters). */
 export const BUSINESS_INPUT_MAX = 100;
+/** The longest e-mail address there can be. */
+export const EMAIL_INPUT_MAX = 320;
+
+/**
+ * Whether a typed business and e-mail address could name a login: neither empty nor longer than
+ * any could be, and text PostgreSQL can hold (no NUL, no lone surrogate). Anything else is no
+ * one's, and sign-in refuses it before counting it against a budget or asking the database.
+ */
+export function couldBeLogin(business: string, email: string): boolean {
+  const b = loginPart(business);
+  const e = loginPart(email);
+  return b.length > 0 && b.length <= BUSINESS_INPUT_MAX && e.length > 0 && e.length <= EMAIL_INPUT_MAX && findUnstorable([b, e]) === null;
+}
 
 /** A loginKey: typed apart from a bare e-mail address, which no longer names a login alone. */
 export type LoginKey = string & { readonly __login: unique symbol };

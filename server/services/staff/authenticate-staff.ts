@@ -1,7 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import { merchants, staffUsers, type StaffUser } from "@/db/schema";
 import { hashPassword, verifyPassword } from "@/server/domain/passwords";
-import { BUSINESS_INPUT_MAX, loginPart } from "@/server/domain/staff";
+import { couldBeLogin, loginPart } from "@/server/domain/staff";
 import type { BaseContext } from "@/server/context";
 import { recordSecurityEvent } from "@/server/services/security-log/record-security-event";
 
@@ -22,7 +22,7 @@ export async function authenticateStaff(
   const who = { known: input.knownBrowser };
   const business = loginPart(input.business);
   const email = loginPart(input.email);
-  if (business.length === 0 || business.length > BUSINESS_INPUT_MAX || email.length === 0 || email.length > 320 || input.password.length === 0 || input.password.length > 1024) return null;
+  if (!couldBeLogin(business, email) || input.password.length === 0 || input.password.length > 1024) return null;
   const [row] = await base.db
     .select({ staff: staffUsers })
     .from(staffUsers)
