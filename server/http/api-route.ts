@@ -14,7 +14,7 @@ import { authenticateApiKey } from "@/server/services/api-keys/authenticate-api-
 import { recallCompleted } from "@/server/services/idempotency/remembered";
 import { claimIdempotencyKey, keyRequestHash, type ClaimRow, type ClaimStatement, type KeyClaim, type OwnedKey, type Replay } from "@/server/services/idempotency/claim";
 import type { Completion, ResponseRecord } from "@/server/services/idempotency/completion";
-import { readJsonBody } from "./body";
+import { discardUnreadBody, readJsonBody } from "./body";
 import { trustedClientAddress } from "./client-address";
 import { errorBody, internalError, raw, statusOf, unrecognizedPathResponse } from "./errors";
 import { requestFingerprint, validateIdempotencyKey } from "./idempotency";
@@ -221,6 +221,7 @@ export function apiRoute<B extends z.ZodType | undefined, Q extends z.ZodType | 
         );
       }
       const retryAfter = error.retryAfterSeconds === undefined ? undefined : { "Retry-After": String(error.retryAfterSeconds) };
+      await discardUnreadBody(request);
       return raw(status, text, requestId, retryAfter);
     }
   };

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { api } from "@/server/testing/api";
 import { paymentBody, seedTestMerchant } from "@/server/testing/fixtures";
 import { findUnstorable } from "@/server/domain/unstorable";
+import { discardUnreadBody, readLimited } from "./body";
 
 describe("NUL characters", () => {
   it("are found anywhere in a parsed body, however deep", () => {
@@ -72,5 +73,45 @@ describe("a '__proto__' key", () => {
     expect(res.status).toBe(400);
     expect(res.body.error).toMatchObject({ code: "parameter_invalid", param: "metadata.__proto__", message: "'__proto__' may not be used as a key." });
     expect((await api("GET", "/v1/payments", { key: m.keys.test })).body.data).toEqual([]);
+  });
+});
+
+describe("a body past the limit", () => {
+  /** A body of `total` bytes (Infinity: one that never ends) in 16 KB chunks, counting what was read of it and whether it was cancelled. */
+  const body = (total: number) => {
+    const seen = { read: 0, cancelled: false };
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (seen.read >= total) return controller.close();
+        const chunk = new Uint8Array(Math.min(16 * 1024, total - seen.read));
+        seen.read += chunk.byteLength;
+        controller.enqueue(chunk);
+      },
+      cancel() {
+        seen.cancelled = true;
+      },
+    });
+    return { request: new Request("http://127.0.0.1/v1/payments", { method: "POST", body: stream, duplex: "half" } as RequestInit), seen };
+  };
+
+  it("is read to its end before it is refused, so that the client, done sending, reads the refusal rather than a reset", async () => {
+    const { request, seen } = body(1024 * 1024);
+    await expect(readLimited(request)).rejects.toMatchObject({ code: "parameter_invalid", param: "body" });
+    expect(seen.read).toBe(1024 * 1024);
+  });
+
+  it("is read only so far: a body that never ends is cancelled after a few megabytes", async () => {
+    const { request, seen } = body(Number.POSITIVE_INFINITY);
+    await expect(readLimited(request)).rejects.toMatchObject({ code: "parameter_invalid" });
+    expect(seen.cancelled).toBe(true);
+    expect(seen.read).toBeLessThanOrEqual(4 * 1024 * 1024 + 64 * 1024);
+  });
+
+  it("of a request refused before its body was read is read and dropped too", async () => {
+    const { request, seen } = body(512 * 1024);
+    await discardUnreadBody(request);
+    expect(seen.read).toBe(512 * 1024);
+    // A request whose body was read, or that has none, is left as it is.
+    await discardUnreadBody(new Request("http://127.0.0.1/v1/payments"));
   });
 });
