@@ -17,7 +17,8 @@ import { PAGE_PATH_HEADER } from "@/server/domain/staff";
  *   member's role and merchant, on every call.)
  * And paths whose percent-encoding is not UTF-8 (`/v1/payments/%ff`), which Next cannot route and
  * would answer with a bare 500: a 400 here instead, in the error envelope on /v1. Only such /v1
- * paths come here (the matcher wants a `%`), so the API's other requests never pay for a proxy.
+ * and /api paths come here (the matcher wants a `%`), so the API's other requests never pay for a
+ * proxy.
  * And a page path with a trailing slash is sent to the path without it (Next's own redirect is off:
  * on /v1 it answered without a Request-Id; apiRoute answers those).
  * And a hosted page's form posted from another site is refused with a 403 that says why. Next
@@ -30,7 +31,7 @@ export async function proxy(request: NextRequest): Promise<Response> {
     if (pathname.startsWith("/v1/")) return malformedPathResponse(newId("request"));
     return new Response("This address is not valid.", { status: 400, headers: { "Content-Type": "text/plain; charset=utf-8" } });
   }
-  if (pathname.startsWith("/v1/")) return NextResponse.next();
+  if (pathname.startsWith("/v1/") || pathname.startsWith("/api/")) return NextResponse.next();
   if (request.method === "POST" && postedFromAnotherSite(request)) {
     return new Response("This form can only be sent from its own page.", { status: 403, headers: { "Content-Type": "text/plain; charset=utf-8" } });
   }
@@ -64,4 +65,4 @@ function postedFromAnotherSite(request: NextRequest): boolean {
   return origin !== null && origin !== "null" && !originMatchesHost(origin, request.headers);
 }
 
-export const config = { matcher: ["/dashboard", "/dashboard/:path*", "/pay/:path*", "/checkout/:path*", "/v1/:path(.*%.*)"] };
+export const config = { matcher: ["/dashboard", "/dashboard/:path*", "/pay/:path*", "/checkout/:path*", "/v1/:path(.*%.*)", "/api/:path(.*%.*)"] };

@@ -40,3 +40,10 @@ test("sign-in: a callbackUrl that is no URL, or a body that is not JSON, is 400;
   expect(new URL(url).searchParams.get("error")).toBe("CredentialsSignin");
   expect(url).not.toMatch(/select|query/i);
 });
+
+test("an /api address whose percent-encoding is not UTF-8 is 400, not a bare 500", async ({ request }) => {
+  for (const path of ["/api/providers/%ff/callback", "/api/auth/%ED%A0%80", "/api/trpc/%ff"]) {
+    expect((await request.get(path)).status(), path).toBe(400);
+    expect((await request.post(path, { data: Buffer.from("x") })).status(), path).toBe(400);
+  }
+});

@@ -75,6 +75,9 @@ describe("proxy.ts: paths Next cannot route", () => {
 
   it("answers a page path that is not percent-encoded UTF-8 with a plain 400", async () => {
     for (const path of ["/pay/%ff", "/checkout/%", "/dashboard/%c0"]) expect((await visit(path)).status, path).toBe(400);
+    // And /api's dynamic routes (the provider callback, next-auth, tRPC), which Next answered with a bare 500.
+    for (const path of ["/api/providers/%ff/callback", "/api/auth/%ED%A0%80", "/api/trpc/%ff"]) expect((await visit(path)).status, path).toBe(400);
+    expect((await visit("/api/providers/sand%62ox/callback")).headers.get("x-middleware-next")).toBe("1");
   });
 });
 
