@@ -4,8 +4,13 @@ import { invalidParam } from "@/server/domain/errors";
 /** What an Idempotency-Key may be: 1–255 printable ASCII characters, no spaces (also in the OpenAPI document). */
 export const IDEMPOTENCY_KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
 
+/**
+ * The request's Idempotency-Key, or null when it sent none. A header sent empty (`-H
+ * "Idempotency-Key: $KEY"` with KEY unset) is none, told `idempotency_key_required` where one is
+ * needed rather than that it is not 1–255 characters.
+ */
 export function validateIdempotencyKey(raw: string | null): string | null {
-  if (raw === null) return null;
+  if (raw === null || raw === "") return null;
   if (!IDEMPOTENCY_KEY_SHAPE.test(raw)) {
     throw invalidParam("Idempotency-Key", "Idempotency-Key must be 1–255 printable ASCII characters without spaces.");
   }
