@@ -66,7 +66,8 @@ const LAST_BUSINESS_MAX_AGE_SECONDS = 365 * 24 * 3600;
 const SIGN_IN_PATH = /\/api\/auth\/callback\/credentials$/;
 const SESSION_COOKIE = /^(__Secure-)?next-auth\.session-token(\.\d+)?=[^;]+/;
 
-const cookieLine = (name: string, value: string, path: string, maxAge: number, secure: boolean) =>
+/** A Set-Cookie line for the cookies Mari sets itself: HttpOnly, SameSite=Lax, Secure over https. */
+export const cookieLine = (name: string, value: string, path: string, maxAge: number, secure: boolean) =>
   [`${name}=${value}`, `Path=${path}`, `Max-Age=${maxAge}`, "HttpOnly", "SameSite=Lax", ...(secure ? ["Secure"] : [])].join("; ");
 
 /**

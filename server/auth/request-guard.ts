@@ -1,3 +1,6 @@
+import { cookieLine, cookieValue } from "./known-device";
+import { secureCookies } from "./secret";
+
 /**
  * What next-auth (v4) would answer with a 500 of its own, refused first with a 400 that says why:
  * - a `callbackUrl` (in the query, the body or its cookie) that is neither a path nor an http(s)
@@ -9,8 +12,11 @@
 export async function malformedAuthRequest(req: Request): Promise<Response | null> {
   const url = new URL(req.url);
   for (const value of url.searchParams.getAll("callbackUrl")) if (!isCallbackUrl(value)) return refusal("callbackUrl");
-  const cookie = callbackCookie(req.headers.get("cookie"));
-  if (cookie && !isCallbackUrl(cookie.value)) return refusal("callbackUrl", `${cookie.name}=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax`);
+  // next-auth's own cookie (its name as next-auth makes it, `__Secure-` over https).
+  const secure = secureCookies();
+  const cookieName = `${secure ? "__Secure-" : ""}next-auth.callback-url`;
+  const cookie = cookieValue(req.headers.get("cookie"), cookieName);
+  if (cookie !== undefined && !isCallbackUrl(decoded(cookie))) return refusal("callbackUrl", cookieLine(cookieName, "", "/", 0, secure));
   if (req.method !== "POST") return null;
   const type = req.headers.get("content-type") ?? "";
   let body: unknown;
@@ -52,20 +58,12 @@ export function sameSiteRedirect(url: unknown, baseUrl: string): string {
   }
 }
 
-function callbackCookie(header: string | null): { name: string; value: string } | null {
-  for (const part of header?.split(";") ?? []) {
-    const eq = part.indexOf("=");
-    const name = part.slice(0, eq).trim();
-    if (eq > 0 && (name === "next-auth.callback-url" || name === "__Secure-next-auth.callback-url")) {
-      const raw = part.slice(eq + 1).trim();
-      try {
-        return { name, value: decodeURIComponent(raw) };
-      } catch {
-        return { name, value: raw };
-      }
-    }
+function decoded(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
   }
-  return null;
 }
 
 function refusal(param: string | null, clearCookie?: string, message = "callbackUrl must be a path of this site or an http(s) URL."): Response {

@@ -59,6 +59,15 @@ export function scheduleDelivery(delivery: QueuedDelivery, id: string = delivery
   return deliveryScheduled.create({ delivery_id: delivery.id, endpoint_id: delivery.endpointId }, { id });
 }
 
+/** A relay's deliveries, each scheduled (deliver-webhook runs), sent by a step in chunks (`send`: its sendEvent). */
+export function scheduleDeliveries(deliveries: readonly QueuedDelivery[], send: (id: string, chunk: ReturnType<typeof scheduleDelivery>[]) => Promise<unknown>): Promise<void> {
+  return sendInChunks(
+    deliveries.map((d) => scheduleDelivery(d)),
+    "schedule-deliveries",
+    send,
+  );
+}
+
 /** A test-mode settlement batch was made: pay it out at `pay_after`. */
 export const settlementCreated = eventType("settlement/created", {
   schema: z.object({ settlement_id: z.string(), pay_after: z.string() }),

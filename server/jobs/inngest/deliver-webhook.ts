@@ -2,7 +2,7 @@ import { ENDPOINT_CONCURRENCY, RETRY_DELAYS_S } from "@/server/domain/webhooks";
 import { attemptDelivery, deliveryState } from "@/server/services/webhooks/attempt-delivery";
 import { fanOutEvents } from "@/server/services/webhooks/fan-out-events";
 import { claimDelivery } from "../due-work";
-import { deliveryScheduled, eventsRecorded, inngest, scheduleDelivery, sendInChunks } from "./client";
+import { deliveryScheduled, eventsRecorded, inngest, scheduleDeliveries } from "./client";
 import { jobDeps } from "./deps";
 import { waitAgainMs } from "./early-wake";
 
@@ -11,11 +11,7 @@ export const relayEventsFn = inngest.createFunction(
   { id: "relay-events", triggers: [eventsRecorded], retries: 10 },
   async ({ step }) => {
     const deliveries = await step.run("fan-out", async () => (await fanOutEvents(await jobDeps())).deliveries);
-    await sendInChunks(
-      deliveries.map((d) => scheduleDelivery(d)),
-      "schedule-deliveries",
-      (id, chunk) => step.sendEvent(id, chunk),
-    );
+    await scheduleDeliveries(deliveries, (id, chunk) => step.sendEvent(id, chunk));
     return { deliveries: deliveries.length };
   },
 );

@@ -29,6 +29,17 @@ async function statusOf(id: string) {
   return (await db.select({ status: payments.status }).from(payments).where(eq(payments.id, id)))[0]?.status;
 }
 
+/** A merchant of its own whose endpoint at `url` has the deliveries of one payment.succeeded, fanned out. */
+async function succeededPaymentDeliveries(url: string) {
+  const db = await getDb();
+  const m = await seedTestMerchant();
+  const endpoint = await createEndpoint(await m.ctx(), { url, enabledEvents: ["*"] });
+  const p = await seedPayment(m, "awaiting_customer");
+  await transitionPayment({ db, clock: systemClock }, { paymentId: p.id, to: "succeeded" });
+  const { deliveries } = await fanOutEvents({ db, clock: systemClock }, { merchantId: m.merchant.id });
+  return { db, endpoint, deliveries };
+}
+
 describe("Inngest functions", () => {
   let m: TestMerchant;
   beforeAll(async () => {
@@ -241,15 +252,9 @@ describe("Inngest functions", () => {
   });
 
   it("deliver-webhook attempts, sleeps until the schedule's next time, and attempts again until delivered", async () => {
-    const db = await getDb();
     const r = await startReceiver((_req, n) => (n === 1 ? 503 : 200));
-    const m = await seedTestMerchant();
     try {
-      const ctx = await m.ctx();
-      const endpoint = await createEndpoint(ctx, { url: r.url, enabledEvents: ["*"] });
-      const p = await seedPayment(m, "awaiting_customer");
-      await transitionPayment({ db, clock: systemClock }, { paymentId: p.id, to: "succeeded" });
-      const { deliveries } = await fanOutEvents({ db, clock: systemClock }, { merchantId: m.merchant.id });
+      const { db, endpoint, deliveries } = await succeededPaymentDeliveries(r.url);
       expect(deliveries).toHaveLength(1);
       const id = deliveries[0]!.id;
 
@@ -273,14 +278,9 @@ describe("Inngest functions", () => {
   it("deliver-webhook woken before the due time by this server's clock waits the difference, then attempts", async () => {
     // The scheduler's clock is ahead of this server's: its sleep until the due time ends while the
     // delivery is not yet due here. A sleep until that time again would end at once, every round.
-    const db = await getDb();
     const r = await startReceiver(() => 200);
-    const m = await seedTestMerchant();
     try {
-      await createEndpoint(await m.ctx(), { url: r.url, enabledEvents: ["*"] });
-      const p = await seedPayment(m, "awaiting_customer");
-      await transitionPayment({ db, clock: systemClock }, { paymentId: p.id, to: "succeeded" });
-      const { deliveries } = await fanOutEvents({ db, clock: systemClock }, { merchantId: m.merchant.id });
+      const { db, deliveries } = await succeededPaymentDeliveries(r.url);
       const id = deliveries[0]!.id;
       const dueAt = new Date(Date.now() + 1_500);
       await db.update(webhookDeliveries).set({ nextAttemptAt: dueAt }).where(eq(webhookDeliveries.id, id));
@@ -303,14 +303,9 @@ describe("Inngest functions", () => {
   });
 
   it("deliver-webhook: two runs for one delivery at once (a replay brought it forward) post it once", async () => {
-    const db = await getDb();
     const r = await startReceiver(() => 200);
-    const m = await seedTestMerchant();
     try {
-      await createEndpoint(await m.ctx(), { url: r.url, enabledEvents: ["*"] });
-      const p = await seedPayment(m, "awaiting_customer");
-      await transitionPayment({ db, clock: systemClock }, { paymentId: p.id, to: "succeeded" });
-      const { deliveries } = await fanOutEvents({ db, clock: systemClock }, { merchantId: m.merchant.id });
+      const { db, deliveries } = await succeededPaymentDeliveries(r.url);
       const deliveryIds = deliveries.map((d) => d.id);
       const run = () =>
         new InngestTestEngine({ function: deliverWebhookFn }).execute({

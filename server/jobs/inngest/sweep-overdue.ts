@@ -6,7 +6,7 @@ import { fanOutEvents } from "@/server/services/webhooks/fan-out-events";
 import { payDueSettlements } from "@/server/services/settlements/pay-settlement";
 import { drainBatches, drainDue } from "../due-batch";
 import { claimDueDeliveries } from "../due-work";
-import { inngest, scheduleDelivery, sendInChunks } from "./client";
+import { inngest, scheduleDeliveries } from "./client";
 import { jobDeps } from "./deps";
 
 const BATCH = 200;
@@ -59,11 +59,7 @@ export const sweepOverdueFn = inngest.createFunction(
     // Events whose relay send was lost. Last, as the only step that sends to Inngest: a send it
     // refuses (an outage) fails this run after the rest has run, not before.
     const relayed = await step.run("relay-events", async () => (await fanOutEvents(await jobDeps(), { limit: 500 })).deliveries);
-    await sendInChunks(
-      relayed.map((d) => scheduleDelivery(d)),
-      "schedule-deliveries",
-      (id, chunk) => step.sendEvent(id, chunk),
-    );
+    await scheduleDeliveries(relayed, (id, chunk) => step.sendEvent(id, chunk));
     return { expired, reconciled, refunds, relayed: relayed.length, redelivered, paidOut, forgotten };
   },
 );
