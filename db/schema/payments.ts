@@ -85,6 +85,8 @@ export const payments = pgTable(
     index("payments_unsettled_idx")
       .on(t.merchantId, t.livemode, t.currency)
       .where(sql`${t.status} = 'succeeded' and ${t.settlementId} is null`),
+    // …and those of them that succeeded before a cutoff: a run after the day's batches reads only what is left.
+    index("payments_unsettled_due_idx").on(t.succeededAt).where(sql`${t.status} = 'succeeded' and ${t.settlementId} is null`),
     check("payments_amount_positive", sql`${t.amount} > 0`),
     check("payments_refunds_within_amount", sql`${t.amountRefunded} between 0 and ${t.amount}`),
     check("payments_charged_covers_amount", sql`${t.chargedAmount} >= ${t.amount}`),

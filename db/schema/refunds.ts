@@ -62,6 +62,8 @@ export const refunds = pgTable(
     index("refunds_unsettled_idx")
       .on(t.merchantId, t.livemode, t.currency)
       .where(sql`${t.status} = 'succeeded' and ${t.settlementId} is null`),
+    // …and those of them that succeeded before a cutoff: a run after the day's batches reads only what is left.
+    index("refunds_unsettled_due_idx").on(t.succeededAt).where(sql`${t.status} = 'succeeded' and ${t.settlementId} is null`),
     check("refunds_amount_positive", sql`${t.amount} > 0`),
   ],
 );

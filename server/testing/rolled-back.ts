@@ -20,12 +20,14 @@ export async function inRolledBackTransaction<T>(db: Db, work: (tx: Db) => Promi
 }
 
 /**
- * Inside such a transaction: an empty copy of a table, with its defaults, constraints and indexes,
- * in a schema of its own that unqualified names now find first, so the services' own statements
- * run against it (and its statistics start from nothing).
+ * Inside such a transaction: empty copies of tables, with their defaults, constraints and indexes,
+ * in a schema of their own that unqualified names now find first, so the services' own statements
+ * run against them (and their statistics start from nothing).
  */
-export async function scratchCopy(tx: Db, schema: string, table: string): Promise<void> {
+export async function scratchCopy(tx: Db, schema: string, ...tables: [string, ...string[]]): Promise<void> {
   await tx.execute(sql.raw(`create schema ${schema}`));
-  await tx.execute(sql.raw(`create table ${schema}.${table} (like public.${table} including defaults including constraints including indexes)`));
+  for (const table of tables) {
+    await tx.execute(sql.raw(`create table ${schema}.${table} (like public.${table} including defaults including constraints including indexes)`));
+  }
   await tx.execute(sql.raw(`set local search_path = ${schema}, public`));
 }

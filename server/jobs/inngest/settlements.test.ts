@@ -59,6 +59,28 @@ describe("settlement functions", () => {
     expect(await payDueSettlements({ db, clock: manualClock(new Date()) }, { limit: 10, ids: [batch!.id] })).toHaveLength(1);
   });
 
+  it("settle-daily runs again every hour: a run hours after midnight takes up a day whose midnight run failed", async () => {
+    expect(settleDailyFn.opts.triggers).toEqual([{ cron: "TZ=Africa/Harare 0 * * * *" }]);
+    const db = await getDb();
+    const m = await seedTestMerchant();
+    // Harare midnight of 1999-07-02; midnight's run left this payment (the database was down).
+    const midnight = new Date("1999-07-01T22:00:00Z");
+    const paid = await seedPayment(m, "succeeded", { amount: 5_000, at: new Date(midnight.getTime() - 3_600_000) });
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(new Date(midnight.getTime() + 7 * 3_600_000));
+    try {
+      await new InngestTestEngine({ function: settleDailyFn }).execute({
+        steps: [{ id: "schedule-test-payouts", handler: () => undefined }],
+      });
+    } finally {
+      vi.useRealTimers();
+    }
+    const [row] = await db.select({ settlementId: payments.settlementId }).from(payments).where(eq(payments.id, paid.id));
+    const [batch] = await db.select().from(settlements).where(eq(settlements.id, row!.settlementId!));
+    expect(batch!.periodEnd).toEqual(midnight);
+    expect(await payDueSettlements({ db, clock: manualClock(new Date()) }, { limit: 10, ids: [batch!.id] })).toHaveLength(1);
+  });
+
   it("payout-test-settlement sleeps until pay_after, then pays the batch once", async () => {
     const db = await getDb();
     const m = await seedTestMerchant();

@@ -15,14 +15,14 @@ const SCHEDULER_SKEW_MS = 10 * 60_000;
 
 /**
  * Every day at midnight in Harare: one batch per merchant + environment + currency of what
- * succeeded before midnight and is not settled yet. Running it again (a retry, a second trigger)
- * batches nothing twice; the test batches it makes are paid out by `payout-test-settlement`.
- * Nothing else makes the day's batches (the local runner tries again on every pass), so a run
- * that fails (the database down at midnight) is retried as often as Inngest allows, with its
- * backoff, rather than leave the day for the next midnight.
+ * succeeded before midnight and is not settled yet; the test batches it makes are paid out by
+ * `payout-test-settlement`. It runs again every hour with the same cutoff: a run that failed for
+ * good (the database down past its retries) is taken up within the hour, not at the next midnight.
+ * Running it again batches nothing twice, and a run after the day's batches reads only what is
+ * left before the cutoff (an index by success time), not the day's newer items.
  */
 export const settleDailyFn = inngest.createFunction(
-  { id: "settle-daily", triggers: [cron("TZ=Africa/Harare 0 0 * * *")], concurrency: 1, retries: 20 },
+  { id: "settle-daily", triggers: [cron("TZ=Africa/Harare 0 * * * *")], concurrency: 1, retries: 5 },
   async ({ step }) => {
     const made = await step.run("make-batches", async () => {
       const deps = await jobDeps();

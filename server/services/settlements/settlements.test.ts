@@ -1,7 +1,7 @@
 import { randomInt } from "node:crypto";
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { getDb } from "@/db/client";
+import { getDb, type Db } from "@/db/client";
 import { events, payments, refunds, settlementLines, settlements, type Payment } from "@/db/schema";
 import { manualClock } from "@/server/clock";
 import type { ServiceContext } from "@/server/context";
@@ -18,6 +18,9 @@ import { confirmSettlementPayout, failSettlementPayout, payDueSettlements } from
 import { listSettlementLines } from "./list-settlements";
 import { runSettlements } from "./run-settlements";
 import { signalsSentBy } from "@/server/testing/signals";
+import { env } from "@/server/env";
+import { rowsOf } from "@/db/rows";
+import { inRolledBackTransaction, scratchCopy } from "@/server/testing/rolled-back";
 
 const HOUR = 3_600_000;
 const pick = <T>(xs: readonly T[]): T => xs[randomInt(xs.length)]!;
@@ -394,5 +397,46 @@ describe("payouts", () => {
     expect(await db.select().from(settlementLines).where(eq(settlementLines.settlementId, first!.id))).toHaveLength(2);
     const [row] = await db.select({ settlementId: payments.settlementId }).from(payments).where(eq(payments.id, p.id));
     expect(row!.settlementId).toBe(second!.id);
+  });
+});
+
+// Plans and their statistics exist only on PostgreSQL (CI sets DATABASE_URL).
+describe.runIf(env().DATABASE_URL)("a settlement run after the day's batches", () => {
+  /** Rows this transaction has read from the scratch copy of a table, by any scan. */
+  async function reads(tx: Db, table: string): Promise<number> {
+    const [row] = rowsOf<{ n: number | string }>(
+      await tx.execute(sql`select coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0) as n from pg_stat_xact_user_tables where schemaname = 'settle_probe' and relname = ${table}`),
+    );
+    return Number(row?.n ?? 0);
+  }
+
+  it("reads only what is left before the cutoff, not the day's newer items (it runs every hour)", async () => {
+    const m = await seedTestMerchant();
+    const cutoff = future(5);
+    const made = await inRolledBackTransaction(await getDb(), async (tx) => {
+      await scratchCopy(tx, "settle_probe", "payments", "refunds");
+      await tx.execute(sql`set local plan_cache_mode = force_custom_plan`);
+      // The day since the cutoff: thousands of succeeded payments of this merchant and others, not
+      // yet due for a batch; before it, one payment that midnight's run left (it failed).
+      const insert = (merchant: string, from: number, to: number, hoursAfterCutoff: number) =>
+        tx.execute(sql`insert into payments (id, merchant_id, livemode, amount, currency, method, reference, customer_msisdn, network, fee, fee_bearer,
+            charged_amount, status, provider, expires_at, succeeded_at, created_at, updated_at)
+          select 'pay_probe' || lpad(i::text, 8, '0'), ${merchant}, false, 1000, 'USD', 'wallet', 'probe' || i, '263771234567', 'ecocash', 15, 'merchant',
+            1000, 'succeeded', 'sandbox', ${cutoff.toISOString()}::timestamptz, ${cutoff.toISOString()}::timestamptz + make_interval(hours => ${hoursAfterCutoff}),
+            now(), now()
+          from generate_series(${from}::int, ${to}::int) as i`);
+      await insert("mer_others", 1, 4_000, 1);
+      await insert(m.merchant.id, 4_001, 5_000, 2);
+      await insert(m.merchant.id, 5_001, 5_001, -1);
+      await tx.execute(sql`analyze payments`);
+      await tx.execute(sql`analyze refunds`);
+      const before = await reads(tx, "payments");
+      const batches = await runSettlements({ db: tx, clock: manualClock(future(6)) }, { cutoff });
+      return { batches, read: (await reads(tx, "payments")) - before };
+    });
+    expect(made.batches).toHaveLength(1);
+    expect(made.batches[0]).toMatchObject({ merchantId: m.merchant.id, paymentCount: 1, amount: 985 });
+    // The one left item, found and claimed (a few index probes), not the 5,000 newer ones.
+    expect(made.read).toBeLessThanOrEqual(10);
   });
 });
