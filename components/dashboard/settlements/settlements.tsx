@@ -215,6 +215,10 @@ export function SettlementDetail({ id }: { id: string }) {
           <ErrorNote error={confirm.error} />
           {allowed ? <FailPayout id={s.id} amount={formatAmount(s.amount, s.currency)} /> : null}
         </section>
+      ) : s.livemode && s.status === "paid" && allowed ? (
+        <section className="panel" aria-label="Payout returned">
+          <FailPayout id={s.id} amount={formatAmount(s.amount, s.currency)} />
+        </section>
       ) : s.status === "pending" && !s.livemode ? (
         <p className="notice">Test batches are paid out automatically a few seconds after they are made.</p>
       ) : null}
@@ -226,7 +230,7 @@ export function SettlementDetail({ id }: { id: string }) {
 }
 
 /**
- * The bank returned the transfer: the batch is recorded as failed and its payments and refunds go
+ * The bank returned the transfer (before the payout was confirmed, or days after): the batch is recorded as failed and its payments and refunds go
  * into the next batch, which pays them again. Asks why (kept on the batch) and the admin's password.
  */
 function FailPayout({ id, amount }: { id: string; amount: string }) {

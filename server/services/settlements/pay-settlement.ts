@@ -80,8 +80,10 @@ export async function confirmSettlementPayout(ctx: ServiceContext, id: string): 
 }
 
 /**
- * An operator records that a payout bounced. The batch stays as history; its payments and refunds
- * are released in the same transaction, so the next run settles them again and none is lost.
+ * An operator records that a payout bounced: before it was confirmed, or after (a bank may return
+ * a transfer days after it was sent; its `paid_at` is kept). The batch stays as history; its
+ * payments and refunds are released in the same transaction, so the next run settles them again
+ * and none is lost. A batch fails once: a failed one's items may be in another batch by now.
  */
 export async function failSettlementPayout(ctx: ServiceContext, id: string, message: string): Promise<Settlement> {
   await getSettlement(ctx, id);
@@ -90,7 +92,7 @@ export async function failSettlementPayout(ctx: ServiceContext, id: string, mess
     const [row] = await tx
       .update(settlements)
       .set({ status: "failed", failedAt: now, failureMessage: message, updatedAt: now })
-      .where(and(eq(settlements.id, id), eq(settlements.status, "pending")))
+      .where(and(eq(settlements.id, id), inArray(settlements.status, ["pending", "paid"])))
       .returning();
     if (!row) return null;
     // Found through the batch's own lines (its primary key's prefix): nothing indexes the items
@@ -102,6 +104,6 @@ export async function failSettlementPayout(ctx: ServiceContext, id: string, mess
     return row;
   });
   if (failed) return failed;
-  const current = await getSettlement(ctx, id);
-  throw new ServiceError("parameter_invalid", `Settlement ${id} is ${current.status}; only a pending batch can fail.`, "id");
+  // Only a failed batch is neither pending nor paid.
+  throw new ServiceError("parameter_invalid", `Settlement ${id} has failed already; its payments and refunds went into the next batch.`, "id");
 }

@@ -398,6 +398,25 @@ describe("payouts", () => {
     const [row] = await db.select({ settlementId: payments.settlementId }).from(payments).where(eq(payments.id, p.id));
     expect(row!.settlementId).toBe(second!.id);
   });
+
+  it("a payout returned after it was confirmed paid releases its items to the next batch, which pays them again", async () => {
+    const db = await getDb();
+    const m = await seedTestMerchant();
+    const p = await insertPayment(m, { livemode: true, amount: 3_000, fee: 0, at: future(1) });
+    const clock = manualClock(future(10));
+    const [first] = await runSettlements({ db, clock }, { cutoff: future(5), merchantId: m.merchant.id });
+    const live = await m.ctx(true, clock);
+    const paid = await confirmSettlementPayout(live, first!.id);
+    clock.advance(3 * 24 * HOUR);
+    const returned = await failSettlementPayout(live, first!.id, "Returned by the bank: account closed.");
+    expect(returned).toMatchObject({ status: "failed", paidAt: paid.paidAt, failedAt: clock.now() });
+    // Confirming it again cannot make it paid a second time.
+    await expect(confirmSettlementPayout(live, first!.id)).rejects.toMatchObject({ code: "parameter_invalid" });
+    const [second] = await runSettlements({ db, clock }, { cutoff: future(5), merchantId: m.merchant.id });
+    expect(second).toMatchObject({ amount: 3_000, paymentCount: 1 });
+    const [row] = await db.select({ settlementId: payments.settlementId }).from(payments).where(eq(payments.id, p.id));
+    expect(row!.settlementId).toBe(second!.id);
+  });
 });
 
 // Plans and their statistics exist only on PostgreSQL (CI sets DATABASE_URL).

@@ -267,6 +267,22 @@ describe("dashboard: a bounced payout", () => {
     expect((await (await dashboardAs(b, "viewer", true)).settlements.get({ id: theirs.id })).status).toBe("pending");
   });
 
+  it("records a live payout the bank returned after it was confirmed paid: its paid_at stays, its payments are released", async () => {
+    const m = await seedTestMerchant();
+    const live = await seedSettlement(m, true);
+    const db = await getDb();
+    const [line] = await db.select().from(settlementLines).where(eq(settlementLines.settlementId, live.id));
+    await db.update(payments).set({ settlementId: live.id }).where(eq(payments.id, line!.objectId));
+    const admin = await dashboardAs(m, "admin", true);
+    const paid = await admin.settlements.confirmPayout({ id: live.id });
+    const returned = await admin.settlements.failPayout({ id: live.id, reason: "Returned: account closed.", confirmPassword: STAFF_TEST_PASSWORD });
+    expect(returned).toMatchObject({ status: "failed", paid_at: paid.paid_at, failure_message: "Returned: account closed." });
+    expect(returned.failed_at).not.toBeNull();
+    const [released] = await db.select({ settlementId: payments.settlementId }).from(payments).where(eq(payments.id, line!.objectId));
+    expect(released!.settlementId).toBeNull();
+    expect(await refusal(admin.settlements.failPayout({ id: live.id, reason: "again", confirmPassword: STAFF_TEST_PASSWORD }))).toBe("BAD_REQUEST");
+  });
+
   it("is not offered for a test batch, which pays itself", async () => {
     const m = await seedTestMerchant();
     const test = await seedSettlement(m, false);
