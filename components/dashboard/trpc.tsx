@@ -6,7 +6,7 @@ import { createTRPCContext } from "@trpc/tanstack-react-query";
 import { useRouter } from "next/navigation";
 import { createContext, useContext, useEffect, useState, type ReactNode } from "react";
 import { CURSOR_PARAMS } from "@/components/ui/pager";
-import { modeName, PAGE_MODE_HEADER, signInPath } from "@/server/domain/staff";
+import { MAX_BATCH_SIZE, modeName, PAGE_MODE_HEADER, signInPath } from "@/server/domain/staff";
 import type { AppRouter } from "@/server/trpc/routers/_app";
 
 export const { TRPCProvider, useTRPC, useTRPCClient } = createTRPCContext<AppRouter>();
@@ -136,7 +136,7 @@ export function DashboardProviders({ livemode, children }: { livemode: boolean; 
     return client;
   });
   const [trpcClient] = useState(() =>
-    createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: "/api/trpc", headers: { [PAGE_MODE_HEADER]: modeName(livemode) } })] }),
+    createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: "/api/trpc", maxItems: MAX_BATCH_SIZE, headers: { [PAGE_MODE_HEADER]: modeName(livemode) } })] }),
   );
   useEffect(() => {
     if (typeof BroadcastChannel === "undefined") return;

@@ -16,6 +16,9 @@ export function roleAllows(role: StaffRole, needed: StaffRole): boolean {
 
 /** The dashboard's test/live switch, as a cookie: `live`, or anything else for test. */
 export const MODE_COOKIE = "mari_mode";
+/** The most calls one dashboard request may batch (a page's queries go together; the server refuses more). */
+export const MAX_BATCH_SIZE = 10;
+
 /**
  * The mode a dashboard tab's page was drawn in, sent with each of its calls: the cookie is one for
  * every tab, so after a switch in another tab this one's calls would act in the other environment

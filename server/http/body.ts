@@ -61,6 +61,24 @@ export async function readLimited(request: Request, max = MAX_BODY_BYTES): Promi
   }
 }
 
+/**
+ * The request with its body read (at most `max` bytes, however its length is declared) and held,
+ * for a handler that would otherwise read a body of any size (tRPC parses whatever it is sent).
+ * A body past the limit, or not UTF-8, is refused as readLimited refuses it.
+ */
+export async function withBoundedBody(request: Request, max = MAX_BODY_BYTES): Promise<Request> {
+  if (!request.body) return request;
+  if (Number(request.headers.get("content-length") ?? "0") > max) {
+    await discardUnreadBody(request);
+    throw tooLarge();
+  }
+  const body = await readLimited(request, max);
+  const headers = new Headers(request.headers);
+  headers.delete("content-length");
+  headers.delete("transfer-encoding");
+  return new Request(request.url, { method: request.method, headers, body, signal: request.signal });
+}
+
 const tooLarge = () => invalidParam("body", `The request body is larger than ${MAX_BODY_BYTES / 1024} KB.`);
 
 /**

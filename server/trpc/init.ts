@@ -72,7 +72,7 @@ const refuseUnstorable = t.middleware(async ({ getRawInput, next }) => {
 });
 
 /** Signed in: the staff member's own merchant, in the chosen environment, as a service context. */
-const staffProcedure = t.procedure.use(mapErrors).use(refuseUnstorable).use(({ ctx, next }) => {
+const signedIn = t.procedure.use(mapErrors).use(({ ctx, next }) => {
   if (!ctx.session) throw new TRPCError({ code: "UNAUTHORIZED", message: "Sign in again." });
   if (ctx.pageLivemode !== undefined && ctx.pageLivemode !== ctx.livemode) {
     throw new TRPCError({
@@ -83,6 +83,9 @@ const staffProcedure = t.procedure.use(mapErrors).use(refuseUnstorable).use(({ c
   const service: ServiceContext = staffServiceContext(ctx.base, ctx.session, ctx.livemode, ctx.clientAddress);
   return next({ ctx: { ...ctx, staff: ctx.session.staff, service } });
 });
+
+/** …whose input is looked at only once the caller is known to be signed in. */
+const staffProcedure = signedIn.use(refuseUnstorable);
 
 const atLeast = (role: StaffRole) =>
   staffProcedure.use(({ ctx, next }) => {

@@ -127,6 +127,9 @@ describe("dashboard: payment links", () => {
     expect(await refusal(viewer.paymentLinks.deactivate({ id: link.id }))).toBe("FORBIDDEN");
     expect(await refusal(dev.paymentLinks.create({ amount: 1.5, currency: "USD", description: "x" }))).toBe("BAD_REQUEST");
     expect(await refusal(dev.paymentLinks.create({ amount: 100, currency: "USD", description: "x", expiresAt: "2020-01-01T00:00:00Z" }))).toBe("BAD_REQUEST");
+    // Past the year 9999 by its offset: a four-digit year PostgreSQL cannot keep, refused rather than a 500.
+    expect(await refusal(dev.paymentLinks.create({ amount: 100, currency: "USD", description: "x", expiresAt: "9999-12-31T23:59:59-05:00" }))).toBe("BAD_REQUEST");
+    expect(await dev.paymentLinks.create({ amount: 100, currency: "USD", description: "x", expiresAt: "9999-12-31T23:59:59Z" })).toMatchObject({ expires_at: "9999-12-31T23:59:59.000Z" });
 
     expect((await (await dashboardAs(a, "viewer", true)).paymentLinks.list({})).data.map((l) => l.id)).not.toContain(link.id);
     expect((await (await dashboardAs(b, "viewer")).paymentLinks.list({})).data.map((l) => l.id)).not.toContain(link.id);

@@ -36,6 +36,8 @@ describe("dashboard: events", () => {
     expect((await viewer.events.list({ types: ["payment.failed", "refund.failed"] })).data).toEqual([]);
     expect((await viewer.events.list({ createdGte: new Date(Date.now() + 60_000).toISOString() })).data).toEqual([]);
     expect((await viewer.events.list({ createdLt: new Date(Date.now() + 60_000).toISOString() })).data).toHaveLength(1);
+    // Past the year 9999 by its offset: refused, as /v1 refuses it, not a 500.
+    expect(await refusal(viewer.events.list({ createdGte: "9999-12-31T23:59:59-05:00" }))).toBe("BAD_REQUEST");
     const detail = await viewer.events.get({ id: test.id });
     expect(detail.event).toMatchObject({ id: test.id, object: "event", type: "payment.succeeded", data: { object: { object: "payment" } } });
     expect(detail.deliveries).toEqual([]);

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { EVENT_TYPES } from "@/server/domain/events";
+import { timeBound } from "@/server/schemas/common";
 import { toEventResource } from "@/server/schemas/events";
 import { toDeliveryResource } from "@/server/schemas/webhooks";
 import { getEvent } from "@/server/services/events/get-event";
@@ -9,7 +10,8 @@ import { replayEvent } from "@/server/services/events/replay-event";
 import { listDeliveries } from "@/server/services/webhooks/list-deliveries";
 import { developerProcedure, objectId, pageInput, router, viewerProcedure } from "../init";
 
-const time = z.iso.datetime({ offset: true });
+/** As /v1 takes a time: RFC 3339 (or Unix seconds), no later than the year 9999. */
+const time = timeBound;
 const types = z.array(z.enum(EVENT_TYPES)).min(1).max(EVENT_TYPES.length).optional();
 
 /** An event's deliveries shown on its page; more than this is a replay storm, and the page says so. */
@@ -29,7 +31,7 @@ export const eventsRouter = router({
     .query(async ({ ctx, input }) => {
       const page = await listEvents(
         ctx.service,
-        { types: input.types, createdGte: input.createdGte ? new Date(input.createdGte) : undefined, createdLt: input.createdLt ? new Date(input.createdLt) : undefined },
+        { types: input.types, createdGte: input.createdGte, createdLt: input.createdLt },
         { limit: input.limit, startingAfter: input.startingAfter, endingBefore: input.endingBefore },
       );
       return { data: page.data.map(toEventResource), hasMore: page.hasMore };
@@ -60,12 +62,12 @@ export const eventsRouter = router({
           onlyUndelivered: z.boolean().default(false),
           dryRun: z.boolean(),
         })
-        .refine((b) => b.createdLt === undefined || new Date(b.createdLt) > new Date(b.createdGte), { message: "The end must be after the start.", path: ["createdLt"] }),
+        .refine((b) => b.createdLt === undefined || b.createdLt > b.createdGte, { message: "The end must be after the start.", path: ["createdLt"] }),
     )
     .mutation(async ({ ctx, input }) => {
       const { events, deliveries, createdLt } = await replayEventWindow(ctx.service, {
-        createdGte: new Date(input.createdGte),
-        createdLt: input.createdLt ? new Date(input.createdLt) : undefined,
+        createdGte: input.createdGte,
+        createdLt: input.createdLt,
         types: input.types,
         endpointId: input.endpointId,
         onlyUndelivered: input.onlyUndelivered,

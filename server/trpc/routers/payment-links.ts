@@ -4,6 +4,7 @@ import { quoteFee } from "@/server/domain/fees";
 import { CURRENCIES, MAX_AMOUNT } from "@/server/domain/money";
 import { linkStatus } from "@/server/domain/payment-links";
 import type { PaymentStatus } from "@/server/domain/payment-status";
+import { timeBound } from "@/server/schemas/common";
 import { toPaymentLinkResource } from "@/server/schemas/payment-links";
 import { createPaymentLink } from "@/server/services/payment-links/create-payment-link";
 import { deactivatePaymentLink } from "@/server/services/payment-links/deactivate-payment-link";
@@ -39,7 +40,7 @@ export const paymentLinksRouter = router({
         currency: z.enum(CURRENCIES),
         description: z.string().trim().min(1).max(500),
         singleUse: z.boolean().default(false),
-        expiresAt: z.iso.datetime({ offset: true }).optional(),
+        expiresAt: timeBound.optional(),
         formKey: formKeyInput.optional(),
       }),
     )
@@ -50,7 +51,7 @@ export const paymentLinksRouter = router({
           currency: input.currency,
           description: input.description,
           singleUse: input.singleUse,
-          expiresAt: input.expiresAt ? new Date(input.expiresAt) : undefined,
+          expiresAt: input.expiresAt,
         });
         return linkView(link, undefined, ctx.service.clock.now(), ctx.service.merchant);
       }),
