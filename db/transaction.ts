@@ -41,7 +41,13 @@ export function afterCommit(db: Db, then: () => void): void {
 /**
  * Holds a lock named `name` until the transaction `tx` ends: work of one kind for one owner
  * (a merchant's settlement group, a merchant environment's replays) takes turns across instances.
+ * Held `shared`, it lets others that hold it shared go on together and waits only for (and holds
+ * off) one that holds it alone.
  */
-export async function lockUntilCommit(tx: Db, name: string): Promise<void> {
-  await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${name}, 0))`);
+export async function lockUntilCommit(tx: Db, name: string, opts: { shared?: boolean } = {}): Promise<void> {
+  await tx.execute(
+    opts.shared
+      ? sql`select pg_advisory_xact_lock_shared(hashtextextended(${name}, 0))`
+      : sql`select pg_advisory_xact_lock(hashtextextended(${name}, 0))`,
+  );
 }

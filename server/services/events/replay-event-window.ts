@@ -47,16 +47,21 @@ export async function replayEventWindow(ctx: ServiceContext, input: ReplayWindow
     eventCount += batch.length;
 
     let pairs = replayPairs(targets, batch, "window");
-    if (input.onlyUndelivered && pairs.length) {
-      const done = await ctx.db
-        .select({ eventId: webhookDeliveries.eventId, endpointId: webhookDeliveries.endpointId })
-        .from(webhookDeliveries)
-        .where(and(inArray(webhookDeliveries.eventId, batch.map((e) => e.id)), eq(webhookDeliveries.status, "delivered")));
-      const delivered = new Set(done.map((d) => `${d.eventId} ${d.endpointId}`));
-      pairs = pairs.filter((p) => !delivered.has(`${p.eventId} ${p.endpointId}`));
+    if (input.dryRun) {
+      if (input.onlyUndelivered && pairs.length) {
+        const done = await ctx.db
+          .select({ eventId: webhookDeliveries.eventId, endpointId: webhookDeliveries.endpointId })
+          .from(webhookDeliveries)
+          .where(and(inArray(webhookDeliveries.eventId, batch.map((e) => e.id)), eq(webhookDeliveries.status, "delivered")));
+        const delivered = new Set(done.map((d) => `${d.eventId} ${d.endpointId}`));
+        pairs = pairs.filter((p) => !delivered.has(`${p.eventId} ${p.endpointId}`));
+      }
+      deliveryCount += pairs.length;
+    } else {
+      // What is delivered is read under the replay's lock: a retry that gets through while this
+      // waits its turn is not sent again.
+      deliveryCount += (await queueReplay(ctx, pairs, { named: input.endpointId, skipDelivered: input.onlyUndelivered })).ids.length;
     }
-    deliveryCount += pairs.length;
-    if (!input.dryRun) await queueReplay(ctx, pairs);
     if (batch.length < BATCH) break;
   }
   return { events: eventCount, deliveries: deliveryCount, createdLt };

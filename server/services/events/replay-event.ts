@@ -13,7 +13,7 @@ import { getEvent } from "./get-event";
 export async function replayEvent(ctx: ServiceContext, eventId: string, endpointId?: string): Promise<{ deliveries: DeliveryWithAttempts[]; retries: number }> {
   const event = await getEvent(ctx, eventId);
   const targets = await replayTargets(ctx, endpointId);
-  const { ids, retries } = await queueReplay(ctx, replayPairs(targets, [event], "event"));
+  const { ids, retries } = await queueReplay(ctx, replayPairs(targets, [event], "event"), { named: endpointId });
   if (ids.length === 0) return { deliveries: [], retries };
   return { deliveries: (await listDeliveries(ctx, { eventId: event.id, ids }, { limit: MAX_ENDPOINTS })).data, retries };
 }

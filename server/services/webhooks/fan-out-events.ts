@@ -5,7 +5,9 @@ import type { EventType } from "@/server/domain/events";
 import { newId } from "@/server/domain/ids";
 import { endpointWants, type QueuedDelivery } from "@/server/domain/webhooks";
 import { rowsOf } from "@/db/rows";
+import { lockUntilCommit } from "@/db/transaction";
 import { EVENT_CREATED_TOPIC } from "../events/record-event";
+import { replayLock } from "./queue-replay";
 
 type OutboxEvent = { event_id: string; type: EventType; merchant_id: string; livemode: boolean };
 
@@ -13,7 +15,10 @@ type OutboxEvent = { event_id: string; type: EventType; merchant_id: string; liv
  * Relays committed events to webhooks: takes up to `limit` outbox rows (SKIP LOCKED, so workers
  * share the queue), creates one delivery per enabled endpoint of the same merchant and
  * environment subscribed to the type, and deletes the rows, in one transaction. A crash anywhere
- * leaves the rows for the next pass; nothing is fanned out twice. Returns the deliveries made.
+ * leaves the rows for the next pass; nothing is fanned out twice. An event replayed before its
+ * relay (a merchant replaying an outage of the relay itself) already has its delivery to an
+ * endpoint: the replay's lock, held shared here, orders the two, and the relay adds none beside
+ * it. Returns the deliveries made.
  */
 export async function fanOutEvents(
   ctx: BaseContext,
@@ -41,10 +46,22 @@ export async function fanOutEvents(
           isNull(webhookEndpoints.deletedAt),
         ),
       );
+    // In one order, so that relays waiting on each other's replays never wait in a circle.
+    const environments = [...new Set(taken.map((e) => replayLock(e.merchant_id, e.livemode)))].sort();
+    for (const lock of environments) await lockUntilCommit(tx, lock, { shared: true });
+    const replayed = new Set(
+      (
+        await tx
+          .select({ eventId: webhookDeliveries.eventId, endpointId: webhookDeliveries.endpointId })
+          .from(webhookDeliveries)
+          .where(inArray(webhookDeliveries.eventId, taken.map((e) => e.event_id)))
+      ).map((d) => `${d.eventId} ${d.endpointId}`),
+    );
     const now = ctx.clock.now();
     const rows = taken.flatMap((e) =>
       endpoints
         .filter((w) => w.merchantId === e.merchant_id && w.livemode === e.livemode && endpointWants(w.enabledEvents, e.type))
+        .filter((w) => !replayed.has(`${e.event_id} ${w.id}`))
         .map((w) => ({
           id: newId("webhookDelivery", now),
           merchantId: e.merchant_id,

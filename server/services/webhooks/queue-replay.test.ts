@@ -16,6 +16,11 @@ import { replayEventWindow } from "../events/replay-event-window";
 import { onJobSignal, type JobSignal } from "../job-signals";
 import { transitionPayment } from "../payments/transition-payment";
 import { createEndpoint } from "./create-endpoint";
+import { fanOutEvents } from "./fan-out-events";
+import { queueReplay, replayLock } from "./queue-replay";
+import { deleteEndpoint } from "./delete-endpoint";
+import { updateEndpoint } from "./update-endpoint";
+import { newId } from "@/server/domain/ids";
 
 const poster = testPoster();
 const closers: (() => Promise<void>)[] = [];
@@ -200,5 +205,106 @@ describe("queueReplay", () => {
     expect((await second).deliveries.map((d) => d.id)).toEqual([original!.id]);
     const [row] = await w.deliveries();
     expect(row!.nextAttemptAt).toEqual(leasedUntil);
+  });
+
+  describe("and the relay of the same event", () => {
+    /** An event committed but not relayed yet (its outbox row waits), to two endpoints. */
+    async function unrelayed() {
+      const m = await seedTestMerchant();
+      const db = await getDb();
+      const clock = manualClock("2026-05-04T09:00:00Z");
+      const ctx = await m.ctx(false, clock);
+      const [r1, r2] = [await startReceiver(() => 200), await startReceiver(() => 200)];
+      closers.push(r1.close, r2.close);
+      const one = await createEndpoint(ctx, { url: r1.url, enabledEvents: ["*"] });
+      const two = await createEndpoint(ctx, { url: r2.url, enabledEvents: ["*"] });
+      const p = await seedPayment(m, "awaiting_customer", { at: clock.now() });
+      const { event } = await transitionPayment({ db, clock }, { paymentId: p.id, to: "succeeded" });
+      const relay = () => fanOutEvents({ db, clock }, { merchantId: m.merchant.id });
+      const to = async (endpointId: string) =>
+        db.select({ id: webhookDeliveries.id, reason: webhookDeliveries.reason }).from(webhookDeliveries).where(and(eq(webhookDeliveries.eventId, event!.id), eq(webhookDeliveries.endpointId, endpointId)));
+      return { m, db, ctx, one, two, event: event!, relay, to };
+    }
+
+    it("a replay made before the relay (the relay was behind) is the endpoint's one delivery; the relay adds the others'", async () => {
+      const w = await unrelayed();
+      await replayEvent(w.ctx, w.event.id, w.one.id);
+      const relayed = await w.relay();
+      expect(relayed.deliveries.map((d) => d.endpointId)).toEqual([w.two.id]);
+      expect(await w.to(w.one.id)).toEqual([expect.objectContaining({ reason: "replay" })]);
+      expect(await w.to(w.two.id)).toEqual([expect.objectContaining({ reason: "event" })]);
+    });
+
+    it("a window replayed before the relay is sent once to each endpoint", async () => {
+      const w = await unrelayed();
+      const at = w.event.createdAt.getTime();
+      expect(await replayEventWindow(w.ctx, { createdGte: new Date(at - 1_000), createdLt: new Date(at + 1_000) })).toMatchObject({ events: 1, deliveries: 2 });
+      expect((await w.relay()).deliveries).toEqual([]);
+      expect(await w.to(w.one.id)).toHaveLength(1);
+      expect(await w.to(w.two.id)).toHaveLength(1);
+    });
+
+    it("a replay that read its endpoints before one was deleted or disabled queues nothing to it, and refuses it by name", async () => {
+      const w = await unrelayed();
+      await w.relay();
+      const pairs = [
+        { eventId: w.event.id, endpointId: w.one.id },
+        { eventId: w.event.id, endpointId: w.two.id },
+      ];
+      // As replayTargets read them, then the endpoints changed before the replay's turn.
+      await deleteEndpoint(w.ctx, w.one.id);
+      await updateEndpoint(w.ctx, w.two.id, { disabled: true });
+      await expect(queueReplay(w.ctx, pairs.slice(0, 1), { named: w.one.id })).rejects.toMatchObject({ code: "resource_missing", param: "endpoint" });
+      await expect(queueReplay(w.ctx, pairs.slice(1), { named: w.two.id })).rejects.toMatchObject({ code: "parameter_invalid", param: "endpoint" });
+      expect(await queueReplay(w.ctx, pairs)).toEqual({ ids: [], retries: 0 });
+      expect((await w.to(w.one.id)).map((d) => d.reason)).toEqual(["event"]);
+      expect((await w.to(w.two.id)).map((d) => d.reason)).toEqual(["event"]);
+    });
+
+    it("only what is not delivered, read in the replay's turn: a delivery that got through meanwhile is not sent again", async () => {
+      const w = await unrelayed();
+      await w.relay();
+      const [first] = await w.to(w.one.id);
+      // Read as not delivered by the window; recorded as delivered before the replay's turn.
+      await w.db.update(webhookDeliveries).set({ status: "delivered" }).where(eq(webhookDeliveries.id, first!.id));
+      const pairs = [
+        { eventId: w.event.id, endpointId: w.one.id },
+        { eventId: w.event.id, endpointId: w.two.id },
+      ];
+      const queued = await queueReplay(w.ctx, pairs, { skipDelivered: true });
+      expect(queued.ids).toEqual([(await w.to(w.two.id))[0]!.id]);
+      expect(await w.to(w.one.id)).toHaveLength(1);
+    });
+
+    // Two sessions: the relay must wait on the replay's lock, which one embedded session cannot show.
+    it.runIf(env().DATABASE_URL)("a relay that runs while a replay of the event is being queued waits for it, then adds no second delivery", async () => {
+      const w = await unrelayed();
+      let release!: () => void;
+      let holding!: () => void;
+      const held = new Promise<void>((resolve) => (holding = resolve));
+      const replay = w.db.transaction(async (tx) => {
+        // queueReplay's turn, with the delivery it makes not yet committed.
+        await lockUntilCommit(tx, replayLock(w.m.merchant.id, false));
+        await tx.insert(webhookDeliveries).values({
+          id: newId("webhookDelivery"),
+          merchantId: w.m.merchant.id,
+          livemode: false,
+          eventId: w.event.id,
+          endpointId: w.one.id,
+          reason: "replay",
+          nextAttemptAt: new Date(),
+          createdAt: new Date(),
+        });
+        holding();
+        await new Promise<void>((resolve) => (release = resolve));
+      });
+      await held;
+      const relayed = w.relay();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      release();
+      await replay;
+      expect((await relayed).deliveries.map((d) => d.endpointId)).toEqual([w.two.id]);
+      expect(await w.to(w.one.id)).toEqual([expect.objectContaining({ reason: "replay" })]);
+    });
   });
 });

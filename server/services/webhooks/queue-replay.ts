@@ -1,4 +1,5 @@
 import { and, eq, inArray, isNull, sql } from "drizzle-orm";
+import type { Db } from "@/db/client";
 import { lockUntilCommit } from "@/db/transaction";
 import { webhookDeliveries, webhookEndpoints, type WebhookEndpoint } from "@/db/schema";
 import { invalidParam } from "@/server/domain/errors";
@@ -14,11 +15,7 @@ import { getEndpoint } from "./get-endpoint";
  * it subscribes to, since the merchant asked for it by name), or every enabled endpoint.
  */
 export async function replayTargets(ctx: ServiceContext, endpointId: string | undefined): Promise<{ named: boolean; endpoints: WebhookEndpoint[] }> {
-  if (endpointId) {
-    const endpoint = await getEndpoint(ctx, endpointId, { param: "endpoint" });
-    if (endpoint.status !== "enabled") throw invalidParam("endpoint", `Webhook endpoint '${endpointId}' is disabled. Enable it before replaying to it.`);
-    return { named: true, endpoints: [endpoint] };
-  }
+  if (endpointId) return { named: true, endpoints: [await namedTarget(ctx, endpointId)] };
   const endpoints = await ctx.db
     .select()
     .from(webhookEndpoints)
@@ -31,6 +28,13 @@ export async function replayTargets(ctx: ServiceContext, endpointId: string | un
       ),
     );
   return { named: false, endpoints };
+}
+
+/** The endpoint a replay names: this merchant's, in this environment, and enabled. */
+async function namedTarget(ctx: ServiceContext, endpointId: string, tx?: Db): Promise<WebhookEndpoint> {
+  const endpoint = await getEndpoint(ctx, endpointId, { tx, param: "endpoint" });
+  if (endpoint.status !== "enabled") throw invalidParam("endpoint", `Webhook endpoint '${endpointId}' is disabled. Enable it before replaying to it.`);
+  return endpoint;
 }
 
 /**
@@ -53,6 +57,12 @@ export function replayPairs(
   return events.flatMap((e) => targets.endpoints.filter((w) => wants(w, e)).map((w) => ({ eventId: e.id, endpointId: w.id })));
 }
 
+/**
+ * The lock a merchant environment's replays take in turn, and its relays (fanOutEvents) share: a
+ * replay and the relay of the same event would otherwise each find no delivery and each add one.
+ */
+export const replayLock = (merchantId: string, livemode: boolean) => `replay:${merchantId}:${livemode}`;
+
 /** What a replay queued: every delivery that goes out within a minute, and how many of them were retries already pending. */
 export type QueuedReplay = { ids: string[]; retries: number };
 
@@ -65,18 +75,42 @@ export type QueuedReplay = { ids: string[]; retries: number };
  * delivery goes back to the retry's time (`resume_at`, see sendDelivery). One whose 24 hours end
  * before it could be attempted (nothing ran while it fell due) would fail without sending, so the
  * pair gets a new delivery instead.
+ *
+ * Read under the replay's lock, which deleting or disabling an endpoint takes too: endpoints no
+ * longer enabled get nothing (the `named` one is refused, as replayTargets refuses it), and with
+ * `skipDelivered` a pair already delivered gets nothing, however recently its retry got through.
  */
-export async function queueReplay(ctx: ServiceContext, pairs: { eventId: string; endpointId: string }[]): Promise<QueuedReplay> {
+export async function queueReplay(
+  ctx: ServiceContext,
+  pairs: { eventId: string; endpointId: string }[],
+  opts: { named?: string; skipDelivered?: boolean } = {},
+): Promise<QueuedReplay> {
   if (pairs.length === 0) return { ids: [], retries: 0 };
   const { queued, retries, now } = await ctx.db.transaction(async (tx) => {
     // One replay of a merchant's environment at a time: two at once (a double click) would each
     // find no pending delivery and each add one.
-    await lockUntilCommit(tx, `replay:${ctx.merchant.id}:${ctx.livemode}`);
-    const pending = await tx
+    await lockUntilCommit(tx, replayLock(ctx.merchant.id, ctx.livemode));
+    const enabled = new Set(
+      (
+        await tx
+          .select({ id: webhookEndpoints.id })
+          .from(webhookEndpoints)
+          .where(
+            and(
+              inArray(webhookEndpoints.id, [...new Set(pairs.map((p) => p.endpointId))]),
+              eq(webhookEndpoints.status, "enabled"),
+              isNull(webhookEndpoints.deletedAt),
+            ),
+          )
+      ).map((w) => w.id),
+    );
+    if (opts.named && !enabled.has(opts.named)) await namedTarget(ctx, opts.named, tx);
+    const existing = await tx
       .select({
         id: webhookDeliveries.id,
         eventId: webhookDeliveries.eventId,
         endpointId: webhookDeliveries.endpointId,
+        status: webhookDeliveries.status,
         firstAttemptAt: webhookDeliveries.firstAttemptAt,
         nextAttemptAt: webhookDeliveries.nextAttemptAt,
       })
@@ -84,17 +118,20 @@ export async function queueReplay(ctx: ServiceContext, pairs: { eventId: string;
       .where(
         and(
           inArray(webhookDeliveries.eventId, [...new Set(pairs.map((p) => p.eventId))]),
-          inArray(webhookDeliveries.endpointId, [...new Set(pairs.map((p) => p.endpointId))]),
-          eq(webhookDeliveries.status, "pending"),
+          inArray(webhookDeliveries.endpointId, [...enabled]),
+          inArray(webhookDeliveries.status, opts.skipDelivered ? ["pending", "delivered"] : ["pending"]),
         ),
       );
+    const delivered = new Set(existing.filter((d) => d.status === "delivered").map((d) => `${d.eventId} ${d.endpointId}`));
+    const wanted = pairs.filter((p) => enabled.has(p.endpointId) && !delivered.has(`${p.eventId} ${p.endpointId}`));
+    const pending = existing.filter((d) => d.status === "pending");
     // Read after the rows: a lease among them was taken at or before this time (on another
     // instance's clock, up to CLOCK_SKEW_MS after it), so it ends within a lease and a skew of now.
     const now = ctx.clock.now();
     // An attempt made within a lease of now must still fall within 24 h of the first (sendDelivery).
     const sendable = pending.filter((d) => !d.firstAttemptAt || d.firstAttemptAt.getTime() + GIVE_UP_AFTER_MS >= now.getTime() + DELIVERY_LEASE_MS);
     const pendingFor = new Map(sendable.map((d) => [`${d.eventId} ${d.endpointId}`, d]));
-    const waiting = pairs.flatMap((p) => pendingFor.get(`${p.eventId} ${p.endpointId}`) ?? []);
+    const waiting = wanted.flatMap((p) => pendingFor.get(`${p.eventId} ${p.endpointId}`) ?? []);
     const later = waiting.filter((d) => d.nextAttemptAt && d.nextAttemptAt.getTime() > now.getTime() + DELIVERY_LEASE_MS + CLOCK_SKEW_MS);
     if (later.length) {
       // Only while its time is still the one read: a worker that claims it meanwhile has leased it
@@ -105,7 +142,7 @@ export async function queueReplay(ctx: ServiceContext, pairs: { eventId: string;
         from jsonb_to_recordset(${JSON.stringify(read)}::jsonb) as v(id text, at timestamptz)
         where d.id = v.id and d.status = 'pending' and date_trunc('milliseconds', d.next_attempt_at) = v.at`);
     }
-    const fresh = pairs.filter((p) => !pendingFor.has(`${p.eventId} ${p.endpointId}`));
+    const fresh = wanted.filter((p) => !pendingFor.has(`${p.eventId} ${p.endpointId}`));
     const inserted = fresh.length
       ? await tx
           .insert(webhookDeliveries)

@@ -1,5 +1,6 @@
 import { eq } from "drizzle-orm";
 import { webhookEndpoints, type WebhookEndpoint } from "@/db/schema";
+import { lockUntilCommit } from "@/db/transaction";
 import { invalidParam } from "@/server/domain/errors";
 import { mergeMetadata, METADATA_MAX_KEYS } from "@/server/domain/metadata";
 import { changedFields } from "@/server/domain/security-log";
@@ -8,6 +9,7 @@ import { recordSecurityEvent } from "@/server/services/security-log/record-secur
 import { endpointEntry } from "./endpoint-security-entry";
 import { vetEndpointUrl } from "./endpoint-url";
 import { getEndpoint } from "./get-endpoint";
+import { replayLock } from "./queue-replay";
 
 export type UpdateEndpointInput = {
   url?: string;
@@ -26,6 +28,8 @@ export async function updateEndpoint(ctx: ServiceContext, id: string, input: Upd
   const url = input.url === undefined ? undefined : await vetEndpointUrl(ctx, input.url);
   const status = input.disabled === undefined ? undefined : input.disabled ? ("disabled" as const) : ("enabled" as const);
   return ctx.db.transaction(async (tx) => {
+    // Disabling waits for a replay being queued; one after it sees the endpoint disabled (queueReplay).
+    if (status === "disabled") await lockUntilCommit(tx, replayLock(ctx.merchant.id, ctx.livemode));
     // Deleted since the first read: missing. Locked, so the log's "from" is what was changed.
     const before = await getEndpoint(ctx, id, { tx, forUpdate: true });
     const metadata = input.metadata === undefined ? undefined : mergeMetadata(before.metadata, input.metadata);
