@@ -78,6 +78,14 @@ describe("env", () => {
     }
   });
 
+  it("refuses a provider timeout that would outlast the lease of a refund's submission (it would be sent again beside itself)", () => {
+    restore = setEnv({ PROVIDER_PUSH_TIMEOUT_MS: "20000" });
+    expect(env().PROVIDER_PUSH_TIMEOUT_MS).toBe(20_000);
+    restore();
+    restore = setEnv({ PROVIDER_PUSH_TIMEOUT_MS: "45000" });
+    expect(() => env()).toThrow(/PROVIDER_PUSH_TIMEOUT_MS/);
+  });
+
   it("refuses a port that is not a number, naming it", () => {
     restore = setEnv({ PORT: "eighty" });
     expect(() => env()).toThrow(/PORT/);

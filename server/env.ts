@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { parseDataKey } from "./domain/sealing";
+import { REFUND_SUBMIT_LEASE_S } from "./domain/refund-schedule";
 
 /**
  * The one place that reads `process.env`. Everything else imports `env()`.
@@ -14,6 +15,9 @@ const flag = z
 const bool = (fallback: boolean) => flag.transform((v) => v ?? fallback);
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
+/** A provider call's longest wait: ten seconds short of the refund submission's lease. */
+const PROVIDER_TIMEOUT_MAX_MS = REFUND_SUBMIT_LEASE_S * 1000 - 10_000;
 
 const schema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
@@ -53,8 +57,14 @@ const schema = z.object({
   PIN_PROMPTS_PER_NUMBER_PER_HOUR: positiveInt(10),
   /** A request holding an idempotency key longer than this is presumed crashed and may be taken over. */
   IDEMPOTENCY_LOCK_TIMEOUT_MS: positiveInt(15_000),
-  /** How long the wallet provider gets to accept a PIN prompt before the payment is `unknown`. */
-  PROVIDER_PUSH_TIMEOUT_MS: positiveInt(8_000),
+  /**
+   * How long the wallet provider gets to accept a PIN prompt (or a refund) before the payment is
+   * `unknown`. Well inside the 30 s for which a refund's submission is left to the request that
+   * made it: a call still running past that would be sent again beside it.
+   */
+  PROVIDER_PUSH_TIMEOUT_MS: positiveInt(8_000).refine((ms) => ms <= PROVIDER_TIMEOUT_MAX_MS, {
+    error: `must be at most ${PROVIDER_TIMEOUT_MAX_MS} (a provider call must end well inside the ${REFUND_SUBMIT_LEASE_S} s a refund's submission is left to its request)`,
+  }),
   /** Create the demo merchant and print its credentials on first start. Default: on for the embedded database. */
   BOOTSTRAP_DEMO: flag,
   /** Exposes /api/bench/* floor routes used by `npm run bench`. Never on in production. */

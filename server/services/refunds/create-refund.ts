@@ -1,6 +1,6 @@
 import { and, eq, gt } from "drizzle-orm";
 import { payments, refunds, type Payment, type Refund } from "@/db/schema";
-import { invalidParam, resourceMissing, ServiceError } from "@/server/domain/errors";
+import { idempotencyKeyReused, invalidParam, resourceMissing, ServiceError } from "@/server/domain/errors";
 import { IDEMPOTENCY_TTL_MS } from "@/server/domain/idempotency";
 import { newId } from "@/server/domain/ids";
 import { METADATA_MAX_KEYS, refundMetadata } from "@/server/domain/metadata";
@@ -51,7 +51,9 @@ async function insertRefund(ctx: ServiceContext, input: CreateRefundInput): Prom
     if (!payment) throw resourceMissing("payment", input.paymentId, "payment");
 
     if (input.idempotencyKey) {
-      // Same key means same body (the idempotency layer refuses anything else), so same payment.
+      // Same key, same payment: the refund a request with this key made. The idempotency layer
+      // refuses another body while it holds the key's record, but a request that answered 5xx
+      // after its refund committed leaves none, so a changed body is refused here.
       const [mine] = await tx
         .select()
         .from(refunds)
@@ -62,7 +64,10 @@ async function insertRefund(ctx: ServiceContext, input: CreateRefundInput): Prom
             gt(refunds.createdAt, new Date(now.getTime() - IDEMPOTENCY_TTL_MS)),
           ),
         );
-      if (mine) return { refund: mine, payment };
+      if (mine) {
+        if (!sameRefundRequest(mine, input, payment)) throw idempotencyKeyReused();
+        return { refund: mine, payment };
+      }
     }
 
     if (payment.status !== "succeeded") {
@@ -113,3 +118,14 @@ async function insertRefund(ctx: ServiceContext, input: CreateRefundInput): Prom
     return { refund: refund!, payment };
   });
 }
+
+/** Whether `input` asks for the refund `made` is (an amount left out took what remained then). */
+function sameRefundRequest(made: Refund, input: CreateRefundInput, payment: Payment): boolean {
+  if (input.amount !== undefined && input.amount !== made.amount) return false;
+  if ((input.reason ?? null) !== made.reason) return false;
+  const metadata = refundMetadata(payment.metadata, input.metadata);
+  return metadata !== null && sameEntries(metadata, made.metadata);
+}
+
+const sameEntries = (a: Record<string, string>, b: Record<string, string>) =>
+  Object.keys(a).length === Object.keys(b).length && Object.entries(a).every(([k, v]) => b[k] === v);

@@ -77,6 +77,21 @@ describe("a refund whose submission may have reached the provider unrecorded", (
     },
   );
 
+  it("a retry whose body changed after the request died (its key's record went with it) is refused, not answered with the other refund", async () => {
+    const m = await seedTestMerchant();
+    const ctx = await m.ctx(false, manualClock(new Date()));
+    const p = await seedSucceededPayment(m, { msisdn: "263770000001", amount: 1_000 });
+    await expect(createRefund({ ...ctx, providers: dyingAfterSubmit }, { paymentId: p.id, amount: 100, idempotencyKey: "refund-2", metadata: { order: "A" } })).rejects.toThrow(/process killed/);
+    for (const changed of [{ amount: 200 }, { amount: 100, reason: "duplicate" as const }, { amount: 100, metadata: { order: "B" } }, { amount: 100 }]) {
+      await expect(createRefund({ ...ctx, providers }, { paymentId: p.id, idempotencyKey: "refund-2", ...changed })).rejects.toMatchObject({ code: "idempotency_key_reused" });
+    }
+    // The same request again (an amount left out is the one taken then) finds its refund.
+    for (const same of [{ amount: 100 }, {}]) {
+      expect(await createRefund({ ...ctx, providers }, { paymentId: p.id, idempotencyKey: "refund-2", metadata: { order: "A" }, ...same })).toMatchObject({ amount: 100 });
+    }
+    expect(await (await getDb()).select().from(refunds).where(eq(refunds.paymentId, p.id))).toHaveLength(1);
+  });
+
   it("two tries of one refund at once (a double click, one key) send one submission: none is refused as a copy", async () => {
     const m = await seedTestMerchant();
     const ctx = { ...(await m.ctx()), providers: refusingCopies() };
