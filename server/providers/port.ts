@@ -95,8 +95,16 @@ export type RefundSubmission =
 
 export type RefundQuery = { idempotencyKey: string; providerReference: string | null; msisdn: string };
 
-/** What a provider says about a refund it took, in our terms (see sandbox/transformers.ts). */
-export type RefundOutcome = { kind: "pending" } | { kind: "succeeded" } | { kind: "failed"; failureCode: RefundFailureCode; message: string };
+/**
+ * What a provider says about a refund, in our terms (see sandbox/transformers.ts). `not_found`: it
+ * holds no refund with our key, so it never took one (an adapter maps its "no such transaction"
+ * here, not to `pending`, which would be asked about for ever).
+ */
+export type RefundOutcome =
+  | { kind: "pending" }
+  | { kind: "succeeded" }
+  | { kind: "failed"; failureCode: RefundFailureCode; message: string }
+  | { kind: "not_found" };
 
 export interface WalletProvider {
   readonly name: string;

@@ -31,9 +31,10 @@ export type SandboxFaults = {
   callbacks: "normal" | "duplicate" | "out_of_order" | "lost";
   /**
    * The refund API. `error`: submissions and queries fail to connect; `timeout`: a submission is
-   * taken but its answer never arrives (the caller times out); `rejected`: submissions are refused.
+   * taken but its answer never arrives (the caller times out); `rejected`: submissions are refused;
+   * `forgotten`: queries find no refund at all (a provider that lost its record).
    */
-  refund: "none" | "error" | "timeout" | "rejected";
+  refund: "none" | "error" | "timeout" | "rejected" | "forgotten";
 };
 
 const NO_FAULTS: SandboxFaults = { push: "none", pushLatencyMs: 0, statusQuery: "none", callbacks: "normal", refund: "none" };
@@ -164,7 +165,8 @@ export class SandboxProvider implements WalletProvider {
 
   async queryRefund(query: RefundQuery, signal: AbortSignal): Promise<RefundOutcome> {
     if (signal.aborted || this.faults.refund === "error") throw new ProviderUnavailableError("sandbox: refund API unavailable");
-    if (this.refusedRefunds.has(query.idempotencyKey)) return { kind: "failed", failureCode: "refund_rejected", message: "The wallet provider refused the refund request." };
+    // A refund it refused and never took is one it does not have.
+    if (this.refusedRefunds.has(query.idempotencyKey) || this.faults.refund === "forgotten") return { kind: "not_found" };
     return toRefundOutcome(this.refundStatusAt(query.idempotencyKey, query.msisdn));
   }
 

@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import { payments, refunds, type Refund } from "@/db/schema";
 import { queryProviderRefund, scheduleNextCheck, submitRefund, type RefundContext } from "./submit-refund";
+import { log } from "@/server/log";
 import { transitionRefund } from "./transition-refund";
 
 /**
@@ -26,6 +27,12 @@ export async function advanceRefund(ctx: RefundContext, refundId: string): Promi
     case "failed":
       return (await transitionRefund(ctx, { refundId, to: "failed", failure: { code: outcome.failureCode, message: outcome.message } })).refund;
     case "pending":
+      return scheduleNextCheck(ctx, refund);
+    case "not_found":
+      // It took this refund (or said it had it) and now has no record of it. Failing it would free
+      // the amount for a second refund while the first may still pay out: it stays pending, asked
+      // about on the schedule, and the log tells an operator to take it up with the provider.
+      log.error("the provider has no record of a refund it took; it stays pending until the provider answers", { refund: refund.id, provider: refund.provider });
       return scheduleNextCheck(ctx, refund);
   }
 }

@@ -105,6 +105,23 @@ describe("refund lifecycle with the sandbox", () => {
     expect((await createRefund(ctx, { paymentId: p.id })).amount).toBe(1_000);
   });
 
+  it("a provider that took a refund and then has no record of it: the refund stays pending and holds its amount (failing it would free a second refund)", async () => {
+    const { clock, runner, ctx } = await setup();
+    const p = await seedSucceededPayment(m, { msisdn: "263770000001", amount: 1_000 });
+    const created = await createRefund(ctx, { paymentId: p.id });
+    expect(created.submittedAt).not.toBeNull();
+    sandbox.faults.refund = "forgotten";
+    clock.advance(3_000);
+    expect(await runner.tick()).toContain(created.id);
+    expect(await refundRow(created.id)).toMatchObject({ status: "pending", checkAttempts: 1 });
+    expect((await api("POST", "/v1/refunds", { key: m.keys.test, body: { payment: p.id }, idempotencyKey: `after-${p.id}` })).body.error.code).toBe("refund_amount_invalid");
+    // Once the provider answers again, the refund settles.
+    sandbox.resetFaults();
+    clock.advance(10_000);
+    await runner.tick();
+    expect((await refundRow(created.id)).status).toBe("succeeded");
+  });
+
   it("a provider unreachable at submission: pending and unsubmitted, then submitted once by the due work", async () => {
     const { clock, runner, ctx } = await setup();
     const p = await seedSucceededPayment(m, { msisdn: "263770000001" });

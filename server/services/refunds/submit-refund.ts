@@ -54,6 +54,7 @@ export async function submitRefund(ctx: RefundContext, unclaimed: Refund, paymen
       if (asked === "unavailable") return scheduleNextCheck(ctx, refund);
       if (asked.kind === "succeeded") return (await transitionRefund(ctx, { refundId: refund.id, to: "succeeded" })).refund;
       if (asked.kind === "pending") return markSubmitted(ctx, refund, null);
+      // failed, or not_found (it never took one): nothing went out.
     }
     return (await transitionRefund(ctx, { refundId: refund.id, to: "failed", failure: { code: result.failureCode, message: result.message } })).refund;
   }
