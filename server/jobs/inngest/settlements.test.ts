@@ -10,6 +10,17 @@ import { runSettlements } from "@/server/services/settlements/run-settlements";
 import { seedPayment, seedTestMerchant } from "@/server/testing/fixtures";
 import { payoutTestSettlementFn, settleDailyFn } from "./settlements";
 
+/** A run of settle-daily (on the real database) with this server's clock reading `at`. */
+async function settleDailyAt(at: Date): Promise<void> {
+  vi.useFakeTimers({ toFake: ["Date"] });
+  vi.setSystemTime(at);
+  try {
+    await new InngestTestEngine({ function: settleDailyFn }).execute({ steps: [{ id: "schedule-test-payouts", handler: () => undefined }] });
+  } finally {
+    vi.useRealTimers();
+  }
+}
+
 describe("settlement functions", () => {
   it("settle-daily makes the batches and schedules one payout run per test batch", async () => {
     // The batching itself is runSettlements (tested on the database); on a database shared with
@@ -42,15 +53,7 @@ describe("settlement functions", () => {
     const paid = await seedPayment(m, "succeeded", { amount: 5_000, at: new Date(midnight.getTime() - 6 * 3_600_000) });
     // The scheduler fires at midnight by its clock; this server's reads 23:59:59.8 (clocks are never
     // exactly equal). The cutoff must still be this midnight, not the one a day before.
-    vi.useFakeTimers({ toFake: ["Date"] });
-    vi.setSystemTime(new Date(midnight.getTime() - 200));
-    try {
-      await new InngestTestEngine({ function: settleDailyFn }).execute({
-        steps: [{ id: "schedule-test-payouts", handler: () => undefined }],
-      });
-    } finally {
-      vi.useRealTimers();
-    }
+    await settleDailyAt(new Date(midnight.getTime() - 200));
     const [row] = await db.select({ settlementId: payments.settlementId }).from(payments).where(eq(payments.id, paid.id));
     expect(row!.settlementId).not.toBeNull();
     const [batch] = await db.select().from(settlements).where(eq(settlements.id, row!.settlementId!));
@@ -66,15 +69,7 @@ describe("settlement functions", () => {
     // Harare midnight of 1999-07-02; midnight's run left this payment (the database was down).
     const midnight = new Date("1999-07-01T22:00:00Z");
     const paid = await seedPayment(m, "succeeded", { amount: 5_000, at: new Date(midnight.getTime() - 3_600_000) });
-    vi.useFakeTimers({ toFake: ["Date"] });
-    vi.setSystemTime(new Date(midnight.getTime() + 7 * 3_600_000));
-    try {
-      await new InngestTestEngine({ function: settleDailyFn }).execute({
-        steps: [{ id: "schedule-test-payouts", handler: () => undefined }],
-      });
-    } finally {
-      vi.useRealTimers();
-    }
+    await settleDailyAt(new Date(midnight.getTime() + 7 * 3_600_000));
     const [row] = await db.select({ settlementId: payments.settlementId }).from(payments).where(eq(payments.id, paid.id));
     const [batch] = await db.select().from(settlements).where(eq(settlements.id, row!.settlementId!));
     expect(batch!.periodEnd).toEqual(midnight);
