@@ -41,12 +41,34 @@ export function roleRefusal(needed: StaffRole, role: StaffRole, doing?: string):
 
 /**
  * Why a control is off for this role, next to the control, not only in a tooltip (`inline`: in a
- * line of its own, such as a page's heading). Nothing while the role is loading.
+ * line of its own, such as a page's heading). Nothing while the role is loading; RoleUnread if it
+ * could not be read.
  */
 export function RoleNote({ needed, role, doing, inline }: { needed: StaffRole; role: StaffRole | null; doing?: string; inline?: boolean }) {
-  if (!role) return null;
+  if (!role) return <RoleUnread />;
   const sentence = roleRefusal(needed, role, doing);
   return inline ? <span className="muted">{sentence}</span> : <p className="muted role-note">{sentence}</p>;
+}
+
+/**
+ * The signed-in staff member's role could not be read (useRole has none): what it would allow is
+ * not shown, and this says so, with a retry, rather than leave the place empty. Nothing while it loads.
+ */
+export function RoleUnread() {
+  const trpc = useTRPC();
+  const me = useQuery(trpc.session.me.queryOptions());
+  if (!me.isError || me.data) return null;
+  return <Failed message={`Your role could not be read, so the actions it allows are not shown. ${errorMessage(me.error)}`} retry={() => void me.refetch()} />;
+}
+
+/**
+ * A page's reading that failed while an earlier one is still shown (a refetch: a network blip, the
+ * mode switched in another tab). The page stays as last read, and keeps what is typed or shown
+ * once in it (a half-typed refund, a new secret); this says it may be out of date, with a retry.
+ */
+export function StaleReading({ q, what }: { q: Pick<UseQueryResult<unknown, unknown>, "isError" | "error" | "refetch">; what: string }) {
+  if (!q.isError) return null;
+  return <Failed message={`Showing ${what} as last read: it could not be read again. ${errorMessage(q.error)}`} retry={() => void q.refetch()} />;
 }
 
 /**
@@ -245,8 +267,13 @@ export function SecretOnce({ title, secret, warning, copyLabel, onDone, children
   const id = useId();
   const panel = useRef<HTMLElement>(null);
   useLeaveGuard(true, "Leave this page? The secret shown here is shown only this once: it cannot be shown again once you leave.", panel);
+  // Focused when it appears, so a screen reader reads its title and the keyboard starts from it.
+  const shown = useCallback((el: HTMLElement | null) => {
+    panel.current = el;
+    el?.focus();
+  }, []);
   return (
-    <section className="panel notice stack" aria-labelledby={id} ref={panel}>
+    <section className="panel notice stack" aria-labelledby={id} ref={shown} tabIndex={-1}>
       <h2 id={id}>{title}</h2>
       <p className="warning">{warning}</p>
       <CopyValue value={secret} label={copyLabel} testId="new-secret" />

@@ -3,10 +3,11 @@
 import { signOut } from "next-auth/react";
 import Link from "next/link";
 import { usePathname } from "next/navigation";
-import type { ReactNode } from "react";
+import { useState, type ReactNode } from "react";
 import { MODE_COOKIE, modeName, roleAllows, type StaffRole } from "@/server/domain/staff";
 import { MODE_CHANNEL, markSigningOut, reloadInChosenMode } from "./trpc";
 import { useHydrated } from "@/components/ui/use-hydrated";
+import { AUTH_UNREACHABLE } from "./sign-in-form";
 
 /** Every area of the dashboard; each is a folder under app/dashboard/(shell)/. */
 export const NAV = [
@@ -28,6 +29,16 @@ export function DashboardShell({ merchantName, email, role, livemode, children }
   const pathname = usePathname();
   // The switch works through its handler: until the page is hydrated, a click would flip the box and do nothing else.
   const ready = useHydrated();
+  // Signing out, or a sign-out that got no answer (this browser may still be signed in).
+  const [signingOut, setSigningOut] = useState<"pending" | "unknown" | null>(null);
+  const leave = async () => {
+    setSigningOut("pending");
+    try {
+      await signOutHere();
+    } catch {
+      setSigningOut("unknown");
+    }
+  };
   const current = (href: string) => (href === "/dashboard" ? pathname === href : pathname.startsWith(href));
   const switchMode = (live: boolean) => {
     document.cookie = `${MODE_COOKIE}=${modeName(live)}; path=/; max-age=31536000; samesite=lax`;
@@ -57,10 +68,15 @@ export function DashboardShell({ merchantName, email, role, livemode, children }
         <Link href="/dashboard/account" className="dash-who" aria-current={current("/dashboard/account") ? "page" : undefined} title="Your account and password">
           {email} ({role})
         </Link>
-        <button type="button" className="link-button" onClick={() => void signOutHere()}>
-          Sign out
+        <button type="button" className="link-button" onClick={() => void leave()} disabled={signingOut === "pending"}>
+          {signingOut === "pending" ? "Signing out…" : "Sign out"}
         </button>
       </header>
+      {signingOut === "unknown" ? (
+        <p className="warning" role="alert">
+          You may still be signed in. {AUTH_UNREACHABLE}
+        </p>
+      ) : null}
       {livemode ? null : (
         <p className="dash-test-banner" role="status">
           Test mode: you are looking at test data.
@@ -83,10 +99,18 @@ export function DashboardShell({ merchantName, email, role, livemode, children }
 /**
  * Signs out, then goes to this site's sign-in page. next-auth would send the browser to the URL it
  * builds from NEXTAUTH_URL, which without that setting is localhost:3000 whatever this site's address.
+ * Throws when next-auth's signOut does (AUTH_UNREACHABLE): the caller says so, and lets the member try again.
  */
 export async function signOutHere(): Promise<void> {
   markSigningOut();
-  await signOut({ redirect: false });
+  try {
+    await signOut({ redirect: false });
+  } catch (e) {
+    // Not reached, or no answer it could read (a 5xx page while the database is down): this page
+    // may still be signed in, and its calls refused meanwhile lead to signing in again as before.
+    markSigningOut(false);
+    throw e;
+  }
   // A full load, not the router: the signed-out staff member's cached data must not outlive the page.
   // eslint-disable-next-line @next/next/no-location-assign-relative-destination
   window.location.assign("/dashboard/sign-in");

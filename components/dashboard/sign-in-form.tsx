@@ -7,6 +7,12 @@ import { BUSINESS_INPUT_MAX } from "@/server/domain/staff";
 
 type Props = { callbackUrl: string; messages: Record<string, string>; business: string };
 
+/**
+ * next-auth's signIn or signOut threw: Mari was not reached (the network), or answered with no
+ * answer it could read (a 5xx page while the database is down).
+ */
+export const AUTH_UNREACHABLE = "Could not reach Mari, or its answer did not come through. Check your connection, then try again.";
+
 export function SignInForm({ callbackUrl, messages, business }: Props) {
   const [error, setError] = useState<string | null>(null);
   const [pending, setPending] = useState(false);
@@ -22,13 +28,20 @@ export function SignInForm({ callbackUrl, messages, business }: Props) {
         const form = new FormData(e.currentTarget);
         setPending(true);
         setError(null);
-        const result = await signIn("credentials", {
-          business: form.get("business"),
-          email: form.get("email"),
-          password: form.get("password"),
-          redirect: false,
-          callbackUrl,
-        });
+        let result: Awaited<ReturnType<typeof signIn>>;
+        try {
+          result = await signIn("credentials", {
+            business: form.get("business"),
+            email: form.get("email"),
+            password: form.get("password"),
+            redirect: false,
+            callbackUrl,
+          });
+        } catch {
+          setPending(false);
+          setError(AUTH_UNREACHABLE);
+          return;
+        }
         if (result?.ok && !result.error) {
           window.location.assign(callbackUrl);
           return;

@@ -27,6 +27,15 @@ export function isUnanswered(e: unknown): boolean {
 
 const UNREACHABLE = "Could not reach Mari, or its answer was lost on the way. Check your connection, then try again.";
 
+/**
+ * An action whose outcome is not known: no answer at all (isUnanswered), or Mari's own error (a
+ * 5xx), which can come after the change was already made. The page reads again what it changes
+ * rather than say it was not done.
+ */
+export function isOutcomeUnknown(e: unknown): boolean {
+  return isUnanswered(e) || codeOf(e) === "INTERNAL_SERVER_ERROR";
+}
+
 /** The object a page asked for is not here: missing, or an id none could have (too long, say). Asking again will not help. */
 export function isMissing(e: unknown): boolean {
   const code = e instanceof TRPCClientError ? (e.data as { code?: string } | undefined)?.code : undefined;
@@ -80,9 +89,9 @@ function signInAgain(): void {
 
 let signingOut = false;
 
-/** This page is signing its member out (shell.tsx signOutHere): a refused call is expected, and goes nowhere. */
-export function markSigningOut(): void {
-  signingOut = true;
+/** This page is signing its member out (shell.tsx signOutHere): a refused call is expected, and goes nowhere. `false` once that did not happen. */
+export function markSigningOut(on = true): void {
+  signingOut = on;
 }
 
 function makeQueryClient(onModeChanged: () => void, onRoleRefused: () => void) {

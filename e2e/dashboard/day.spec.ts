@@ -4,7 +4,7 @@ import { expect, test, type Page, type Route } from "@playwright/test";
 import { verifySignatureHeader } from "../../server/domain/signatures";
 import { receiver } from "../support/receiver";
 import { bearer, seed } from "../support/seed";
-import { addTeamMember, deliveredEvent, eventOf, harareWallTime, keep, payLinkAndLeave, succeededPayment, testEventsAt, v1 } from "./support";
+import { addTeamMember, deliveredEvent, eventOf, fillSignIn, harareWallTime, keep, payLinkAndLeave, succeededPayment, testEventsAt, v1 } from "./support";
 
 /** A merchant's day in the dashboard, signed in as the seeded admin (see sign-in.setup.ts). */
 
@@ -434,11 +434,19 @@ test("an endpoint that keeps failing is flagged degraded on the webhooks page an
   }
 });
 
-test("two admins resolve one unresolved payment: the second is told it was resolved meanwhile, and sees how", async ({ page, context, request }) => {
+test("two admins resolve one unresolved payment: the second is told it was resolved meanwhile, and sees how", async ({ page, browser, request }) => {
   const stuck = await v1<{ id: string }>(request, "POST", "/v1/payments", { amount: 990, currency: "USD", method: "wallet", reference: `both-${Date.now().toString(36)}`, customer: { msisdn: "0770000003" } });
   await v1(request, "POST", `/v1/test_helpers/payments/${stuck.id}/unknown`);
   await v1(request, "POST", `/v1/test_helpers/payments/${stuck.id}/age`);
-  const other = await context.newPage();
+  // Another admin, in a browser of their own (the same admin's other tab would be told it was theirs).
+  const email = `resolver-${Date.now().toString(36)}@example.test`;
+  const password = await addTeamMember(page, email, "admin");
+  const otherBrowser = await browser.newContext({ storageState: { cookies: [], origins: [] } });
+  const other = await otherBrowser.newPage();
+  await other.goto("/dashboard/sign-in");
+  await fillSignIn(other, email, password);
+  await other.getByRole("button", { name: "Sign in" }).click();
+  await other.waitForURL("**/dashboard");
   const resolve = async (p: typeof page, outcome: RegExp) => {
     await p.goto(`/dashboard/payments/${stuck.id}`);
     await p.getByLabel(outcome).check();
@@ -454,7 +462,7 @@ test("two admins resolve one unresolved payment: the second is told it was resol
   await expect(other.locator("h1")).toContainText("Succeeded");
   await expect(other.getByRole("button", { name: /Yes, mark it/ })).toHaveCount(0);
   expect((await v1<{ status: string }>(request, "GET", `/v1/payments/${stuck.id}`)).status).toBe("succeeded");
-  await other.close();
+  await otherBrowser.close();
 });
 
 test("a member another admin removed meanwhile: the page says so and drops them, with no raw id", async ({ page, context }) => {

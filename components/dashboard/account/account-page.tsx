@@ -7,6 +7,7 @@ import { Failed, Loading } from "@/components/ui/states";
 import { PASSWORD_MIN_LENGTH } from "@/server/domain/passwords";
 import { ConfirmAction, ErrorNote, Problem, useSingleFlightMutation } from "../kit";
 import { signOutHere } from "../shell";
+import { AUTH_UNREACHABLE } from "../sign-in-form";
 import { errorMessage, useTRPC } from "../trpc";
 
 export function AccountPage() {
@@ -44,6 +45,8 @@ function PasswordForm({ business, email }: { business: string; email: string }) 
   const [mismatch, setMismatch] = useState(false);
   const [done, setDone] = useState(false);
   const [signingIn, setSigningIn] = useState(false);
+  // Changed, but signing this browser in again with the new password got no answer.
+  const [notSignedIn, setNotSignedIn] = useState(false);
   const change = useSingleFlightMutation(trpc.staff.changePassword.mutationOptions());
   const submit = (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
@@ -52,6 +55,7 @@ function PasswordForm({ business, email }: { business: string; email: string }) 
     const password = String(data.get("password"));
     const repeated = password === String(data.get("repeat"));
     setDone(false);
+    setNotSignedIn(false);
     setMismatch(!repeated);
     if (!repeated) return change.reset();
     change.mutate(
@@ -59,7 +63,15 @@ function PasswordForm({ business, email }: { business: string; email: string }) 
       {
         onSuccess: async () => {
           setSigningIn(true);
-          const again = await signIn("credentials", { business, email, password, redirect: false });
+          let again: Awaited<ReturnType<typeof signIn>>;
+          try {
+            again = await signIn("credentials", { business, email, password, redirect: false });
+          } catch {
+            setSigningIn(false);
+            form.reset();
+            setNotSignedIn(true);
+            return;
+          }
           if (!again?.ok || again.error) {
             // The password is changed all the same: sign in by hand with it.
             // eslint-disable-next-line @next/next/no-location-assign-relative-destination
@@ -103,6 +115,12 @@ function PasswordForm({ business, email }: { business: string; email: string }) 
           Your password is changed. Anywhere else you were signed in, you are now signed out.
         </p>
       ) : null}
+      {notSignedIn ? (
+        <p className="attention" role="alert">
+          Your password is changed, and every browser signed in as you is signed out, this one too. Signing in again here got no answer: {AUTH_UNREACHABLE}{" "}
+          <a href={`/dashboard/sign-in?${new URLSearchParams({ business, callbackUrl: "/dashboard/account" })}`}>Sign in with your new password</a>
+        </p>
+      ) : null}
     </form>
   );
 }
@@ -110,7 +128,20 @@ function PasswordForm({ business, email }: { business: string; email: string }) 
 /** For a browser left signed in somewhere else: every session ends, this one included. */
 function SignOutEverywhere() {
   const trpc = useTRPC();
-  const revoke = useSingleFlightMutation(trpc.staff.signOutEverywhere.mutationOptions({ onSuccess: () => signOutHere() }));
+  // Every session ended, but signing this browser out got no answer (signOutHere threw).
+  const [notHere, setNotHere] = useState(false);
+  const revoke = useSingleFlightMutation(
+    trpc.staff.signOutEverywhere.mutationOptions({
+      onMutate: () => setNotHere(false),
+      onSuccess: async () => {
+        try {
+          await signOutHere();
+        } catch {
+          setNotHere(true);
+        }
+      },
+    }),
+  );
   return (
     <div className="panel">
       <p style={{ marginTop: 0 }}>Signed in on a computer you no longer use, or think someone else may be? This signs you out on every browser, this one too.</p>
@@ -118,10 +149,15 @@ function SignOutEverywhere() {
         label="Sign out everywhere"
         question="Sign out on every browser, this one included?"
         confirmLabel="Sign out everywhere"
-        pending={revoke.isPending || revoke.isSuccess}
+        pending={revoke.isPending || (revoke.isSuccess && !notHere)}
         onConfirm={() => revoke.mutate()}
       />
       <ErrorNote error={revoke.error} />
+      {notHere ? (
+        <p className="attention" role="alert">
+          Every session is ended, but signing this browser out got no answer. {AUTH_UNREACHABLE}
+        </p>
+      ) : null}
     </div>
   );
 }

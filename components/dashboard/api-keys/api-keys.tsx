@@ -8,7 +8,7 @@ import { Failed, Loading } from "@/components/ui/states";
 import type { KeyKind, Scope } from "@/server/domain/api-keys";
 import type { StaffRole } from "@/server/domain/staff";
 import { ConfirmAction, ConfirmPasswordField, ErrorNote, ListView, Problem, RoleNote, SecretOnce, confirmPasswordOf, forgetConfirmPassword, formatWhen, roleRefusal, useFormKey, useLeaveGuard, useRole, useSingleFlightMutation } from "../kit";
-import { errorMessage, useTRPC } from "../trpc";
+import { errorMessage, isOutcomeUnknown, useTRPC } from "../trpc";
 
 export function ApiKeys() {
   const { role, allowed } = useRole("developer");
@@ -114,7 +114,8 @@ function KeyList({ canRevoke, role }: { canRevoke: boolean; role: StaffRole | nu
   const qc = useQueryClient();
   const [cursor, setCursor] = useState<Cursor>({});
   const q = useQuery(trpc.apiKeys.list.queryOptions({ limit: 25, ...cursor }));
-  const revoke = useSingleFlightMutation(trpc.apiKeys.revoke.mutationOptions({ onSuccess: () => void qc.invalidateQueries({ queryKey: trpc.apiKeys.pathKey() }) }));
+  // Read again however it ends: a revoke whose answer was lost may have been done.
+  const revoke = useSingleFlightMutation(trpc.apiKeys.revoke.mutationOptions({ onSettled: () => void qc.invalidateQueries({ queryKey: trpc.apiKeys.pathKey() }) }));
 
   const body = (
     <ListView q={q} what="API keys" empty={"No keys in this environment yet."} paging={{ cursor, onNewest: () => setCursor({}) }}>
@@ -185,7 +186,13 @@ function KeyList({ canRevoke, role }: { canRevoke: boolean; role: StaffRole | nu
   return (
     <section aria-labelledby="keys-h">
       <h2 id="keys-h">Keys</h2>
-      <ErrorNote error={revoke.error} prefix="Could not revoke: " />
+      {isOutcomeUnknown(revoke.error) ? (
+        <p className="attention" role="alert">
+          The revoke got no answer, or an error from Mari: the key may have been revoked, or not. The list was reloaded and shows which; revoke it again if it is still active.
+        </p>
+      ) : (
+        <ErrorNote error={revoke.error} prefix="Could not revoke: " />
+      )}
       {body}
     </section>
   );

@@ -5,9 +5,9 @@ import Link from "next/link";
 import { useState } from "react";
 import { Empty, Failed, Loading } from "@/components/ui/states";
 import { TEST_EVENT_TYPE } from "@/server/domain/events";
-import { BackToList, RoleNote, useRole, useSingleFlightMutation } from "../kit";
+import { BackToList, RoleNote, StaleReading, useRole, useSingleFlightMutation } from "../kit";
 import { errorMessage, isMissing, useTRPC } from "../trpc";
-import { DeliveriesTable, deliveryPollMs, useEndpoints, when, type Outputs } from "../webhooks/common";
+import { DeliveriesTable, deliveryPollMs, useEndpoints, when, type EndpointsQuery, type Outputs } from "../webhooks/common";
 import { ObjectLink } from "./object-link";
 import { replayNotice } from "./replay-notice";
 import "../webhooks/webhooks.css";
@@ -28,13 +28,17 @@ export function EventDetail({ id }: { id: string }) {
       <BackToList list="events">← Events</BackToList>
       {detail.isPending ? (
         <Loading what="the event" />
-      ) : detail.isError ? (
+      ) : detail.isError && !detail.data ? (
         <Failed
           message={isMissing(detail.error) ? `No event ${id} in this environment. It may belong to the other mode.` : errorMessage(detail.error)}
           retry={isMissing(detail.error) ? undefined : () => void detail.refetch()}
         />
       ) : (
-        <Loaded d={detail.data} />
+        // Once read, a failed reading again keeps the page (and an endpoint chosen for a replay), and says so.
+        <>
+          <StaleReading q={detail} what="the event" />
+          <Loaded d={detail.data} />
+        </>
       )}
     </>
   );
@@ -42,7 +46,7 @@ export function EventDetail({ id }: { id: string }) {
 
 function Loaded({ d }: { d: Detail }) {
   const { event, deliveries } = d;
-  const { endpoints, urlOf } = useEndpoints();
+  const { list, urlOf } = useEndpoints();
   const object = event.data.object;
   const objectId = typeof object.id === "string" ? object.id : null;
   return (
@@ -69,7 +73,7 @@ function Loaded({ d }: { d: Detail }) {
         </dl>
       </section>
 
-      <Replay eventId={event.id} isTest={event.type === TEST_EVENT_TYPE} testEndpoint={event.type === TEST_EVENT_TYPE ? objectId : null} endpoints={endpoints} />
+      <Replay eventId={event.id} isTest={event.type === TEST_EVENT_TYPE} testEndpoint={event.type === TEST_EVENT_TYPE ? objectId : null} list={list} />
 
       <h2>Deliveries</h2>
       {deliveries.length === 0 ? (
@@ -94,17 +98,19 @@ function Replay({
   eventId,
   isTest,
   testEndpoint,
-  endpoints,
+  list,
 }: {
   eventId: string;
   isTest: boolean;
   testEndpoint: string | null;
-  endpoints: Outputs["webhooks"]["list"]["data"];
+  /** The merchant's endpoints (useEndpoints): where it can be sent is not known until they are read. */
+  list: EndpointsQuery;
 }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const { role, allowed } = useRole("developer");
-  const enabled = endpoints.filter((e) => e.status === "enabled");
+  const endpoints = list.data?.data;
+  const enabled = (endpoints ?? []).filter((e) => e.status === "enabled");
   const isEnabled = (id: string | null) => enabled.some((e) => e.id === id);
   // A test ping goes only to the endpoint named ("all" would queue nothing): its own while it is
   // enabled, otherwise one staff pick. The choice is only ever one the list shows ("" is "all").
@@ -136,12 +142,19 @@ function Replay({
             replay.mutate({ id: eventId, endpointId: target || undefined });
           }}
         >
-          {isTest && !pingHomeEnabled ? (
+          {!endpoints ? (
+            list.isError ? (
+              <Failed message={`Could not read the endpoints it can be sent to. ${errorMessage(list.error)}`} retry={() => void list.refetch()} />
+            ) : (
+              <Loading what="the endpoints" />
+            )
+          ) : null}
+          {endpoints && isTest && !pingHomeEnabled ? (
             <p className="muted">
               The endpoint this test event was sent to ({testEndpoint}) is disabled or deleted. Choose an enabled endpoint to send it to instead.
             </p>
           ) : null}
-          {enabled.length === 0 ? (
+          {endpoints && enabled.length === 0 ? (
             <p className="muted">
               No endpoint is enabled, so there is nowhere to send it: <Link href="/dashboard/webhooks">add or enable an endpoint</Link> first.
             </p>
@@ -163,7 +176,7 @@ function Replay({
               ))}
             </select>
           </label>
-          <button type="submit" className="primary" disabled={replay.isPending || enabled.length === 0 || (isTest && !target)}>
+          <button type="submit" className="primary" disabled={replay.isPending || !endpoints || enabled.length === 0 || (isTest && !target)}>
             {replay.isPending ? "Queueing…" : "Replay event"}
           </button>
         </form>

@@ -10,7 +10,7 @@ import { CURRENCIES, formatAmount, parseMajorAmount, type Currency } from "@/ser
 import type { LinkStatus } from "@/server/domain/payment-links";
 import type { StaffRole } from "@/server/domain/staff";
 import { ConfirmAction, CopyButton, CopyValue, ErrorNote, FilterControls, ListView, Problem, RoleNote, formatWhen, roleRefusal, useFormKey, useRole, useSingleFlightMutation } from "../kit";
-import { useTRPC } from "../trpc";
+import { isOutcomeUnknown, useTRPC } from "../trpc";
 
 const STATUS_BADGE = {
   active: { tone: "good", label: "Active" },
@@ -136,7 +136,8 @@ function LinkList({ canDeactivate, role }: { canDeactivate: boolean; role: Staff
   const [cursor, setCursor] = useState<Cursor>({});
   const [activeOnly, setActiveOnly] = useState(false);
   const q = useQuery(trpc.paymentLinks.list.queryOptions({ limit: 20, ...cursor, active: activeOnly ? true : undefined }));
-  const deactivate = useSingleFlightMutation(trpc.paymentLinks.deactivate.mutationOptions({ onSuccess: () => void qc.invalidateQueries({ queryKey: trpc.paymentLinks.pathKey() }) }));
+  // Read again however it ends: a deactivation whose answer was lost may have been done.
+  const deactivate = useSingleFlightMutation(trpc.paymentLinks.deactivate.mutationOptions({ onSettled: () => void qc.invalidateQueries({ queryKey: trpc.paymentLinks.pathKey() }) }));
 
   const body = (
     <ListView
@@ -227,7 +228,13 @@ function LinkList({ canDeactivate, role }: { canDeactivate: boolean; role: Staff
           </label>
         </FilterControls>
       </div>
-      <ErrorNote error={deactivate.error} prefix="Could not deactivate: " />
+      {isOutcomeUnknown(deactivate.error) ? (
+        <p className="attention" role="alert">
+          The deactivation got no answer, or an error from Mari: the link may have been deactivated, or not. The list was reloaded and shows which; deactivate it again if it is still active.
+        </p>
+      ) : (
+        <ErrorNote error={deactivate.error} prefix="Could not deactivate: " />
+      )}
       {body}
     </section>
   );

@@ -6,7 +6,7 @@ import { errorMessage, isMissing, useTRPC } from "@/components/dashboard/trpc";
 import { Failed, Loading } from "@/components/ui/states";
 import { PaymentStatusBadge } from "@/components/ui/status-badge";
 import { formatAmount } from "@/server/domain/money";
-import { BackToList, useFormKey } from "../kit";
+import { BackToList, RoleUnread, StaleReading, useFormKey } from "../kit";
 import { settlesSoon, STATUS_LABEL, when } from "./format";
 import { RefundForm, type LostRefund, type RefundDone } from "./refund-form";
 import { ResolveForm } from "./resolve-form";
@@ -30,11 +30,13 @@ export function PaymentDetail({ id }: { id: string }) {
   // Kept here, not in the form, which starts afresh whenever what remains changes: a refund whose
   // answer was lost, tried again once the page has read the payment again, is still that refund.
   const refundKey = useFormKey();
-  // A resolve refused because someone resolved the payment meanwhile: said once the page shows it.
+  // A resolve refused because the payment was resolved meanwhile (by someone else, or by this
+  // member's own earlier try whose answer was lost): said once the page shows who.
   const [resolvedElsewhere, setResolvedElsewhere] = useState(false);
 
   if (t.isPending) return <Loading what="the payment" />;
-  if (t.isError) {
+  // Once read, a failed reading again keeps the page (and a refund being typed in it), and says so.
+  if (t.isError && !t.data) {
     return (
       <section>
         <BackToList list="payments">← Payments</BackToList>
@@ -51,9 +53,13 @@ export function PaymentDetail({ id }: { id: string }) {
   }
 
   const p = t.data.payment;
+  // Who resolved it by hand (an admin's e-mail), once it is resolved; null if no one did or they have left.
+  const resolver = t.data.entries.find((e) => e.kind === "state" && e.from === "unresolved");
+  const resolvedByMe = resolver?.kind === "state" && resolver.by !== null && resolver.by === me.data?.email;
   return (
     <section>
       <BackToList list="payments">← Payments</BackToList>
+      <StaleReading q={t} what="the payment" />
       <h1 className="pay-title">
         <span>{formatAmount(p.amount, p.currency)}</span> <PaymentStatusBadge status={p.status} />
         <small className="muted">{p.reference}</small>
@@ -99,9 +105,13 @@ export function PaymentDetail({ id }: { id: string }) {
         />
       ) : null}
       {me.data && p.status === "unresolved" ? <ResolveForm payment={p} role={me.data.role} onOutdated={() => setResolvedElsewhere(true)} /> : null}
+      {/* Without the role, neither panel can be drawn: said, with a retry, rather than left out. */}
+      {!me.data && (p.status === "succeeded" || p.status === "unresolved") ? <RoleUnread /> : null}
       {resolvedElsewhere && p.status !== "unresolved" ? (
         <p className="notice" role="status">
-          Not resolved by you: someone resolved this payment meanwhile, and it is now {STATUS_LABEL[p.status].toLowerCase()}. The timeline says who, and why.
+          {resolvedByMe
+            ? `Resolved by you: it is now ${STATUS_LABEL[p.status].toLowerCase()}. An earlier try of yours went through, though its answer did not reach this page; nothing more was changed.`
+            : `Not resolved by you: someone resolved this payment meanwhile, and it is now ${STATUS_LABEL[p.status].toLowerCase()}. The timeline says who, and why.`}
         </p>
       ) : null}
 

@@ -3,7 +3,7 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { ErrorNote, RefusedAction, useSingleFlightMutation } from "@/components/dashboard/kit";
-import { isUnanswered, serviceCodeOf, useTRPC } from "@/components/dashboard/trpc";
+import { isOutcomeUnknown, serviceCodeOf, useTRPC } from "@/components/dashboard/trpc";
 import { formatAmount, parseMajorAmount, toMajorInput } from "@/server/domain/money";
 import { REFUND_REASONS, type RefundReason } from "@/server/domain/refunds";
 import { roleAllows, type StaffRole } from "@/server/domain/staff";
@@ -21,7 +21,8 @@ export type LostRefund = { amount: number; reason: RefundReason | undefined };
  * refund just made is told through `done`, which the parent keeps. A refund refused because what
  * remains changed meanwhile (another tab, another colleague) is told the same way, through
  * `outdated`: the page reads the payment again, and the form starts afresh from what now remains.
- * A refund whose answer was lost is told through `lost`, with a way to send it again under the
+ * A refund whose answer was lost (or was Mari's own error, which can come after the refund was
+ * made) is told through `lost`, with a way to send it again under the
  * same key, which finds the refund if it was made: the page reads the payment again meanwhile,
  * and the form starting afresh does not make the question go away.
  */
@@ -64,7 +65,8 @@ export function RefundForm({
         void queryClient.invalidateQueries({ queryKey: trpc.payments.pathKey() });
       },
       onError: (e, sent) => {
-        if (isUnanswered(e)) onLost({ amount: sent.amount!, reason: sent.reason });
+        // No answer, or Mari's own error (which can come after the refund was made): it may have been made.
+        if (isOutcomeUnknown(e)) onLost({ amount: sent.amount!, reason: sent.reason });
         else if (serviceCodeOf(e) === "refund_amount_invalid") onOutdated();
         else return;
         setConfirming(false);
@@ -74,7 +76,7 @@ export function RefundForm({
   );
   const send = (r: LostRefund) => refund.mutate({ paymentId: payment.id, amount: r.amount, reason: r.reason, idempotencyKey: formKey });
   // Said by `outdated` in the page's currency, not in the API's minor units, and by `lost` in words that say what to do.
-  const refusedError = serviceCodeOf(refund.error) === "refund_amount_invalid" || isUnanswered(refund.error) ? null : refund.error;
+  const refusedError = serviceCodeOf(refund.error) === "refund_amount_invalid" || isOutcomeUnknown(refund.error) ? null : refund.error;
 
   const money = (n: number) => formatAmount(n, payment.currency);
   const canRefund = roleAllows(role, "developer");
@@ -103,7 +105,7 @@ export function RefundForm({
       {lost ? (
         <div className="attention" role="alert">
           <p>
-            Your refund of {money(lost.amount)} got no answer: it may have been made, or not. Send it again to find out. If it was made, you are told so,
+            Your refund of {money(lost.amount)} got no answer, or an error from Mari: it may have been made, or not. Send it again to find out. If it was made, you are told so,
             and nothing more is refunded.
           </p>
           <button type="button" onClick={() => send(lost)} disabled={refund.isPending}>

@@ -17,10 +17,13 @@ export function ResolveForm({ payment, role, onOutdated }: { payment: PaymentVie
   const [outcome, setOutcome] = useState<"succeeded" | "failed" | "">("");
   const [reason, setReason] = useState("");
   const [confirming, setConfirming] = useState(false);
+  // Focus follows the question (its Yes button) and comes back to Resolve… when it is put away.
+  const [putAway, setPutAway] = useState(false);
   const resolve = useSingleFlightMutation(
     trpc.payments.resolve.mutationOptions({
       onSuccess: () => void queryClient.invalidateQueries({ queryKey: trpc.payments.pathKey() }),
-      // Resolved meanwhile (another admin): the page reads the payment again, and says so.
+      // Resolved meanwhile (another admin, or this one's earlier try whose answer was lost): the
+      // page reads the payment again, and says by whom.
       onError: (e) => {
         if (serviceCodeOf(e) !== "parameter_invalid") return;
         onOutdated();
@@ -29,6 +32,11 @@ export function ResolveForm({ payment, role, onOutdated }: { payment: PaymentVie
     }),
   );
   const ready = outcome !== "" && reason.trim().length >= MIN_REASON;
+  // A change puts the question away, and leaves the focus in the field being changed.
+  const changed = () => {
+    setConfirming(false);
+    setPutAway(false);
+  };
 
   return (
     <div className="panel pay-action">
@@ -48,11 +56,11 @@ export function ResolveForm({ payment, role, onOutdated }: { payment: PaymentVie
           <fieldset className="choices bare">
             <legend>What did the provider say?</legend>
             <label>
-              <input type="radio" name="outcome" value="succeeded" checked={outcome === "succeeded"} onChange={() => { setOutcome("succeeded"); setConfirming(false); }} /> The
+              <input type="radio" name="outcome" value="succeeded" checked={outcome === "succeeded"} onChange={() => { setOutcome("succeeded"); changed(); }} /> The
               customer paid: mark it succeeded
             </label>
             <label>
-              <input type="radio" name="outcome" value="failed" checked={outcome === "failed"} onChange={() => { setOutcome("failed"); setConfirming(false); }} /> No money
+              <input type="radio" name="outcome" value="failed" checked={outcome === "failed"} onChange={() => { setOutcome("failed"); changed(); }} /> No money
               moved: mark it failed
             </label>
           </fieldset>
@@ -62,7 +70,7 @@ export function ResolveForm({ payment, role, onOutdated }: { payment: PaymentVie
               value={reason}
               onChange={(e) => {
                 setReason(e.target.value);
-                setConfirming(false);
+                changed();
               }}
               rows={3}
               maxLength={500}
@@ -84,16 +92,23 @@ export function ResolveForm({ payment, role, onOutdated }: { payment: PaymentVie
                 Mark this {formatAmount(payment.amount, payment.currency)} payment <strong>{outcome}</strong>? Its webhook event is sent and this cannot be changed
                 later.
               </p>
-              <button type="submit" className="danger" disabled={resolve.isPending}>
+              <button type="submit" className="danger" disabled={resolve.isPending} autoFocus>
                 {resolve.isPending ? "Resolving…" : `Yes, mark it ${outcome}`}
               </button>{" "}
-              <button type="button" onClick={() => setConfirming(false)} disabled={resolve.isPending}>
+              <button
+                type="button"
+                onClick={() => {
+                  setConfirming(false);
+                  setPutAway(true);
+                }}
+                disabled={resolve.isPending}
+              >
                 Cancel
               </button>
             </div>
           ) : (
             <div>
-              <button type="submit" className="primary" disabled={!ready}>
+              <button type="submit" className="primary" disabled={!ready} autoFocus={putAway}>
                 Resolve…
               </button>
             </div>

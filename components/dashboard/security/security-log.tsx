@@ -25,7 +25,7 @@ export function detailLines(detail: Record<string, unknown>): string[] {
 /** /dashboard/security: who signed in, and who changed the team, keys, endpoints and settings. */
 export function SecurityLog() {
   const { role, allowed } = useRole("admin");
-  if (role === null) return null;
+  // Nothing while the role loads; if it could not be read, RoleNote says so.
   if (!allowed) return <RoleNote needed="admin" role={role} />;
   return <Entries />;
 }

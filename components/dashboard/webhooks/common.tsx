@@ -1,6 +1,6 @@
 "use client";
 
-import { useQuery } from "@tanstack/react-query";
+import { useQuery, type UseQueryResult } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
 import Link from "next/link";
 import { useState } from "react";
@@ -16,16 +16,20 @@ export type Delivery = Outputs["webhooks"]["deliveries"]["data"][number];
 /** A date as staff read it: Harare time, to the second. */
 export const when = (iso: string | null | undefined) => formatWhen(iso);
 
+/** The query of the merchant's endpoints (useEndpoints). */
+export type EndpointsQuery = UseQueryResult<Outputs["webhooks"]["list"], unknown>;
+
 /**
  * The merchant's endpoints in this environment (at most 16), and each one's URL by its id: pages
  * that list deliveries name endpoints as the endpoints' own pages do (the id until they load).
+ * `list` is the query itself, for a page that must tell "none" from "not read yet" or "not read".
  */
-export function useEndpoints(): { endpoints: Endpoint[]; urlOf: (id: string) => string | undefined } {
+export function useEndpoints(): { endpoints: Endpoint[]; urlOf: (id: string) => string | undefined; list: EndpointsQuery } {
   const trpc = useTRPC();
   const list = useQuery(trpc.webhooks.list.queryOptions({ limit: 100 }));
   const endpoints = list.data?.data ?? [];
   const urls = new Map(endpoints.map((e) => [e.id, e.url]));
-  return { endpoints, urlOf: (id) => urls.get(id) };
+  return { endpoints, urlOf: (id) => urls.get(id), list };
 }
 
 /**

@@ -7,7 +7,7 @@ import { useEffect, useState } from "react";
 import { isCursored, Pager, type Cursor } from "@/components/ui/pager";
 import { plural } from "@/components/ui/plural";
 import { Empty, Failed, Loading } from "@/components/ui/states";
-import { ConfirmPasswordField, RoleNote, SecretOnce, confirmPasswordOf, roleRefusal, useFormKey, useLeaveGuard, useRole, useSingleFlightMutation } from "../kit";
+import { ConfirmPasswordField, RoleNote, SecretOnce, StaleReading, confirmPasswordOf, roleRefusal, useFormKey, useLeaveGuard, useRole, useSingleFlightMutation } from "../kit";
 import { errorMessage, isMissing, serviceCodeOf, useTRPC } from "../trpc";
 import { DELETED_PARAM, DeliveriesTable, EndpointStatusBadge, deliveryPollMs, failureRate, HealthBadge, SECRET_WARNING, when, type Outputs } from "./common";
 import { EndpointForm, endpointChanges } from "./endpoint-form";
@@ -26,13 +26,17 @@ export function EndpointDetail({ id }: { id: string }) {
       </p>
       {endpoint.isPending ? (
         <Loading what="the endpoint" />
-      ) : endpoint.isError ? (
+      ) : endpoint.isError && (!endpoint.data || isMissing(endpoint.error)) ? (
         <Failed
           message={isMissing(endpoint.error) ? `No endpoint ${id} in this environment. It may have been deleted, or belong to the other mode.` : errorMessage(endpoint.error)}
           retry={isMissing(endpoint.error) ? undefined : () => void endpoint.refetch()}
         />
       ) : (
-        <Loaded e={endpoint.data} />
+        // Read once, a failed reading again keeps the page (a secret just rolled is shown only here), and says so.
+        <>
+          <StaleReading q={endpoint} what="the endpoint" />
+          <Loaded e={endpoint.data} />
+        </>
       )}
     </>
   );

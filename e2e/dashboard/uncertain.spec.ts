@@ -1,0 +1,221 @@
+import { randomUUID } from "node:crypto";
+import { expect, test, type Page } from "@playwright/test";
+import { seed } from "../support/seed";
+import { eventOf, fillSignIn, succeededPayment, v1 } from "./support";
+
+/**
+ * The dashboard when an answer does not come, or is an error: readings that fail after the page
+ * was drawn, actions whose outcome is unknown, sign-in and sign-out that get no answer. Signed in
+ * as the seeded admin (see sign-in.setup.ts), except where a test starts signed out.
+ */
+
+/** Mari's own error (a 5xx), as the dashboard's API words it (server/trpc/init.ts). */
+const INTERNAL = { message: "Something went wrong on our side. Try again.", code: -32603, data: { code: "INTERNAL_SERVER_ERROR", httpStatus: 500, service: null, fields: null } };
+
+/** The procedures a tRPC call of the dashboard carries (one, or several batched into one request). */
+const proceduresOf = (url: URL): string[] => (url.pathname.startsWith("/api/trpc/") ? decodeURIComponent(url.pathname.slice("/api/trpc/".length)).split(",") : []);
+
+/**
+ * Every call of `procedure` is answered with Mari's own error, whatever else its request carries:
+ * the others batched with it are answered as the server answers them. Until the function it
+ * returns is called.
+ */
+async function failing(page: Page, procedure: string): Promise<() => Promise<void>> {
+  const matches = (url: URL) => proceduresOf(url).includes(procedure);
+  await page.route(
+    matches,
+    async (route) => {
+      const names = proceduresOf(new URL(route.request().url()));
+      const res = await route.fetch();
+      const answers = (await res.json()) as unknown[];
+      const json = names.map((name, i) => (name === procedure ? { error: INTERNAL } : answers[i]));
+      await route.fulfill({ response: res, status: names.length > 1 ? 207 : 500, json });
+    },
+  );
+  return () => page.unroute(matches);
+}
+
+/** The request of `pattern` reaches Mari, which does what it asks; its answer is lost on the way back. */
+async function answerLost(page: Page, pattern: RegExp): Promise<void> {
+  await page.route(pattern, async (route) => {
+    await route.fetch();
+    await route.abort("connectionreset");
+  });
+}
+
+test("a secret just rolled stays on the page, focused, when reading the endpoint again fails", async ({ page, request }) => {
+  const endpoint = await v1<{ id: string }>(request, "POST", "/v1/webhook_endpoints", { url: "http://127.0.0.1:9/stale", enabled_events: ["*"] });
+  await page.goto(`/dashboard/webhooks/${endpoint.id}`);
+  await expect(page.getByRole("heading", { name: "http://127.0.0.1:9/stale" })).toBeVisible();
+  // From now on the page cannot read the endpoint again (a network blip).
+  await page.route(/\/api\/trpc\/[^?]*webhooks\.get/, (route) => route.abort("connectionreset"));
+  await page.getByRole("button", { name: "Roll secret" }).click();
+  await page.getByRole("form", { name: /^Roll the signing secret\?/ }).getByRole("button", { name: "Roll secret" }).click();
+  const panel = page.getByRole("region", { name: "New signing secret" });
+  await expect(panel).toBeVisible();
+  await expect(panel).toBeFocused();
+  const secret = (await page.getByTestId("new-secret").textContent())!.trim();
+
+  // The reading the roll asked for fails (after its retries): said, and the secret is still shown.
+  const stale = page.getByRole("alert").filter({ hasText: "Showing the endpoint as last read: it could not be read again." });
+  await expect(stale).toBeVisible({ timeout: 20_000 });
+  await expect(page.getByTestId("new-secret")).toHaveText(secret);
+  await page.unroute(/\/api\/trpc\/[^?]*webhooks\.get/);
+  await stale.getByRole("button", { name: "Try again" }).click();
+  await expect(stale).toHaveCount(0);
+  await expect(page.getByTestId("new-secret")).toHaveText(secret);
+});
+
+test("a refund being typed stays when reading the payment again fails", async ({ page, request }) => {
+  const payment = await succeededPayment(request);
+  await page.goto(`/dashboard/payments/${payment.id}`);
+  await expect(page.getByText("USD 42.50 of USD 42.50 can be refunded")).toBeVisible();
+  await page.getByLabel("Amount (USD)").fill("1.25");
+  await page.route(/\/api\/trpc\/[^?]*payments\.timeline/, (route) => route.abort("connectionreset"));
+  // Back on the tab once its reading is stale (10 s): it reads the payment again, and cannot.
+  await page.waitForTimeout(10_500);
+  await page.evaluate(() => document.dispatchEvent(new Event("visibilitychange", { bubbles: true })));
+  await expect(page.getByRole("alert").filter({ hasText: "Showing the payment as last read" })).toBeVisible({ timeout: 20_000 });
+  await expect(page.getByLabel("Amount (USD)")).toHaveValue("1.25");
+});
+
+test("the role that could not be read is said where it is needed, with a retry", async ({ page, request }) => {
+  const payment = await succeededPayment(request);
+  const unfail = await failing(page, "session.me");
+  await page.goto("/dashboard/security");
+  const unread = page.getByRole("alert").filter({ hasText: "Your role could not be read, so the actions it allows are not shown." });
+  await expect(unread).toBeVisible({ timeout: 20_000 });
+
+  await page.goto(`/dashboard/payments/${payment.id}`);
+  await expect(page.locator("h1")).toContainText("Succeeded");
+  await expect(unread).toBeVisible({ timeout: 20_000 });
+  await expect(page.getByRole("heading", { name: "Refund" })).toHaveCount(0);
+  await unfail();
+  await unread.getByRole("button", { name: "Try again" }).click();
+  await expect(page.getByRole("button", { name: "Refund…" })).toBeVisible();
+  await expect(unread).toHaveCount(0);
+
+  await page.goto("/dashboard/security");
+  await expect(page.locator("table.security-log")).toBeVisible();
+});
+
+test("a resolve whose answer was lost, pressed again, says it was resolved by you; focus follows the question", async ({ page, request }) => {
+  const stuck = await v1<{ id: string }>(request, "POST", "/v1/payments", { amount: 770, currency: "USD", method: "wallet", reference: `mine-${Date.now().toString(36)}`, customer: { msisdn: "0770000003" } });
+  await v1(request, "POST", `/v1/test_helpers/payments/${stuck.id}/unknown`);
+  await v1(request, "POST", `/v1/test_helpers/payments/${stuck.id}/age`);
+  await page.goto(`/dashboard/payments/${stuck.id}`);
+  await page.getByLabel(/The customer paid/).check();
+  await page.getByLabel("Reason (kept with the payment)").fill("Provider statement checked by phone");
+  // The question takes the focus, and Cancel gives it back to the button that asked it.
+  await page.getByRole("button", { name: "Resolve…" }).click();
+  await expect(page.getByRole("button", { name: "Yes, mark it succeeded" })).toBeFocused();
+  await page.getByRole("button", { name: "Cancel" }).click();
+  await expect(page.getByRole("button", { name: "Resolve…" })).toBeFocused();
+
+  await answerLost(page, /payments\.resolve/);
+  await page.getByRole("button", { name: "Resolve…" }).click();
+  await page.getByRole("button", { name: "Yes, mark it succeeded" }).click();
+  await expect(page.getByRole("alert").filter({ hasText: "Could not reach Mari, or its answer was lost on the way." })).toBeVisible();
+  await page.unroute(/payments\.resolve/);
+  // Pressed again: refused, since the first try went through. The page says whose it was.
+  await page.getByRole("button", { name: "Yes, mark it succeeded" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "Resolved by you: it is now succeeded." })).toBeVisible();
+  await expect(page.getByText("Not resolved by you")).toHaveCount(0);
+  await expect(page.locator("h1")).toContainText("Succeeded");
+});
+
+test("a refund answered with Mari's own error may have been made: the page reads the payment again, and sent again it is one refund", async ({ page, request }) => {
+  const payment = await succeededPayment(request);
+  await page.goto(`/dashboard/payments/${payment.id}`);
+  await expect(page.getByText("USD 42.50 of USD 42.50 can be refunded")).toBeVisible();
+  // The refund is made; the answer is an internal error all the same.
+  await page.route(/payments\.refund/, async (route) => {
+    await route.fetch();
+    await route.fulfill({ status: 500, json: [{ error: INTERNAL }] });
+  });
+  await page.getByLabel("Amount (USD)").fill("2.00");
+  await page.getByRole("button", { name: "Refund…" }).click();
+  await page.getByRole("button", { name: "Yes, refund USD 2.00" }).click();
+  const lost = page.getByRole("alert").filter({ hasText: "Your refund of USD 2.00 got no answer, or an error from Mari: it may have been made, or not." });
+  await expect(lost).toBeVisible();
+  await expect(page.getByText("USD 40.50 of USD 42.50 can be refunded")).toBeVisible();
+  await expect(page.getByText("Something went wrong on our side")).toHaveCount(0);
+  await page.unroute(/payments\.refund/);
+  await lost.getByRole("button", { name: "Send it again" }).click();
+  // One refund of USD 2.00, not two.
+  await expect(page.getByRole("status").filter({ hasText: /Refund re_\w+ of USD 2\.00 is done/ })).toBeVisible({ timeout: 20_000 });
+  expect(await v1(request, "GET", `/v1/payments/${payment.id}`)).toMatchObject({ amount_refunded: 200 });
+});
+
+test("replay waits for the endpoints, and says when they could not be read rather than that there are none", async ({ page, request }) => {
+  const payment = await succeededPayment(request);
+  const eventId = await eventOf(request, payment.id, "payment.succeeded");
+  const url = `http://127.0.0.1:9/replay-${randomUUID().slice(0, 8)}`;
+  await v1(request, "POST", "/v1/webhook_endpoints", { url, enabled_events: ["*"] });
+  const unfail = await failing(page, "webhooks.list");
+  await page.goto(`/dashboard/events/${eventId}`);
+  const replay = page.getByRole("region", { name: "Replay" });
+  const unread = replay.getByRole("alert").filter({ hasText: "Could not read the endpoints it can be sent to." });
+  await expect(unread).toBeVisible({ timeout: 20_000 });
+  await expect(replay.getByText("No endpoint is enabled")).toHaveCount(0);
+  await expect(replay.getByRole("button", { name: "Replay event" })).toBeDisabled();
+  await unfail();
+  await unread.getByRole("button", { name: "Try again" }).click();
+  await expect(replay.getByLabel("Send to")).toContainText(url);
+  await expect(unread).toHaveCount(0);
+  await expect(replay.getByRole("button", { name: "Replay event" })).toBeEnabled();
+});
+
+test("a revoke or deactivation whose answer was lost says it may have been done, and the list is read again", async ({ page, request }) => {
+  // A key of this test's own, not the seeded one the other tests use. Its secret panel takes the focus.
+  const name = `lost-${randomUUID().slice(0, 8)}`;
+  await page.goto("/dashboard/api-keys");
+  await page.getByLabel("Name (optional)").fill(name);
+  await page.getByRole("button", { name: "Create key" }).click();
+  await expect(page.getByRole("region", { name: "Your new key" })).toBeFocused();
+  await page.getByRole("button", { name: "I have stored it" }).click();
+  const key = page.getByRole("row").filter({ hasText: name });
+  await expect(key).toContainText("Active");
+  await answerLost(page, /apiKeys\.revoke/);
+  await key.getByRole("button", { name: "Revoke" }).click();
+  await key.getByRole("button", { name: "Revoke key" }).click();
+  await expect(page.getByRole("alert").filter({ hasText: "the key may have been revoked, or not. The list was reloaded" })).toBeVisible();
+  await expect(page.getByText("Could not revoke")).toHaveCount(0);
+  await expect(key).toContainText("Revoked");
+
+  const description = `lost link ${randomUUID().slice(0, 8)}`;
+  await v1(request, "POST", "/v1/payment_links", { amount: 1_200, currency: "USD", description });
+  await page.goto("/dashboard/payment-links");
+  const link = page.getByRole("row").filter({ hasText: description });
+  await expect(link).toContainText("Active");
+  await answerLost(page, /paymentLinks\.deactivate/);
+  await link.getByRole("button", { name: "Deactivate" }).click();
+  await link.getByRole("button", { name: "Deactivate link" }).click();
+  await expect(page.getByRole("alert").filter({ hasText: "the link may have been deactivated, or not. The list was reloaded" })).toBeVisible();
+  await expect(page.getByText("Could not deactivate")).toHaveCount(0);
+  await expect(link).toContainText("Deactivated");
+});
+
+test("a sign-out that gets no answer says so and can be tried again", async ({ page }) => {
+  await page.goto("/dashboard");
+  // A 5xx page, not next-auth's JSON (the database is down): this browser is still signed in.
+  await page.route("**/api/auth/signout", (route) => route.fulfill({ status: 500, contentType: "text/html", body: "<html><body>Internal Server Error</body></html>" }));
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await expect(page.getByRole("alert").filter({ hasText: "You may still be signed in. Could not reach Mari" })).toBeVisible();
+  await expect(page.getByRole("button", { name: "Sign out" })).toBeEnabled();
+  await expect(page).toHaveURL(/\/dashboard$/);
+});
+
+test("a sign-in that gets no answer says so, and the button can be pressed again", async ({ browser }) => {
+  const context = await browser.newContext({ storageState: { cookies: [], origins: [] } });
+  const page = await context.newPage();
+  await page.goto("/dashboard/sign-in");
+  await page.route("**/api/auth/callback/credentials", (route) => route.abort("connectionreset"));
+  await fillSignIn(page, seed().staff.email, seed().staff.password!);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page.locator(".error[role=alert]")).toHaveText("Could not reach Mari, or its answer did not come through. Check your connection, then try again.");
+  await page.unroute("**/api/auth/callback/credentials");
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.waitForURL("**/dashboard");
+  await context.close();
+});
