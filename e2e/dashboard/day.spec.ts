@@ -104,6 +104,7 @@ test("a team member's role changes only once the change is confirmed, and the pa
   await expect(page.getByLabel(`Role of ${email}`)).toHaveValue("viewer");
 
   await page.getByLabel(`Role of ${email}`).selectOption("developer");
+  await page.getByRole("form", { name: `Change the role of ${email}` }).getByLabel("Your password").fill(seed().staff.password!);
   await page.getByRole("button", { name: "Change role" }).click();
   await expect(page.getByRole("status").filter({ hasText: `The role of ${email} is now developer` })).toBeVisible();
   await page.reload();
@@ -472,10 +473,12 @@ test("a member another admin removed meanwhile: the page says so and drops them,
   await other.goto("/dashboard/team");
   const row = (p: typeof page) => p.getByRole("row").filter({ hasText: email });
   await row(page).getByRole("button", { name: "Remove" }).click();
+  await row(page).getByLabel("Your password").fill(seed().staff.password!);
   await page.getByRole("button", { name: "Remove them" }).click();
   await expect(page.getByRole("status").filter({ hasText: `${email} is removed from the team, and signed out.` })).toBeVisible();
   // The other tab still shows them: its removal is told they are gone, and the row goes.
   await row(other).getByRole("button", { name: "Remove" }).click();
+  await row(other).getByLabel("Your password").fill(seed().staff.password!);
   await other.getByRole("button", { name: "Remove them" }).click();
   await expect(other.getByText(`${email} is no longer on the team: someone removed them meanwhile.`)).toBeVisible();
   await expect(row(other)).toHaveCount(0);

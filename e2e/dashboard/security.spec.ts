@@ -114,6 +114,7 @@ test("a member whose role is lowered while their page is open: their next action
   await expect(theirs.getByRole("button", { name: "Create key" })).toBeEnabled();
 
   await page.getByLabel(`Role of ${email}`).selectOption("viewer");
+  await page.getByRole("form", { name: `Change the role of ${email}` }).getByLabel("Your password").fill(seed().staff.password!);
   await page.getByRole("button", { name: "Change role" }).click();
   await expect(page.getByRole("status").filter({ hasText: `The role of ${email} is now viewer` })).toBeVisible();
 

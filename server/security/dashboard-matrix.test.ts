@@ -65,8 +65,8 @@ const ID_PROCEDURES: Record<string, { kind: Kind; input: (id: string, own: Ids) 
   "settlements.lines": { kind: "settlement", input: (id) => ({ id }) },
   "settlements.confirmPayout": { kind: "settlement", input: (id) => ({ id }) },
   "settlements.failPayout": { kind: "settlement", input: (id) => ({ id, reason: "taken over", confirmPassword: STAFF_TEST_PASSWORD }) },
-  "staff.changeRole": { kind: "staff", input: (id) => ({ id, role: "viewer" }), perEnvironment: false },
-  "staff.remove": { kind: "staff", input: (id) => ({ id }), perEnvironment: false },
+  "staff.changeRole": { kind: "staff", input: (id) => ({ id, role: "viewer", confirmPassword: STAFF_TEST_PASSWORD }), perEnvironment: false },
+  "staff.remove": { kind: "staff", input: (id) => ({ id, confirmPassword: STAFF_TEST_PASSWORD }), perEnvironment: false },
   "staff.resetPassword": { kind: "staff", input: (id) => ({ id, confirmPassword: STAFF_TEST_PASSWORD }), perEnvironment: false },
 };
 

@@ -126,10 +126,11 @@ export function TeamPage() {
                     {isAdmin && !s.you ? (
                       <ConfirmAction
                         label="Remove"
-                        question={`Remove ${s.email}? They are signed out at once.`}
+                        question={`Remove ${s.email}? They are signed out at once. Your password:`}
                         confirmLabel="Remove them"
+                        askPassword
                         pending={remove.isPending && remove.variables?.id === s.id}
-                        onConfirm={() => remove.mutate({ id: s.id })}
+                        onConfirm={(confirmPassword) => remove.mutate({ id: s.id, confirmPassword })}
                       />
                     ) : null}
                   </td>
@@ -222,11 +223,11 @@ function RoleChoice({ email, role, pending, onChange }: { email: string; role: S
           {" "}
           <Confirmation
             label={`Change the role of ${email}`}
-            question={`Make ${email} ${proposed === "admin" ? "an" : "a"} ${proposed} (${ROLE_HELP[proposed]})?${proposed === "admin" ? " Your password:" : ""}`}
+            question={`Make ${email} ${proposed === "admin" ? "an" : "a"} ${proposed} (${ROLE_HELP[proposed]})? Your password:`}
             confirmLabel="Change role"
             tone="primary"
-            // Making someone admin hands them the team: it asks for the admin's own password.
-            askPassword={proposed === "admin"}
+            // Who holds the team changes: it asks for the admin's own password.
+            askPassword
             onConfirm={(confirmPassword) => {
               setProposed(null);
               onChange(proposed, confirmPassword);

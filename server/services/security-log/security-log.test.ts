@@ -40,11 +40,11 @@ describe("security log: what the team's changes record", () => {
     const admin = await dashboardAs(m, "admin");
     const adminRow = await me(admin);
     const added = await admin.staff.add({ email: `ana-${Date.now()}@shop.example`, role: "viewer", confirmPassword: STAFF_TEST_PASSWORD });
-    await admin.staff.changeRole({ id: added.id, role: "developer" });
+    await admin.staff.changeRole({ id: added.id, role: "developer", confirmPassword: STAFF_TEST_PASSWORD });
     // The role they already hold changes nothing, and records nothing.
-    await admin.staff.changeRole({ id: added.id, role: "developer" });
+    await admin.staff.changeRole({ id: added.id, role: "developer", confirmPassword: STAFF_TEST_PASSWORD });
     await admin.staff.resetPassword({ id: added.id, confirmPassword: STAFF_TEST_PASSWORD });
-    await admin.staff.remove({ id: added.id });
+    await admin.staff.remove({ id: added.id, confirmPassword: STAFF_TEST_PASSWORD });
     const entries = await log();
     expect(entries.map((e) => [e.action, e.actorType, e.actorId, e.actorLabel, e.targetId, e.targetLabel, e.detail, e.livemode])).toEqual([
       ["staff.added", "staff", adminRow.id, adminRow.email, added.id, added.email, { role: "viewer" }, null],
@@ -65,8 +65,8 @@ describe("security log: what the team's changes record", () => {
     const before = await log();
     // Taken address (the insert fails inside the transaction), the last admin demoted (refused after the lock).
     expect(await refusal(admin.staff.add({ email: email.toUpperCase(), role: "viewer", confirmPassword: STAFF_TEST_PASSWORD }))).toBe("BAD_REQUEST");
-    expect(await refusal(admin.staff.changeRole({ id: self.id, role: "viewer" }))).toBe("BAD_REQUEST");
-    expect(await refusal(admin.staff.remove({ id: newId("staffUser") }))).toBe("NOT_FOUND");
+    expect(await refusal(admin.staff.changeRole({ id: self.id, role: "viewer", confirmPassword: STAFF_TEST_PASSWORD }))).toBe("BAD_REQUEST");
+    expect(await refusal(admin.staff.remove({ id: newId("staffUser"), confirmPassword: STAFF_TEST_PASSWORD }))).toBe("NOT_FOUND");
     expect(await log()).toEqual(before);
   });
 
@@ -208,12 +208,16 @@ describe("dashboard: the caller's password, asked again", () => {
     const admin = await dashboardAs(m, "admin");
     const adminLive = await dashboardAs(m, "admin", true);
     const member = await insertTestStaff(m, "viewer");
+    const otherAdmin = await insertTestStaff(m, "admin");
+    const leaving = await insertTestStaff(m, "developer");
     const endpoint = await createEndpoint(await m.ctx(true), { url: "https://127.0.0.1:9/live", enabledEvents: ["*"] });
     const before = { log: await log(), member: await staffRow(member), team: (await admin.staff.list()).length, keys: (await adminLive.apiKeys.list({})).data.length };
     const asks = {
       "staff.add": (p?: string) => admin.staff.add({ email: `new-${Date.now()}@shop.example`, role: "viewer", confirmPassword: p }),
       "staff.resetPassword": (p?: string) => admin.staff.resetPassword({ id: member, confirmPassword: p }),
       "staff.changeRole to admin": (p?: string) => admin.staff.changeRole({ id: member, role: "admin", confirmPassword: p }),
+      "staff.changeRole of another admin": (p?: string) => admin.staff.changeRole({ id: otherAdmin, role: "viewer", confirmPassword: p }),
+      "staff.remove": (p?: string) => admin.staff.remove({ id: leaving, confirmPassword: p }),
       "apiKeys.create (live)": (p?: string) => adminLive.apiKeys.create({ kind: "secret", confirmPassword: p }),
       "webhooks.create (live)": (p?: string) => adminLive.webhooks.create({ url: "https://127.0.0.1:9/x", enabledEvents: ["*"], confirmPassword: p }),
       "webhooks.rollSecret (live)": (p?: string) => adminLive.webhooks.rollSecret({ id: endpoint.id, confirmPassword: p }),
@@ -238,12 +242,12 @@ describe("dashboard: the caller's password, asked again", () => {
     // With it, each goes through.
     for (const ask of Object.values(asks)) await ask(STAFF_TEST_PASSWORD);
     expect((await staffRow(member)).role).toBe("admin");
+    expect((await staffRow(otherAdmin)).role).toBe("viewer");
+    expect((await admin.staff.list()).map((s) => s.id)).not.toContain(leaving);
   });
 
   it("not for what gives no login and shows no live secret", async () => {
     const admin = await dashboardAs(m, "admin");
-    const member = await insertTestStaff(m, "viewer");
-    await admin.staff.changeRole({ id: member, role: "developer" });
     await admin.apiKeys.create({ kind: "secret" });
     const endpoint = await admin.webhooks.create({ url: "http://127.0.0.1:9/t", enabledEvents: ["*"] });
     await admin.webhooks.rollSecret({ id: endpoint.id });

@@ -35,8 +35,8 @@ describe("dashboard: team", () => {
     expect((await authenticateStaff(await systemContext(), { business: m.merchant.slug, email, password: added.password }))?.id).toBe(added.id);
     expect((await admin.staff.list()).map((s) => s.email)).toContain(email);
 
-    expect(await admin.staff.changeRole({ id: added.id, role: "developer" })).toMatchObject({ role: "developer" });
-    await admin.staff.remove({ id: added.id });
+    expect(await admin.staff.changeRole({ id: added.id, role: "developer", confirmPassword: STAFF_TEST_PASSWORD })).toMatchObject({ role: "developer" });
+    await admin.staff.remove({ id: added.id, confirmPassword: STAFF_TEST_PASSWORD });
     expect((await admin.staff.list()).map((s) => s.email)).not.toContain(email);
     expect(await authenticateStaff(await systemContext(), { business: m.merchant.slug, email, password: added.password })).toBeNull();
   });
@@ -49,22 +49,22 @@ describe("dashboard: team", () => {
     const again = await admin.staff.add({ email: email.toUpperCase(), role: "viewer", confirmPassword: STAFF_TEST_PASSWORD }).catch((e: unknown) => e);
     expect(again).toMatchObject({ code: "BAD_REQUEST", message: "That e-mail address is already on your team." });
     expect(await refusal(admin.staff.add({ email: "not an address", role: "viewer", confirmPassword: STAFF_TEST_PASSWORD }))).toBe("BAD_REQUEST");
-    expect(await refusal(admin.staff.remove({ id: me.id }))).toBe("BAD_REQUEST");
-    expect(await refusal(admin.staff.changeRole({ id: me.id, role: "viewer" }))).toBe("BAD_REQUEST");
+    expect(await refusal(admin.staff.remove({ id: me.id, confirmPassword: STAFF_TEST_PASSWORD }))).toBe("BAD_REQUEST");
+    expect(await refusal(admin.staff.changeRole({ id: me.id, role: "viewer", confirmPassword: STAFF_TEST_PASSWORD }))).toBe("BAD_REQUEST");
   });
 
   it("only admins change the team, and never another merchant's", async () => {
     const theirAdmin = await dashboardAs(other, "admin");
     const theirs = (await theirAdmin.staff.list())[0]!;
     const admin = await dashboardAs(m, "admin");
-    expect(await refusal(admin.staff.changeRole({ id: theirs.id, role: "viewer" }))).toBe("NOT_FOUND");
-    expect(await refusal(admin.staff.remove({ id: theirs.id }))).toBe("NOT_FOUND");
+    expect(await refusal(admin.staff.changeRole({ id: theirs.id, role: "viewer", confirmPassword: STAFF_TEST_PASSWORD }))).toBe("NOT_FOUND");
+    expect(await refusal(admin.staff.remove({ id: theirs.id, confirmPassword: STAFF_TEST_PASSWORD }))).toBe("NOT_FOUND");
     expect((await admin.staff.list()).map((s) => s.id)).not.toContain(theirs.id);
 
     for (const role of ["developer", "viewer"] as const) {
       const caller = await dashboardAs(m, role);
       expect(await refusal(caller.staff.add({ email: `x-${role}-${Date.now()}@shop.example`, role: "admin" }))).toBe("FORBIDDEN");
-      expect(await refusal(caller.staff.remove({ id: theirs.id }))).toBe("FORBIDDEN");
+      expect(await refusal(caller.staff.remove({ id: theirs.id, confirmPassword: STAFF_TEST_PASSWORD }))).toBe("FORBIDDEN");
       expect((await caller.staff.list()).length).toBeGreaterThan(0);
     }
   });
@@ -73,7 +73,7 @@ describe("dashboard: team", () => {
     const admins = await Promise.all(Array.from({ length: 8 }, () => dashboardAs(m, "admin")));
     const ids = await Promise.all(admins.map(async (a) => (await a.staff.list()).find((s) => s.you)!.id));
     // Each demotes the next one round the circle, all at once.
-    const results = await Promise.allSettled(admins.map((a, i) => a.staff.changeRole({ id: ids[(i + 1) % ids.length]!, role: "viewer" })));
+    const results = await Promise.allSettled(admins.map((a, i) => a.staff.changeRole({ id: ids[(i + 1) % ids.length]!, role: "viewer", confirmPassword: STAFF_TEST_PASSWORD })));
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(7);
     expect((await admins[0]!.staff.list()).filter((s) => s.role === "admin")).toHaveLength(1);
   });
@@ -203,7 +203,7 @@ describe("dashboard: one address at two businesses", () => {
     const ourTeam = await (await dashboardAs(m, "admin")).staff.list();
     expect(ourTeam.filter((s) => s.email.toLowerCase() === email)).toEqual([expect.objectContaining({ id: ours.id, role: "viewer" })]);
     await (await dashboardAs(m, "admin")).staff.resetPassword({ id: ours.id, confirmPassword: STAFF_TEST_PASSWORD });
-    await (await dashboardAs(m, "admin")).staff.remove({ id: ours.id });
+    await (await dashboardAs(m, "admin")).staff.remove({ id: ours.id, confirmPassword: STAFF_TEST_PASSWORD });
     expect(await signIn(other.merchant.slug, email, theirs.password)).toBe(theirs.id);
     expect((await row(theirs.id)).sessionsRevokedAt).toBeNull();
   });

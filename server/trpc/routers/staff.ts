@@ -26,11 +26,15 @@ export const staffRouter = router({
         return { id: staff.id, email: staff.email, role: staff.role, password, business: ctx.service.merchant.slug };
       });
     }),
-  /** Making someone admin hands them the team: the admin's own password first. */
+  /**
+   * Changes what someone may do: the admin's own password first. Making someone admin hands them
+   * the team, and taking it from another admin (or removing them) is what a stolen session would
+   * do to lock the others out.
+   */
   changeRole: adminProcedure
     .input(z.object({ id: objectId, role: z.enum(STAFF_ROLES), confirmPassword: confirmPasswordInput }))
     .mutation(async ({ ctx, input }) => {
-      if (input.role === "admin") await confirmCallerPassword(ctx, input.confirmPassword);
+      await confirmCallerPassword(ctx, input.confirmPassword);
       const s = await changeStaffRole(ctx.service, { staffId: input.id, role: input.role });
       return { id: s.id, email: s.email, role: s.role };
     }),
@@ -51,7 +55,9 @@ export const staffRouter = router({
       return { id: staff.id, email: staff.email, password, business: ctx.service.merchant.slug };
     });
   }),
-  remove: adminProcedure.input(z.object({ id: objectId })).mutation(async ({ ctx, input }) => {
+  /** Takes someone's login away, and signs them out: the admin's own password first (see changeRole). */
+  remove: adminProcedure.input(z.object({ id: objectId, confirmPassword: confirmPasswordInput })).mutation(async ({ ctx, input }) => {
+    await confirmCallerPassword(ctx, input.confirmPassword);
     await removeStaffMember(ctx.service, input.id);
     return { id: input.id, removed: true };
   }),
