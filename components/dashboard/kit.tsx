@@ -535,7 +535,8 @@ type ListPage<T> = { data: T[]; hasMore: boolean };
 
 /**
  * A list query's view: loading, the failure with a way to try again, the empty note, or (once it
- * has rows) what `children` makes of the page. `paging` is where the list's pager stands: a page
+ * has rows) what `children` makes of the page, kept (and said to be as last read) when reading it
+ * again fails. `paging` is where the list's pager stands: a page
  * reached by a cursor that comes back empty (its rows left the filter since the page before was
  * read) says nothing more is that way and leads to the newest page, rather than calling the list empty.
  */
@@ -553,10 +554,17 @@ export function ListView<T>({
   children: (page: ListPage<T>) => ReactNode;
 }) {
   if (q.isPending) return <Loading what={what} />;
-  if (q.isError) return <Failed message={errorMessage(q.error)} retry={() => void q.refetch()} />;
-  if (q.data.data.length === 0) {
+  if (q.isError && !q.data) return <Failed message={errorMessage(q.error)} retry={() => void q.refetch()} />;
+  // Read once, a failed reading again keeps the page shown (StaleReading says so).
+  const page = q.data!;
+  if (page.data.length === 0) {
     const { cursor, onNewest, filtered = false } = paging;
     return isCursored(cursor) ? <NothingThisWay cursor={cursor} what={what} filtered={filtered} onNewest={onNewest} /> : <Empty>{empty}</Empty>;
   }
-  return <>{children(q.data)}</>;
+  return (
+    <>
+      <StaleReading q={q} what={what} />
+      {children(page)}
+    </>
+  );
 }

@@ -219,3 +219,20 @@ test("a sign-in that gets no answer says so, and the button can be pressed again
   await page.waitForURL("**/dashboard");
   await context.close();
 });
+
+test("a list already shown stays when reading it again fails, and says it may be out of date", async ({ page, request }) => {
+  const payment = await succeededPayment(request);
+  await page.goto(`/dashboard/payments?${new URLSearchParams({ q: payment.reference })}`);
+  await expect(page.getByRole("link", { name: payment.reference })).toBeVisible();
+  await page.route(/\/api\/trpc\/[^?]*payments\.list/, (route) => route.abort("connectionreset"));
+  // Back on the tab once its reading is stale: it reads the list again, and cannot.
+  await page.waitForTimeout(10_500);
+  await page.evaluate(() => document.dispatchEvent(new Event("visibilitychange", { bubbles: true })));
+  const stale = page.getByRole("alert").filter({ hasText: "as last read: it could not be read again." });
+  await expect(stale).toBeVisible({ timeout: 20_000 });
+  await expect(page.getByRole("link", { name: payment.reference })).toBeVisible();
+  await page.unroute(/\/api\/trpc\/[^?]*payments\.list/);
+  await stale.getByRole("button", { name: "Try again" }).click();
+  await expect(stale).toHaveCount(0);
+  await expect(page.getByRole("link", { name: payment.reference })).toBeVisible();
+});

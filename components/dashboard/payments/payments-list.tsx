@@ -4,7 +4,7 @@ import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useEffect, useRef, useState, useTransition } from "react";
-import { AmountWithFee, FilterControls, MiddleClip, NothingThisWay, PageFailed, useRememberListView } from "@/components/dashboard/kit";
+import { AmountWithFee, FilterControls, MiddleClip, NothingThisWay, PageFailed, StaleReading, useRememberListView } from "@/components/dashboard/kit";
 import { usePageLivemode, useTRPC } from "@/components/dashboard/trpc";
 import { isCursored, Pager } from "@/components/ui/pager";
 import { Empty, Failed, Loading } from "@/components/ui/states";
@@ -141,7 +141,7 @@ export function PaymentsList() {
       ) : list.isPending || (list.isPlaceholderData && list.data.data.length === 0) ? (
         // An empty page shown while the next one loads would say the next one is empty too.
         <Loading what="payments" />
-      ) : list.isError ? (
+      ) : list.isError && !list.data ? (
         <PageFailed error={list.error} cursor={cursor} what="payments" onNewest={() => setFilter({})} retry={() => void list.refetch()} />
       ) : list.data.data.length === 0 && !isCursored(cursor) ? (
         <Empty>
@@ -153,6 +153,8 @@ export function PaymentsList() {
         </Empty>
       ) : (
         <>
+          {/* Read once, a failed reading again keeps the page shown, and says so. */}
+          <StaleReading q={list} what="payments" />
           {list.data.data.length === 0 ? (
             <NothingThisWay cursor={cursor} what="payments" filtered={filtered} onNewest={() => setFilter({})} />
           ) : (
