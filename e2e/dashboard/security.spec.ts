@@ -71,6 +71,8 @@ test("in live mode, a new key asks for your password; a wrong one makes nothing"
 });
 
 test("a browser the member signed in on before still signs in while guesses from elsewhere have locked their address", async ({ page, browser }) => {
+  // Seven sign-ins, each a password hash: about 15 s on a quiet machine, over 60 s once on a loaded one.
+  test.setTimeout(150_000);
   // A member of our own: the admin's address keeps its budget for the other tests.
   const email = `known-${Date.now().toString(36)}@example.test`;
   const password = await addTeamMember(page, email);
