@@ -437,7 +437,7 @@ export function ConfirmPasswordField({ autoFocus }: { autoFocus?: boolean }) {
       Your password
       <input name="confirmPassword" type="password" autoComplete="current-password" required maxLength={1024} aria-describedby={hint} autoFocus={autoFocus} />
       <span id={hint} className="muted">
-        Asked again for anything that gives someone a login, shows a live secret, decides where live events go, or records a payout.
+        Asked again for anything that gives someone a login or changes what they may do, shows a live secret, decides where live events go, or records a payout.
       </span>
     </label>
   );
