@@ -240,3 +240,20 @@ test("a list already shown stays when reading it again fails, and says it may be
   await expect(stale).toHaveCount(0);
   await expect(page.getByRole("link", { name: payment.reference })).toBeVisible();
 });
+
+test("an endpoint's deliveries stay shown when reading them again fails", async ({ page, request }) => {
+  const endpoint = await v1<{ id: string }>(request, "POST", "/v1/webhook_endpoints", { url: "http://127.0.0.1:9/stale-deliveries", enabled_events: ["*"] });
+  await page.goto(`/dashboard/webhooks/${endpoint.id}`);
+  await page.getByRole("button", { name: "Send test event" }).click();
+  const row = page.locator("section[aria-labelledby=recent-title] table tbody tr");
+  await expect(row).toHaveCount(1, { timeout: 20_000 });
+  // The list polls while its delivery is pending (its receiver refuses); from now on it cannot read it.
+  const readAgain = await failing(page, "webhooks.deliveries");
+  const stale = page.getByRole("alert").filter({ hasText: "Showing the deliveries as last read: it could not be read again." });
+  await expect(stale).toBeVisible({ timeout: 30_000 });
+  await expect(row).toHaveCount(1);
+  await readAgain();
+  await stale.getByRole("button", { name: "Try again" }).click();
+  await expect(stale).toHaveCount(0);
+  await expect(row).toHaveCount(1);
+});

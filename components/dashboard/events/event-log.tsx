@@ -7,7 +7,7 @@ import { Fragment, useState, useTransition } from "react";
 import { isCursored, Pager, type Cursor } from "@/components/ui/pager";
 import { Empty, Failed, Loading } from "@/components/ui/states";
 import { EVENT_TYPES, type EventType } from "@/server/domain/events";
-import { FilterControls, NothingThisWay, PageFailed, RoleNote, useRememberListView, useRole } from "../kit";
+import { FilterControls, NothingThisWay, PageFailed, RoleNote, StaleReading, useRememberListView, useRole } from "../kit";
 import { useTRPC } from "../trpc";
 import { when } from "../webhooks/common";
 import { ReplayWindow } from "./replay-window";
@@ -133,12 +133,14 @@ export function EventLog() {
       ) : list.isPending || (list.isPlaceholderData && list.data.data.length === 0) ? (
         // An empty page shown while the next one loads would say the next one is empty too.
         <Loading what="events" />
-      ) : list.isError ? (
+      ) : list.isError && !list.data ? (
         <PageFailed error={list.error} cursor={cursor} what="events" onNewest={() => go(filters)} retry={() => void list.refetch()} />
       ) : list.data.data.length === 0 && !isCursored(cursor) ? (
         <Empty>{filtered ? "No events match these filters." : "No events yet. They appear here as payments, refunds and settlements change state."}</Empty>
       ) : (
         <>
+          {/* Read once, a failed reading again keeps the page shown, and says so. */}
+          <StaleReading q={list} what="events" />
           {list.data.data.length === 0 ? (
             <NothingThisWay cursor={cursor} what="events" filtered={filtered} onNewest={() => go(filters)} />
           ) : (

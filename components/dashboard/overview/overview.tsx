@@ -9,7 +9,7 @@ import { CURRENCIES, formatAmount, type Currency } from "@/server/domain/money";
 import { PAYMENT_STATUSES } from "@/server/domain/payment-status";
 import { errorMessage, useTRPC } from "../trpc";
 import { VolumeChart } from "./volume-chart";
-import { AmountWithFee, formatWhen } from "../kit";
+import { AmountWithFee, formatWhen, StaleReading } from "../kit";
 import "./overview.css";
 import { plural } from "@/components/ui/plural";
 
@@ -35,13 +35,15 @@ export function Overview() {
   const [currency, setCurrency] = useState<Currency>("USD");
 
   if (q.isPending) return <Loading what="the overview" />;
-  if (q.isError) return <Failed message={errorMessage(q.error)} retry={() => void q.refetch()} />;
-  const o = q.data;
+  if (q.isError && !q.data) return <Failed message={errorMessage(q.error)} retry={() => void q.refetch()} />;
+  // Read once, a failed reading again (each minute) keeps the overview shown, and says so.
+  const o = q.data!;
   const finished = (c: typeof o.today.counts) => c.succeeded + c.failed + c.expired;
   const weekTotal = PAYMENT_STATUSES.reduce((s, st) => s + o.week.counts[st], 0);
 
   return (
     <>
+      <StaleReading q={q} what="the overview" />
       {o.degradedEndpoints.length > 0 ? (
         <section className="panel attention bad" aria-labelledby="degraded-h">
           <h2 id="degraded-h">

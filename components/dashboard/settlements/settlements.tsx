@@ -16,6 +16,7 @@ import {
   ListView,
   MiddleClip,
   RefusedAction,
+  StaleReading,
   confirmPasswordOf,
   forgetConfirmPassword,
   formatWhen,
@@ -136,7 +137,7 @@ export function SettlementDetail({ id }: { id: string }) {
     </p>
   );
   if (q.isPending) return <Loading what="the settlement" />;
-  if (q.isError) {
+  if (q.isError && (!q.data || isMissing(q.error))) {
     return (
       <>
         {back}
@@ -147,10 +148,11 @@ export function SettlementDetail({ id }: { id: string }) {
       </>
     );
   }
-  const s = q.data;
+  const s = q.data!;
   return (
     <>
       {back}
+      <StaleReading q={q} what="the settlement" />
       <section className="panel">
         <dl className="fields">
           <dt>Status</dt>
@@ -272,10 +274,11 @@ function SettlementLines({ id, currency }: { id: string; currency: "USD" | "ZWG"
   const [cursor, setCursor] = useState<Cursor>({});
   const q = useQuery(trpc.settlements.lines.queryOptions({ id, limit: 25, ...cursor }));
   if (q.isPending) return <Loading what="line items" />;
-  if (q.isError) return <Failed message={errorMessage(q.error)} retry={() => void q.refetch()} />;
-  if (q.data.data.length === 0) return <Empty>This batch has no line items.</Empty>;
+  if (q.isError && !q.data) return <Failed message={errorMessage(q.error)} retry={() => void q.refetch()} />;
+  if (q.data!.data.length === 0) return <Empty>This batch has no line items.</Empty>;
   return (
     <>
+      <StaleReading q={q} what="the line items" />
       <div className="table-wrap">
         <table className="data">
           <thead>

@@ -291,12 +291,13 @@ function EndpointDeliveries({ id }: { id: string }) {
       <h2 id="recent-title">Recent deliveries and their attempts</h2>
       {list.isPending ? (
         <Loading what="deliveries" />
-      ) : list.isError ? (
+      ) : list.isError && !list.data ? (
         <Failed message={errorMessage(list.error)} retry={() => void list.refetch()} />
       ) : list.data.data.length === 0 && !isCursored(cursor) ? (
         <Empty>Nothing has been sent to this endpoint yet. Send a test event to try it.</Empty>
       ) : (
         <>
+          <StaleReading q={list} what="the deliveries" />
           <DeliveriesTable deliveries={list.data.data} show="event" />
           <Pager ids={list.data.data.map((d) => d.id)} hasMore={list.data.hasMore} cursor={cursor} onChange={setCursor} disabled={list.isPlaceholderData} />
         </>

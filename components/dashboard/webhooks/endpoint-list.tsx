@@ -9,7 +9,7 @@ import { dropQueryParam } from "@/components/ui/drop-query-param";
 import { Empty, Failed, Loading } from "@/components/ui/states";
 import { isId } from "@/server/domain/id-shape";
 import { errorMessage, useTRPC } from "../trpc";
-import { RoleNote, SecretOnce, useFormKey, useLeaveGuard, useRole, useSingleFlightMutation } from "../kit";
+import { RoleNote, SecretOnce, StaleReading, useFormKey, useLeaveGuard, useRole, useSingleFlightMutation } from "../kit";
 import { DELETED_PARAM, EndpointStatusBadge, failureRate, HealthBadge, SECRET_WARNING, when, type Endpoint } from "./common";
 import { EndpointForm } from "./endpoint-form";
 import "./webhooks.css";
@@ -112,12 +112,13 @@ export function EndpointList() {
 
       {list.isPending ? (
         <Loading what="endpoints" />
-      ) : list.isError ? (
+      ) : list.isError && !list.data ? (
         <Failed message={errorMessage(list.error)} retry={() => void list.refetch()} />
       ) : list.data.data.length === 0 && !isCursored(cursor) ? (
         <Empty>No webhook endpoints yet{me.data ? ` in ${me.data.livemode ? "live" : "test"} mode` : ""}. Add one to receive events as they happen.</Empty>
       ) : (
         <>
+          <StaleReading q={list} what="the endpoints" />
           <EndpointTable endpoints={list.data.data} hours={list.data.statsWindowHours} />
           <Pager ids={list.data.data.map((e) => e.id)} hasMore={list.data.hasMore} cursor={cursor} onChange={setCursor} disabled={list.isPlaceholderData} />
         </>
