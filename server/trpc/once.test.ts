@@ -3,6 +3,7 @@ import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/db/client";
 import { apiKeys, paymentLinks, staffUsers, webhookEndpoints } from "@/db/schema";
+import { api } from "@/server/testing/api";
 import { seedTestMerchant } from "@/server/testing/fixtures";
 import { dashboardAs, STAFF_TEST_PASSWORD } from "./testing";
 
@@ -68,6 +69,17 @@ describe("dashboard actions sent again with their form key", () => {
     await expect(dev.paymentLinks.create({ amount: 500, currency: "USD", description: "late", expiresAt: "2020-01-01T00:00:00Z", formKey: linkForm })).rejects.toThrow();
     const link = await dev.paymentLinks.create({ amount: 500, currency: "USD", description: "late", formKey: linkForm });
     expect(link.id).toMatch(/^plink_/);
+  });
+
+  it("no API request meets a form's record: an Idempotency-Key that spells it is a request of its own", async () => {
+    const m = await seedTestMerchant();
+    const linkForm = formKey();
+    const link = await (await dashboardAs(m, "developer")).paymentLinks.create({ amount: 500, currency: "USD", description: "form", formKey: linkForm });
+    for (const spelled of [`dashboard:paymentLinks.create:${linkForm}`, `dashboard:${linkForm}`]) {
+      const res = await api("POST", "/v1/payment_links", { key: m.keys.test, idempotencyKey: spelled, body: { amount: 500, currency: "USD", description: "api" } });
+      expect(res.status).toBe(201);
+      expect(res.body.id).not.toBe(link.id);
+    }
   });
 
   it("refuses a form key that is not 32 hexadecimal characters", async () => {

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import { dataKey } from "@/server/data-key";
+import { dashboardIdempotencyKey } from "@/server/domain/idempotency";
 import { seal, unseal } from "@/server/domain/sealing";
 import type { ServiceContext } from "@/server/context";
 import { claimIdempotencyKey } from "@/server/services/idempotency/claim";
@@ -25,7 +26,7 @@ export async function once<T>(service: ServiceContext, action: string, formKey: 
   const scope = { merchantId: service.merchant.id, livemode: service.livemode };
   // One form, one action: what the form held when sent again does not matter; its first try stands.
   const fingerprint = createHash("sha256").update(`dashboard:${action}`).digest("hex");
-  const claim = await claimIdempotencyKey(service, scope, `dashboard:${action}:${formKey}`, fingerprint);
+  const claim = await claimIdempotencyKey(service, scope, dashboardIdempotencyKey(action, formKey), fingerprint);
   if (claim.kind === "replay") return JSON.parse(unseal(dataKey(), claim.body)) as T;
   let result: T;
   try {

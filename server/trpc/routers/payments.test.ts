@@ -1,5 +1,6 @@
 import { TRPCError } from "@trpc/server";
 import { beforeAll, describe, expect, it } from "vitest";
+import { api } from "@/server/testing/api";
 import { seedPayment, seedSucceededPayment, seedTestMerchant, type TestMerchant } from "@/server/testing/fixtures";
 import { dashboardAs, dashboardSignedOut, refusal } from "../testing";
 
@@ -106,6 +107,21 @@ describe("dashboard: refund", () => {
     const again = await dev.payments.refund({ paymentId: p.id, amount: 200, idempotencyKey: k });
     expect(again.id).toBe(first.id);
     expect((await dev.payments.timeline({ id: p.id })).entries.filter((e) => e.kind === "refund")).toHaveLength(1);
+  });
+
+  it("no API request can meet a form's key: an Idempotency-Key that spells it makes its own refund", async () => {
+    const p = await seedSucceededPayment(a, { amount: 1_000 });
+    const k = key();
+    const mine = await (await dashboardAs(a, "developer")).payments.refund({ paymentId: p.id, amount: 200, idempotencyKey: k });
+    for (const spelled of [`dashboard:${k}`, `dashboard:refund:${k}`]) {
+      const res = await api("POST", "/v1/refunds", { key: a.keys.test, idempotencyKey: spelled, body: { payment: p.id, amount: 200 } });
+      expect(res.status).toBe(201);
+      expect(res.body.id).not.toBe(mine.id);
+    }
+    // A space is what keeps them apart; the API takes none.
+    const spaced = await api("POST", "/v1/refunds", { key: a.keys.test, idempotencyKey: `dashboard refund ${k}`, body: { payment: p.id, amount: 200 } });
+    expect(spaced.status).toBe(400);
+    expect(spaced.body.error).toMatchObject({ code: "parameter_invalid", param: "Idempotency-Key" });
   });
 
   it("refuses too much, with the service's code for the form", async () => {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { dashboardIdempotencyKey } from "@/server/domain/idempotency";
 import { MAX_AMOUNT } from "@/server/domain/money";
 import { REFUND_REASONS } from "@/server/domain/refunds";
 import { staffPaymentSelection, toPaymentResource } from "@/server/schemas/payments";
@@ -43,7 +44,7 @@ export const paymentsRouter = router({
     )
     .mutation(async ({ ctx, input }) =>
       toRefundResource(
-        await createRefund(ctx.service, { paymentId: input.paymentId, amount: input.amount, reason: input.reason, idempotencyKey: `dashboard:${input.idempotencyKey}` }),
+        await createRefund(ctx.service, { paymentId: input.paymentId, amount: input.amount, reason: input.reason, idempotencyKey: dashboardIdempotencyKey("refund", input.idempotencyKey) }),
       ),
     ),
 
