@@ -1,5 +1,5 @@
 import { MAX_ATTEMPT_KEYS } from "@/server/domain/hosted";
-import { SENT_ATTEMPT_TTL_MS, sentAttemptsName } from "./sent-attempts";
+import { SENT_ATTEMPT_TTL_MS, sentAttemptsName, typedNumberName } from "./sent-attempts";
 
 /**
  * How long a held-back page waits for its island before it also says it has not loaded and offers
@@ -19,6 +19,8 @@ export const ISLAND_STALL_MS = 8_000;
  * It also keeps the attempt key of a Pay tapped before the island has run (the form then posts as
  * plain HTML), as the island's own Pay does (sent-attempts.ts `withSent`): if that post's answer is
  * lost, the next load looks the attempt up instead of offering a fresh form that would charge again.
+ * With it, the number the form sends (sent-attempts.ts `keepTypedNumber`): the form the next load
+ * gives back with that key, should the post never have arrived, starts from the same number.
  * Once the island runs, React takes the form's submit (and prevents the browser's), and keeps the
  * key itself; a submit it prevented is left alone here, so a number it refused keeps no key.
  *
@@ -31,6 +33,7 @@ export const ISLAND_STALL_MS = 8_000;
  */
 export function holdBackScript(pageId: string, closed: boolean): string {
   const name = JSON.stringify(sentAttemptsName(pageId));
+  const number = JSON.stringify(typedNumberName(pageId));
   // `r()`: what storage keeps for the page, as a list (an older page kept one entry); it throws when
   // storage does, which each part's try leaves at that.
   return (
@@ -42,6 +45,7 @@ export function holdBackScript(pageId: string, closed: boolean): string {
     `setTimeout(function(){if(m.querySelector("[data-if-sent]"))m.setAttribute("data-stalled","")},${ISLAND_STALL_MS})}}catch(e){}` +
     // On window, bubbling: after React's own listener (on the document) has had its say.
     `try{addEventListener("submit",function(e){try{var f=e.target.elements,k=f&&f.attempt_key&&f.attempt_key.value,s;if(e.defaultPrevented||!k)return;` +
+    `try{f.msisdn&&sessionStorage.setItem(${number},f.msisdn.value)}catch(x){}` +
     `s=r();if(!s.some(function(a){return a&&a.key===k}))localStorage.setItem(${name},JSON.stringify([{key:k,at:Date.now()}].concat(s).slice(0,${MAX_ATTEMPT_KEYS})))}catch(x){}})}catch(e){}` +
     // The countdown: stopped once the page has loaded (its scripts ran) and none is left to tick.
     `try{var t=Date.now(),i=setInterval(function(){var c=document.querySelectorAll("[data-until]"),j,e,s;` +

@@ -81,7 +81,7 @@ export function PayPanel({ initial, action, attemptKey, amountChanged }: Props) 
           </p>
         ) : null}
       </div>
-      {canPay && !formHeld ? <PayForm page={page} action={action} attemptKey={key} retry={attempt !== null} resumed={attempt !== null || amountChanged} early={early} /> : null}
+      {canPay && !formHeld ? <PayForm page={page} action={action} attemptKey={key} retry={attempt !== null} resumed={attempt !== null || amountChanged || key !== attemptKey} early={early} /> : null}
     </>
   );
 }
@@ -494,7 +494,11 @@ class LostAnswer extends Component<{ children: (lost: PayFormState | null) => Re
   }
 }
 
-/** `resumed`: the form comes back to a customer who tapped Pay here (after an attempt, or a charge that changed), and starts from the number this tab tapped it with. */
+/**
+ * `resumed`: the form comes back to a customer who tapped Pay here (after an attempt, a charge that
+ * changed, or with a kept attempt whose answer never came), and starts from the number this tab
+ * tapped it with.
+ */
 function PayForm(props: { page: HostedPage; action: Props["action"]; attemptKey: string; retry: boolean; resumed: boolean; early: boolean }) {
   const typed = useRef("");
   return (

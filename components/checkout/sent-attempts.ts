@@ -125,15 +125,17 @@ export function updateSentAttempts(pageId: string, change: (list: SentAttempt[])
   return next;
 }
 
-const numberName = (pageId: string) => `mari.number.${pageId}`;
+/** Where a tab keeps the number it last tapped Pay with on a page (also written by hold-back-script.ts). */
+export const typedNumberName = (pageId: string) => `mari.number.${pageId}`;
 
 /**
  * The number this tab last tapped Pay with on a page, kept in sessionStorage (this tab only, gone
- * when it closes), so a form to try again after a decline or an expiry starts from it.
+ * when it closes), so a form to try again (after a decline, an expiry, or an answer that never
+ * came) starts from it.
  */
 export function keepTypedNumber(pageId: string, number: string): void {
   try {
-    sessionStorage.setItem(numberName(pageId), number);
+    sessionStorage.setItem(typedNumberName(pageId), number);
   } catch {
     // Without storage the form to try again starts empty, as before.
   }
@@ -141,7 +143,7 @@ export function keepTypedNumber(pageId: string, number: string): void {
 
 export function typedNumberOf(pageId: string): string | null {
   try {
-    return sessionStorage.getItem(numberName(pageId));
+    return sessionStorage.getItem(typedNumberName(pageId));
   } catch {
     return null;
   }

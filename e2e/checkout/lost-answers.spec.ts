@@ -105,7 +105,32 @@ test("a Pay that never left the phone: the reload's form sends the same attempt,
   expect(await paymentsOfLink(request, link.id)).toHaveLength(0);
   await page.unrouteAll();
   await page.reload();
-  await pay(page, "0770000001");
+  // The form comes back with the number the attempt was tapped with.
+  await expect(page.getByLabel(/mobile money number/i)).toHaveValue("0770000001");
+  await page.getByRole("button", { name: /^Pay / }).click();
+  await expect(statusRegion(page).getByRole("heading")).toHaveText("Payment received", { timeout: 15_000 });
+  expect(await paymentsOfLink(request, link.id)).toHaveLength(1);
+});
+
+test("a Pay tapped before the page's script has loaded that never left the phone: the reload's form has its number and its attempt", async ({ page, request }) => {
+  const link = await createLink(request);
+  const path = `/pay/${link.id}`;
+  // The scripts do not arrive, so the form posts as plain HTML; and that post never leaves the phone.
+  const chunks = /\/_next\/static\/chunks\/.*\.js(\?.*)?$/;
+  await page.route(chunks, () => undefined);
+  await page.goto(path, { waitUntil: "domcontentloaded" });
+  await dropRequests(page, path);
+  const posted = page.waitForEvent("requestfailed", (r) => r.method() === "POST");
+  await page.getByLabel(/mobile money number/i).fill("077 000 0001");
+  await page.getByRole("button", { name: /^Pay / }).click();
+  await posted;
+  expect(await paymentsOfLink(request, link.id)).toHaveLength(0);
+
+  await page.unrouteAll({ behavior: "ignoreErrors" });
+  await page.goto(path);
+  await expect(page.locator("#msisdn-hint")).toHaveText("EcoCash");
+  await expect(page.getByLabel(/mobile money number/i)).toHaveValue("077 000 0001");
+  await page.getByRole("button", { name: /^Pay / }).click();
   await expect(statusRegion(page).getByRole("heading")).toHaveText("Payment received", { timeout: 15_000 });
   expect(await paymentsOfLink(request, link.id)).toHaveLength(1);
 });
