@@ -130,3 +130,21 @@ test("a new member signs in from the link the admin hands over, which fills in t
   await member.waitForURL("**/dashboard");
   await context.close();
 });
+
+test("a confirmation asked in the team table stays within it, even for a long address", async ({ page }) => {
+  await page.setViewportSize({ width: 1200, height: 800 });
+  const email = `someone.with.a.rather.long.address-${Date.now().toString(36)}@example.test`;
+  await addTeamMember(page, email, "viewer");
+  await page.reload();
+  const row = page.locator("tr").filter({ hasText: email });
+  const table = page.locator(".table-wrap").filter({ has: row });
+  for (const [action, asked] of [["Remove", `Remove ${email}?`], ["Reset password", `Give ${email} a new password?`]] as const) {
+    await row.getByRole("button", { name: action, exact: true }).click();
+    const form = row.getByRole("form", { name: action });
+    await expect(form).toContainText(asked);
+    // Nothing of it is past the table's edge: no sideways scrolling to reach its buttons.
+    expect(await table.evaluate((el) => el.scrollWidth - el.clientWidth)).toBe(0);
+    await expect(form.getByRole("button", { name: "Cancel" })).toBeInViewport({ ratio: 1 });
+    await form.getByRole("button", { name: "Cancel" }).click();
+  }
+});
