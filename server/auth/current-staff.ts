@@ -17,14 +17,16 @@ type Base = Awaited<ReturnType<typeof systemContext>>;
  * the cookie is too old or was revoked: sessionStillValid), and the environment the switch chose.
  */
 export async function currentStaff(): Promise<{ base: Base; session: StaffSession | null; livemode: boolean; clientAddress: string | null }> {
-  const base = await systemContext();
-  const cookie = (await getServerSession(authOptions())) as { staffId?: string; marks?: SessionMarks } | null;
+  // The request's own values first: at build time they end the page's prerender (it is per
+  // request) before the database is opened, so a build never touches it.
   const livemode = (await cookies()).get(MODE_COOKIE)?.value === "live";
+  const address = trustedClientAddress((await headers()).get("x-forwarded-for"));
+  const cookie = (await getServerSession(authOptions())) as { staffId?: string; marks?: SessionMarks } | null;
+  const base = await systemContext();
   const sessionId = cookie?.marks?.sessionId;
   const session = cookie?.staffId && typeof sessionId === "string" ? await loadStaffSession(base, cookie.staffId, sessionId) : null;
   const maxAgeMs = env().SESSION_MAX_AGE_HOURS * 3_600_000;
   const current = session !== null && sessionStillValid(cookie?.marks ?? {}, session.staff.sessionsRevokedAt, base.clock.now(), maxAgeMs);
-  const address = trustedClientAddress((await headers()).get("x-forwarded-for"));
   return { base, session: current ? session : null, livemode, clientAddress: address };
 }
 
