@@ -19,3 +19,8 @@ export function mergeMetadata(current: Record<string, string>, update: Record<st
   for (const [k, v] of Object.entries(update)) if (v === "") delete merged[k];
   return Object.keys(merged).length > METADATA_MAX_KEYS ? null : merged;
 }
+
+/** The same keys with the same values, in any order. */
+export function sameMetadata(a: Record<string, string>, b: Record<string, string>): boolean {
+  return Object.keys(a).length === Object.keys(b).length && Object.entries(a).every(([k, v]) => Object.hasOwn(b, k) && b[k] === v);
+}

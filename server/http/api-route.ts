@@ -216,6 +216,8 @@ export function apiRoute<B extends z.ZodType | undefined, Q extends z.ZodType | 
         // runs the request again. Nor is `parameter_invalid`, wherever the check that refused the
         // request runs (the body's schema, or a service: a webhook URL that is not one, an expiry
         // already past): the request as sent was malformed, and the same key may carry it fixed.
+        // Nor is `idempotency_key_reused` found by a service (the first request answered 5xx, so
+        // no record was kept, but its payment or refund holds the key): the key is that request's.
         await (isStoredRefusal(error, status) ? held.complete(status, text) : held.release()).catch((err: unknown) =>
           log.error("idempotency record not saved", { requestId, error: err }),
         );
@@ -229,7 +231,7 @@ export function apiRoute<B extends z.ZodType | undefined, Q extends z.ZodType | 
 
 /** Whether a refusal is kept as its Idempotency-Key's answer (see the catch of apiRoute). */
 function isStoredRefusal(error: ServiceError, status: number): boolean {
-  return status < 500 && status !== 429 && error.code !== "parameter_invalid";
+  return status < 500 && status !== 429 && error.code !== "parameter_invalid" && error.code !== "idempotency_key_reused";
 }
 
 /** A stored answer, sent again as it was stored (unsealed when it was sealed). */

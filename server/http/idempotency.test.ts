@@ -7,8 +7,10 @@ import { idempotencyKeys, payments } from "@/db/schema";
 import { quoteFee } from "@/server/domain/fees";
 import { newId } from "@/server/domain/ids";
 import { requestFingerprint } from "@/server/http/idempotency";
-import { sandbox } from "@/server/providers/registry";
+import { systemClock } from "@/server/clock";
+import { providers, sandbox } from "@/server/providers/registry";
 import { sandboxReference } from "@/server/providers/sandbox/client";
+import { receiveProviderCallback } from "@/server/services/providers/receive-callback";
 import { api, type ApiResponse } from "@/server/testing/api";
 import { setEnv } from "@/server/testing/env";
 import { forgetRemembered } from "@/server/services/idempotency/remembered";
@@ -461,6 +463,71 @@ describe("concurrency and crashes", () => {
     const replay = await api("POST", "/v1/payments", { key: m.keys.test, body, idempotencyKey: key });
     expect(replay.text).toBe(retry.text);
     expect(replay.headers.get("idempotent-replayed")).toBe("true");
+  });
+
+  it("a callback that lands before the prompt is recorded: the create answers the payment as it is now, and so does its replay", async () => {
+    const m = await seedTestMerchant();
+    const key = newKey();
+    const body = paymentBody();
+    const original = sandbox.push;
+    sandbox.push = async function answeredAtOnce(request, signal) {
+      sandbox.push = original;
+      const result = await original.call(sandbox, request, signal);
+      // The customer's PIN, and the provider's callback, beat the push's own answer here.
+      const id = request.idempotencyKey;
+      const callback = sandbox.signedCallback({ event_id: `evt-${id}`, merchant_tx_id: id, transaction_ref: sandboxReference(id), amount: request.amount, currency: request.currency, status: "SUCCESS" });
+      const receipt = await receiveProviderCallback({ db: await getDb(), clock: systemClock, providers }, { providerName: "sandbox", ...callback });
+      expect(receipt.outcome).toBe("applied");
+      return result;
+    };
+    let created: ApiResponse;
+    try {
+      created = await api("POST", "/v1/payments", { key: m.keys.test, body, idempotencyKey: key });
+    } finally {
+      sandbox.push = original;
+    }
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ status: "succeeded" });
+    const replay = await api("POST", "/v1/payments", { key: m.keys.test, body, idempotencyKey: key });
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    expect(replay.text).toBe(created.text);
+    forgetRemembered();
+    expect((await api("POST", "/v1/payments", { key: m.keys.test, body, idempotencyKey: key })).text).toBe(created.text);
+  });
+
+  it("after a 5xx, the same key with another request is idempotency_key_reused; the first request's body still completes its payment", async () => {
+    const m = await seedTestMerchant();
+    const key = newKey();
+    const body = paymentBody({ metadata: { order: "7" } });
+    const original = sandbox.push;
+    sandbox.push = async function failingOnce() {
+      sandbox.push = original;
+      throw new Error("socket hang up");
+    };
+    try {
+      expectError(await api("POST", "/v1/payments", { key: m.keys.test, body, idempotencyKey: key }), 500, "api_error", "internal");
+    } finally {
+      sandbox.push = original;
+    }
+    const [halfMade] = await paymentsOf(m.merchant.id);
+    const customer = body.customer as { msisdn: string };
+    for (const other of [
+      { ...body, amount: 99_000 },
+      { ...body, currency: "ZWG" },
+      { ...body, reference: `${String(body.reference)}-b` },
+      { ...body, customer: { msisdn: "0781234567" } },
+      { ...body, metadata: { order: "8" } },
+      { ...body, metadata: {} },
+    ]) {
+      expectError(await api("POST", "/v1/payments", { key: m.keys.test, body: other, idempotencyKey: key }), 409, "idempotency_conflict", "idempotency_key_reused", "Idempotency-Key");
+    }
+    expect(sandbox.pushCalls(halfMade!.id)).toBe(0);
+    // The same number typed another way is the same request.
+    const retry = await api("POST", "/v1/payments", { key: m.keys.test, body: { ...body, customer: { msisdn: `+263 ${customer.msisdn.slice(1)}` } }, idempotencyKey: key });
+    expect(retry.status).toBe(201);
+    expect(retry.body).toMatchObject({ id: halfMade!.id, amount: body.amount, reference: body.reference });
+    expect(await paymentsOf(m.merchant.id)).toHaveLength(1);
+    expect(sandbox.pushCalls(halfMade!.id)).toBe(1);
   });
 });
 

@@ -2,9 +2,10 @@ import { and, eq } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { payments, type Payment } from "@/db/schema";
 import { violatedUniqueConstraint } from "@/db/errors";
-import { invalidParam, promptLimitReached, referenceInUse, ServiceError } from "@/server/domain/errors";
+import { idempotencyKeyReused, invalidParam, promptLimitReached, referenceInUse, ServiceError } from "@/server/domain/errors";
 import { quoteFee } from "@/server/domain/fees";
 import { newId } from "@/server/domain/ids";
+import { sameMetadata } from "@/server/domain/metadata";
 import { formatAmount, type Currency, type PaymentMethod } from "@/server/domain/money";
 import { normaliseMsisdn } from "@/server/domain/msisdn";
 import type { ServiceContext } from "@/server/context";
@@ -160,6 +161,18 @@ function paymentValues(ctx: ServiceContext, input: CreatePaymentInput, reference
   };
 }
 
+/** A payment made with the request's key asks for what this request asks: same money, order, customer and metadata. */
+function samePaymentRequest(made: Payment, input: CreatePaymentInput, reference: string, msisdn: string): boolean {
+  return (
+    made.amount === input.amount &&
+    made.currency === input.currency &&
+    made.method === input.method &&
+    made.reference === reference &&
+    made.customerMsisdn === msisdn &&
+    sameMetadata(made.metadata, input.metadata ?? {})
+  );
+}
+
 /** The payment a create goes on with; `retry` when an earlier request (or one beside it) made it, and may have pushed already. */
 type Made = { payment: Payment; retry: boolean };
 
@@ -187,6 +200,9 @@ async function insertPayment(
     // whichever it checked first: look for our row before blaming the reference.
     if (constraint !== null && input.idempotencyKey) {
       const existing = await findByIdempotencyKey(ctx, input.idempotencyKey);
+      // The key's record is gone when the first request answered 5xx (none is kept): the payment
+      // it made is this request's only if this request asks for the same one.
+      if (existing && !samePaymentRequest(existing, input, reference, msisdn)) throw idempotencyKeyReused();
       if (existing) return { payment: existing, retry: true };
       // A day-old payment just gave the key up (see findByIdempotencyKey): this one may take it.
       if (constraint === "payments_idempotency_key") return insertPayment(ctx, input, reference, msisdn, network);

@@ -2,6 +2,7 @@ import { and, eq, getTableColumns, isNull, is, SQL, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { placeholder, placeholders, preparedOnce } from "@/db/prepared-once";
 import { idempotencyKeys, payments, type Payment } from "@/db/schema";
+import type { PaymentStatus } from "@/server/domain/payment-status";
 import { claimRecordCte, type ClaimRow, type ClaimStatement, type ClaimValues } from "@/server/services/idempotency/claim";
 import { completeRecordStatement, type ResponseRecord } from "@/server/services/idempotency/completion";
 
@@ -40,12 +41,16 @@ const INSERT_COLUMNS = [
 
 export type InsertablePayment = Pick<Required<NewPayment>, (typeof INSERT_COLUMNS)[number]>;
 
-/** Records the accepted prompt, once: compare-and-set on prompt_sent_at still null. */
+/**
+ * Records the accepted prompt, once: compare-and-set on prompt_sent_at still null and the status
+ * still the one the create read (a callback, the expiry or reconciliation that moved the payment
+ * meanwhile makes the row the create's answer, not the copy it holds).
+ */
 const promptSentUpdate = (db: Db) =>
   db
     .update(payments)
     .set({ promptSentAt: placeholder<Date>("at"), providerReference: placeholder<string | null>("ref"), updatedAt: placeholder<Date>("at") })
-    .where(and(eq(payments.id, placeholder<string>("id")), isNull(payments.promptSentAt)))
+    .where(and(eq(payments.id, placeholder<string>("id")), isNull(payments.promptSentAt), eq(payments.status, placeholder<PaymentStatus>("was"))))
     .returning({ id: payments.id });
 
 /** The placeholder of a payment's column in the statement that also claims the key: apart from the claim's. */
@@ -145,7 +150,7 @@ export async function recordPromptSent(
   response?: ResponseRecord<Payment>,
 ): Promise<Payment | undefined> {
   const updated: Payment = { ...payment, promptSentAt: at, providerReference, updatedAt: at };
-  const values = { id: payment.id, at, ref: providerReference };
+  const values = { id: payment.id, at, ref: providerReference, was: payment.status };
   if (!response) return (await prepared.promptSent(db).execute(values)).length > 0 ? updated : undefined;
 
   const completion = response.completionFor(updated);

@@ -3,7 +3,7 @@ import { payments, refunds, type Payment, type Refund } from "@/db/schema";
 import { idempotencyKeyReused, invalidParam, resourceMissing, ServiceError } from "@/server/domain/errors";
 import { IDEMPOTENCY_TTL_MS } from "@/server/domain/idempotency";
 import { newId } from "@/server/domain/ids";
-import { METADATA_MAX_KEYS, refundMetadata } from "@/server/domain/metadata";
+import { METADATA_MAX_KEYS, refundMetadata, sameMetadata } from "@/server/domain/metadata";
 import { owned } from "@/server/domain/tenancy";
 import { refundSubmitLeaseEnds } from "@/server/domain/refund-schedule";
 import type { RefundReason } from "@/server/domain/refunds";
@@ -124,8 +124,5 @@ function sameRefundRequest(made: Refund, input: CreateRefundInput, payment: Paym
   if (input.amount !== undefined && input.amount !== made.amount) return false;
   if ((input.reason ?? null) !== made.reason) return false;
   const metadata = refundMetadata(payment.metadata, input.metadata);
-  return metadata !== null && sameEntries(metadata, made.metadata);
+  return metadata !== null && sameMetadata(metadata, made.metadata);
 }
-
-const sameEntries = (a: Record<string, string>, b: Record<string, string>) =>
-  Object.keys(a).length === Object.keys(b).length && Object.entries(a).every(([k, v]) => b[k] === v);
