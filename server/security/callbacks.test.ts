@@ -147,3 +147,21 @@ describe("a valid callback replayed", () => {
     expect(before.payments[0]!.status).toBe("awaiting_customer");
   });
 });
+
+describe("a fault while a callback is taken in", () => {
+  it("answers a JSON 500 with nothing recorded, so the provider sends it again", async () => {
+    const p = await seedPayment(us, "awaiting_customer");
+    const original = sandbox.verifyCallback;
+    sandbox.verifyCallback = () => {
+      throw new Error("the database went away");
+    };
+    try {
+      expect(await post("sandbox", sandbox.signedCallback(body(p, "SUCCESS")))).toEqual({ status: 500, body: { received: false, reason: "internal" } });
+    } finally {
+      sandbox.verifyCallback = original;
+    }
+    const db = await getDb();
+    expect(await db.select().from(providerCallbacks).where(eq(providerCallbacks.paymentId, p.id))).toEqual([]);
+    expect(await post("sandbox", sandbox.signedCallback(body(p, "SUCCESS")))).toMatchObject({ status: 200, body: { received: true, outcome: "applied" } });
+  });
+});

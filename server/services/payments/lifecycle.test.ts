@@ -133,6 +133,17 @@ describe("provider callbacks", () => {
     expect((await callbacksOf(p.id))[0]).toMatchObject({ outcome: "quarantined", reportedAmount: p.chargedAmount - 1 });
   });
 
+  it("quarantines an amount too large for any payment (past what the amount column holds), and keeps the callback", async () => {
+    const p = await seedPayment(m, "awaiting_customer");
+    for (const amount of [3_000_000_000, -3_000_000_000, 2 ** 53 + 2, 1e300]) {
+      expect(await receive(callbackFor(p, "SUCCESS", { amount, event_id: `evt-huge-${amount}` }))).toMatchObject({ status: 200, outcome: "quarantined" });
+    }
+    expect(await eventTypes(p.id)).toEqual([]);
+    const kept = await callbacksOf(p.id);
+    expect(kept.map((c) => [c.outcome, c.reportedAmount])).toEqual(Array(4).fill(["quarantined", null]));
+    expect(kept.map((c) => JSON.parse(c.payload).amount).sort()).toEqual([-3_000_000_000, 1e300, 2 ** 53 + 2, 3_000_000_000].sort());
+  });
+
   it("logs and ignores callbacks for unknown payments or another reference", async () => {
     const p = await seedPayment(m, "awaiting_customer");
     const db = await getDb();

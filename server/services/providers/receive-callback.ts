@@ -63,7 +63,7 @@ export async function receiveProviderCallback(
         providerEventId: parsed.providerEventId,
         paymentId: payment?.id ?? null,
         reportedStatus: parsed.reportedStatus,
-        reportedAmount: parsed.amount,
+        reportedAmount: storableAmount(parsed.amount),
         outcome,
         reason,
         payload: input.rawBody,
@@ -74,6 +74,10 @@ export async function receiveProviderCallback(
     return { status: 200 as const, outcome, ...(reason ? { reason } : {}) };
   });
 }
+
+/** The column is a 32-bit integer: an amount past it (never a payment's, so quarantined) is kept in the payload alone. */
+const INT4_MAX = 2_147_483_647;
+const storableAmount = (amount: number): number | null => (Math.abs(amount) <= INT4_MAX ? amount : null);
 
 /**
  * What a verified callback does to the payment it names, read under the payment's lock: applied

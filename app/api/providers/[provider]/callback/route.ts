@@ -1,6 +1,7 @@
 import { getDb } from "@/db/client";
 import { systemClock } from "@/server/clock";
 import { readLimited } from "@/server/http/body";
+import { log } from "@/server/log";
 import { providers } from "@/server/providers/registry";
 import { receiveProviderCallback } from "@/server/services/providers/receive-callback";
 
@@ -12,9 +13,15 @@ export async function POST(request: Request, { params }: { params: Promise<{ pro
   } catch {
     return Response.json({ received: false, reason: "body too large or not UTF-8" }, { status: 400 });
   }
-  const receipt = await receiveProviderCallback(
-    { db: await getDb(), clock: systemClock, providers },
-    { providerName: (await params).provider, headers: request.headers, rawBody },
-  );
-  return Response.json({ received: receipt.status === 200, ...receipt }, { status: receipt.status });
+  try {
+    const receipt = await receiveProviderCallback(
+      { db: await getDb(), clock: systemClock, providers },
+      { providerName: (await params).provider, headers: request.headers, rawBody },
+    );
+    return Response.json({ received: receipt.status === 200, ...receipt }, { status: receipt.status });
+  } catch (error) {
+    // Nothing was recorded (the transaction rolled back): the provider sends it again.
+    log.error("provider callback not received", { error });
+    return Response.json({ received: false, reason: "internal" }, { status: 500 });
+  }
 }
