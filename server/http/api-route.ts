@@ -135,7 +135,8 @@ export function apiRoute<B extends z.ZodType | undefined, Q extends z.ZodType | 
       // and before its body is validated: the same request passed validation when first sent (one
       // that fails it is never recorded), and its answer stays the stored one even where the
       // checks would now read differently (an expiry time since passed).
-      const fingerprint = idempotencyKey !== null ? requestFingerprint(op.method, url.pathname, parsedBody?.value) : null;
+      // No body and `{}` are one request: both read as `{}` (below), so a retry may send either.
+      const fingerprint = idempotencyKey !== null ? requestFingerprint(op.method, url.pathname, parsedBody?.value === undefined ? {} : parsedBody.value) : null;
       const remembered = idempotencyKey !== null && fingerprint !== null ? recallCompleted(scope, idempotencyKey, fingerprint, base.clock.now()) : undefined;
       if (remembered !== undefined && remembered !== "other_request") return replayResponse(remembered, requestId);
       // No body at all reads as `{}`: an operation whose fields are all optional needs none, and

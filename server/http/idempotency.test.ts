@@ -143,6 +143,21 @@ describe("replays", () => {
     expect(sandbox.pushCalls(first.body.id)).toBe(1);
   });
 
+  it("treats no body and {} as the same request, where an operation takes no fields", async () => {
+    const m = await seedTestMerchant();
+    const created = await api("POST", "/v1/payments", { key: m.keys.test, body: paymentBody(), idempotencyKey: newKey() });
+    const path = `/v1/test_helpers/payments/${created.body.id}/expire`;
+    const key = newKey();
+    const first = await api("POST", path, { key: m.keys.test, idempotencyKey: key });
+    expect(first.status).toBe(200);
+    for (const again of [{ rawBody: "{}", headers: { "content-type": "application/json" } }, { body: {} }, {}]) {
+      const res = await api("POST", path, { key: m.keys.test, idempotencyKey: key, ...again });
+      expect(res.status).toBe(200);
+      expect(res.headers.get("idempotent-replayed")).toBe("true");
+      expect(res.text).toBe(first.text);
+    }
+  });
+
   it("treats the same JSON with keys re-ordered and other whitespace as the same request", async () => {
     const m = await seedTestMerchant();
     const key = newKey();
