@@ -79,11 +79,22 @@ describe("env", () => {
   });
 
   it("refuses a provider timeout that would outlast the lease of a refund's submission (it would be sent again beside itself)", () => {
-    restore = setEnv({ PROVIDER_PUSH_TIMEOUT_MS: "20000" });
+    restore = setEnv({ PROVIDER_PUSH_TIMEOUT_MS: "20000", IDEMPOTENCY_LOCK_TIMEOUT_MS: "21000" });
     expect(env().PROVIDER_PUSH_TIMEOUT_MS).toBe(20_000);
     restore();
     restore = setEnv({ PROVIDER_PUSH_TIMEOUT_MS: "45000" });
     expect(() => env()).toThrow(/PROVIDER_PUSH_TIMEOUT_MS/);
+  });
+
+  it("refuses an idempotency lock that could run out while a create waits on the provider's push", () => {
+    restore = setEnv({ PROVIDER_PUSH_TIMEOUT_MS: "20000" });
+    expect(() => env()).toThrow(/IDEMPOTENCY_LOCK_TIMEOUT_MS.*at least PROVIDER_PUSH_TIMEOUT_MS \+ 1000 \(21000\)/);
+    restore();
+    restore = setEnv({ IDEMPOTENCY_LOCK_TIMEOUT_MS: "8000" });
+    expect(() => env()).toThrow(/IDEMPOTENCY_LOCK_TIMEOUT_MS/);
+    restore();
+    restore = setEnv({ IDEMPOTENCY_LOCK_TIMEOUT_MS: "9000" });
+    expect(env().IDEMPOTENCY_LOCK_TIMEOUT_MS).toBe(9_000);
   });
 
   it("refuses a port that is not a number, naming it", () => {

@@ -18,6 +18,8 @@ const positiveInt = (fallback: number) => z.coerce.number().int().positive().def
 
 /** A provider call's longest wait: ten seconds short of the refund submission's lease. */
 const PROVIDER_TIMEOUT_MAX_MS = REFUND_SUBMIT_LEASE_S * 1000 - 10_000;
+/** What a create does besides the push (its reads and writes), within the lock on its key. */
+const LOCK_MARGIN_MS = 1_000;
 
 const schema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
@@ -117,6 +119,15 @@ const schema = z.object({
    */
   TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
 }).superRefine((d, ctx) => {
+  // A create holds its key through the provider's push: a lock that could run out first lets a
+  // retry take over a request still waiting on the provider, and push beside it.
+  if (d.IDEMPOTENCY_LOCK_TIMEOUT_MS < d.PROVIDER_PUSH_TIMEOUT_MS + LOCK_MARGIN_MS) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["IDEMPOTENCY_LOCK_TIMEOUT_MS"],
+      message: `must be at least PROVIDER_PUSH_TIMEOUT_MS + ${LOCK_MARGIN_MS} (${d.PROVIDER_PUSH_TIMEOUT_MS + LOCK_MARGIN_MS}): a request still waiting on the provider would be taken over`,
+    });
+  }
   // Half an Inngest configuration would start no local runner and run nothing on Inngest either:
   // every timer (expiries, retries) would stop. Refused at start instead.
   const keys = [d.INNGEST_EVENT_KEY, d.INNGEST_SIGNING_KEY].filter(Boolean).length;

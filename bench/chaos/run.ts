@@ -167,6 +167,8 @@ async function main(): Promise<number> {
     RATE_LIMIT_LIVE_PER_SECOND: "1000000",
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
     IDEMPOTENCY_LOCK_TIMEOUT_MS: String(LOCK_TIMEOUT_MS),
+    // Within the lock on a create's key, as the server requires.
+    PROVIDER_PUSH_TIMEOUT_MS: String(LOCK_TIMEOUT_MS - 2_000),
     NEXTAUTH_SECRET: process.env.NEXTAUTH_SECRET ?? randomBytes(32).toString("hex"),
     PUBLIC_BASE_URL: `http://127.0.0.1:${PORT}`,
   };

@@ -348,7 +348,7 @@ describe("concurrency and crashes", () => {
   });
 
   it("takes over a lock left by a crashed request and finishes its half-made payment", async () => {
-    const restore = setEnv({ IDEMPOTENCY_LOCK_TIMEOUT_MS: "2000" });
+    const restore = setEnv({ IDEMPOTENCY_LOCK_TIMEOUT_MS: "2000", PROVIDER_PUSH_TIMEOUT_MS: "1000" });
     try {
       const m = await seedTestMerchant();
       const db = await getDb();
