@@ -18,14 +18,19 @@ const CACHE_MAX = 10_000;
  * Unknown and revoked keys are never cached.
  */
 const cache = new TtlCache<string, Authenticated>(CACHE_MAX);
+/** Forgets so far in this process: a lookup that read its row before one is not remembered. */
+let forgets = 0;
 
-function remember(hash: string, value: Authenticated, now: number): void {
+function remember(hash: string, value: Authenticated, now: number, forgetsBefore: number): void {
   const ttl = env().API_KEY_CACHE_TTL_MS;
-  if (ttl > 0) cache.set(hash, value, now + ttl);
+  // A revocation that committed while this lookup ran may have read nothing to forget yet: the
+  // row this lookup holds may be the key as it was before it. Forgets are rare; skipping is cheap.
+  if (ttl > 0 && forgets === forgetsBefore) cache.set(hash, value, now + ttl);
 }
 
 /** Forget a key at once: its revocation must not wait for the TTL in this process. */
 export function forgetApiKey(hash: string): void {
+  forgets++;
   cache.delete(hash);
 }
 
@@ -47,13 +52,14 @@ export async function authenticateApiKey(ctx: BaseContext, presented: string | n
   const now = ctx.clock.now().getTime();
   let row = cache.get(hash, now);
   if (!row) {
+    const forgetsBefore = forgets;
     // Looked up by hash: the secret is never compared, so there is no timing signal to exploit.
     [row] = await ctx.db
       .select({ key: apiKeys, merchant: merchants })
       .from(apiKeys)
       .innerJoin(merchants, eq(merchants.id, apiKeys.merchantId))
       .where(eq(apiKeys.hash, hash));
-    if (row && !row.key.revokedAt) remember(hash, row, now);
+    if (row && !row.key.revokedAt) remember(hash, row, now, forgetsBefore);
   }
   if (!row || row.key.revokedAt) throw new ServiceError("api_key_invalid", "Invalid API key provided.");
 
