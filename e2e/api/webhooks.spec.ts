@@ -34,14 +34,19 @@ test("a payment's outcome arrives signed; the log shows it; a replay sends it ag
     const event = JSON.parse(first.body) as { id: string; type: string; data: { object: { status: string; metadata: Record<string, string> } } };
     expect(event).toMatchObject({ type: "payment.succeeded", data: { object: { status: "succeeded", metadata: { order: "A-17" } } } });
 
-    const log = await request.get(`/v1/webhook_deliveries?event=${event.id}&endpoint=${endpointId}`, { headers: bearer(key) });
-    const deliveries = ((await log.json()) as { data: { status: string; attempts: { status_code: number }[] }[] }).data;
+    // The receiver has the body before its answer reaches the server, which records the attempt after it.
+    const logged = async () => {
+      const log = await request.get(`/v1/webhook_deliveries?event=${event.id}&endpoint=${endpointId}`, { headers: bearer(key) });
+      return ((await log.json()) as { data: { status: string; attempts: { status_code: number }[] }[] }).data;
+    };
+    await expect.poll(async () => (await logged())[0]?.status, { timeout: 10_000 }).toBe("delivered");
+    const deliveries = await logged();
     expect(deliveries).toHaveLength(1);
     expect(deliveries[0]).toMatchObject({ status: "delivered", attempts: [{ status_code: 200 }] });
 
     const replay = await request.post(`/v1/events/${event.id}/replay`, { headers: bearer(key), data: { endpoint: endpointId } });
     expect(replay.status()).toBe(200);
-    await expect.poll(() => mine().length, { timeout: 10_000 }).toBe(2);
+    await expect.poll(() => mine().length, { timeout: 20_000 }).toBe(2);
     expect(verifySignatureHeader(mine()[1]!.signature, mine()[1]!.body, [secret], new Date())).toBe(true);
     expect(JSON.parse(mine()[1]!.body).id).toBe(event.id);
 

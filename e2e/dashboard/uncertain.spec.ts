@@ -44,7 +44,7 @@ async function answerLost(page: Page, pattern: RegExp): Promise<void> {
 }
 
 test("a secret just rolled stays on the page, focused, when reading the endpoint again fails", async ({ page, request }) => {
-  const endpoint = await v1<{ id: string }>(request, "POST", "/v1/webhook_endpoints", { url: "http://127.0.0.1:9/stale", enabled_events: ["*"] });
+  const endpoint = await v1<{ id: string }>(request, "POST", "/v1/webhook_endpoints", { url: "http://127.0.0.1:9/stale", enabled_events: ["refund.failed"] });
   await page.goto(`/dashboard/webhooks/${endpoint.id}`);
   await expect(page.getByRole("heading", { name: "http://127.0.0.1:9/stale" })).toBeVisible();
   // From now on the page cannot read the endpoint again (a network blip).
@@ -155,7 +155,7 @@ test("replay waits for the endpoints, and says when they could not be read rathe
   const payment = await succeededPayment(request);
   const eventId = await eventOf(request, payment.id, "payment.succeeded");
   const url = `http://127.0.0.1:9/replay-${randomUUID().slice(0, 8)}`;
-  await v1(request, "POST", "/v1/webhook_endpoints", { url, enabled_events: ["*"] });
+  await v1(request, "POST", "/v1/webhook_endpoints", { url, enabled_events: ["refund.failed"] });
   const unfail = await failing(page, "webhooks.list");
   await page.goto(`/dashboard/events/${eventId}`);
   const replay = page.getByRole("region", { name: "Replay" });
@@ -242,10 +242,11 @@ test("a list already shown stays when reading it again fails, and says it may be
 });
 
 test("an endpoint's deliveries stay shown when reading them again fails", async ({ page, request }) => {
-  const endpoint = await v1<{ id: string }>(request, "POST", "/v1/webhook_endpoints", { url: "http://127.0.0.1:9/stale-deliveries", enabled_events: ["*"] });
+  // A type no other test here makes (a test event goes whatever the endpoint takes): other tests'
+  // events do not push the test event's row off the first page meanwhile.
+  const endpoint = await v1<{ id: string }>(request, "POST", "/v1/webhook_endpoints", { url: "http://127.0.0.1:9/stale-deliveries", enabled_events: ["refund.failed"] });
   await page.goto(`/dashboard/webhooks/${endpoint.id}`);
   await page.getByRole("button", { name: "Send test event" }).click();
-  // Other tests' events reach this endpoint too (it takes every type): follow the test event's row.
   const row = page.locator("section[aria-labelledby=recent-title] table tbody tr").filter({ hasText: "webhook_endpoint.test" });
   await expect(row).toHaveCount(1, { timeout: 20_000 });
   // The list polls while its delivery is pending (its receiver refuses); from now on it cannot read it.
