@@ -1,9 +1,12 @@
-import { eq, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
+import type { Db } from "@/db/client";
+import { rowsOf } from "@/db/rows";
 import { merchants, staffUsers, type Merchant } from "@/db/schema";
 import type { Scope } from "@/server/domain/api-keys";
 import { STANDARD_FEE_PLAN, type FeeBearer } from "@/server/domain/fees";
 import { newId } from "@/server/domain/ids";
 import { generatePassword, hashPassword } from "@/server/domain/passwords";
+import type { StaffRole } from "@/server/domain/staff";
 import type { BaseContext } from "@/server/context";
 import { createApiKey } from "../api-keys/create-api-key";
 import { recordSecurityEvent, type SecurityContext } from "../security-log/record-security-event";
@@ -47,25 +50,19 @@ export async function seedMerchant(ctx: BaseContext, input: SeedInput): Promise<
 
   const email = `admin@${input.slug}.mari.test`;
   let password: string | undefined;
-  const [existingStaff] = await ctx.db.select({ id: staffUsers.id }).from(staffUsers).where(sql`lower(${staffUsers.email}) = ${email}`);
+  // A login is a business and an address (migration 0017): the same address may be a member of
+  // other businesses, whose logins are none of this seed's business.
+  const [existingStaff] = await ctx.db
+    .select({ id: staffUsers.id })
+    .from(staffUsers)
+    .where(and(eq(staffUsers.merchantId, merchant.id), sql`lower(${staffUsers.email}) = ${email}`));
   // What the seed does is the system's doing, in the security log.
   const seed: SecurityContext = { ...ctx, actor: { type: "system", job: "seed" } };
   if (!existingStaff) {
     const candidate = generatePassword();
     const passwordHash = await hashPassword(candidate);
     const createdStaff = await ctx.db.transaction(async (tx) => {
-      const [row] = await tx
-      .insert(staffUsers)
-      .values({
-        id: newId("staffUser", now),
-        merchantId: merchant.id,
-        email,
-        passwordHash,
-        role: "admin",
-        createdAt: now,
-      })
-      .onConflictDoNothing()
-      .returning({ id: staffUsers.id });
+      const [row] = await insertAdmin(tx, { id: newId("staffUser", now), merchantId: merchant.id, email, passwordHash, createdAt: now });
       if (row) await recordSecurityEvent(tx, seed, { merchantId: merchant.id, action: "staff.added", target: { id: row.id, label: email }, detail: { role: "admin" } });
       return row;
     });
@@ -100,4 +97,20 @@ export async function seedMerchant(ctx: BaseContext, input: SeedInput): Promise<
     staff: password ? { email, password } : { email },
     keys: { test: test.secret, live: live.secret, ...(restricted ? { restricted: restricted.secret } : {}) },
   };
+}
+
+/**
+ * Adds the merchant's admin unless the merchant already has a login with that address (a seed
+ * running at the same time added it). Raw SQL because the conflict target is the unique index on
+ * (merchant_id, lower(email)), an expression drizzle's onConflictDoNothing cannot name; without a
+ * target, any other conflict would be passed over in silence too.
+ */
+async function insertAdmin(db: Db, admin: { id: string; merchantId: string; email: string; passwordHash: string; createdAt: Date }): Promise<{ id: string }[]> {
+  return rowsOf<{ id: string }>(
+    await db.execute(sql`
+      insert into ${staffUsers} (id, merchant_id, email, password_hash, role, created_at)
+      values (${admin.id}, ${admin.merchantId}, ${admin.email}, ${admin.passwordHash}, ${"admin" satisfies StaffRole}, ${admin.createdAt.toISOString()}::timestamptz)
+      on conflict (merchant_id, lower(email)) do nothing
+      returning id`),
+  );
 }
