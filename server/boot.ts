@@ -72,6 +72,8 @@ async function start(db: Db): Promise<void> {
     log.warn("NEXTAUTH_SECRET is not set: the API serves, but the dashboard signs no one in until it is (32+ characters, the same on every instance)");
   }
   if (!env().BOOTSTRAP_DEMO) return;
+  // Any merchant means the first start's seed committed: it writes the merchant, its admin and its
+  // keys in one transaction, so a start that died while seeding left none, and this one seeds again.
   const [row] = await db.select({ n: count() }).from(merchants);
   if ((row?.n ?? 0) > 0) return;
   const demo = await seedMerchant({ db, clock: systemClock }, { slug: "demo" });

@@ -2,8 +2,8 @@ import { randomBytes } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/db/client";
-import { securityEvents, staffUsers } from "@/db/schema";
-import { systemClock } from "@/server/clock";
+import { apiKeys, merchants, securityEvents, staffUsers } from "@/db/schema";
+import { systemClock, type Clock } from "@/server/clock";
 import { verifyPassword } from "@/server/domain/passwords";
 import { seedTestMerchant } from "@/server/testing/fixtures";
 import { addStaffMember } from "../staff/add-staff-member";
@@ -14,6 +14,18 @@ const adminOf = (slug: string) => `admin@${slug}.mari.test`;
 
 async function staffOf(merchantId: string) {
   return (await getDb()).select().from(staffUsers).where(eq(staffUsers.merchantId, merchantId));
+}
+
+/** A clock whose n-th reading throws: the run dies there, as a process killed at that point would. */
+function clockFailingAt(n: number): Clock {
+  let readings = 0;
+  return {
+    now() {
+      readings += 1;
+      if (readings === n) throw new Error(`died at reading ${n}`);
+      return systemClock.now();
+    },
+  };
 }
 
 describe("seedMerchant", () => {
@@ -58,6 +70,28 @@ describe("seedMerchant", () => {
     expect(resets.filter((e) => e.targetLabel === adminOf(slug)).map((e) => [e.merchantId, e.targetId])).toEqual([[first.merchant_id, admin!.id]]);
   });
 
+  it("a run that dies at any point leaves nothing behind, and the next run creates the merchant and shows its password", async () => {
+    const slug = newSlug();
+    const db = await getDb();
+    let failures = 0;
+    let seeded: Awaited<ReturnType<typeof seedMerchant>> | undefined;
+    for (let n = 1; !seeded && n < 100; n++) {
+      try {
+        seeded = await seedMerchant({ db, clock: clockFailingAt(n) }, { slug, restrictedScopes: ["payments:read"] });
+      } catch (e) {
+        expect(e).toMatchObject({ message: `died at reading ${n}` });
+        failures += 1;
+        expect(await db.select().from(merchants).where(eq(merchants.slug, slug))).toEqual([]);
+        expect(await db.select().from(staffUsers).where(eq(staffUsers.email, adminOf(slug)))).toEqual([]);
+      }
+    }
+    // Dying while the merchant, its admin or any of its three keys was being written was tried.
+    expect(failures).toBeGreaterThan(4);
+    expect(seeded).toMatchObject({ created: true, staff: { email: adminOf(slug), password: expect.any(String) } });
+    expect(await staffOf(seeded!.merchant_id)).toHaveLength(1);
+    expect(await (await getDb()).select().from(apiKeys).where(eq(apiKeys.merchantId, seeded!.merchant_id))).toHaveLength(3);
+  });
+
   it("shows the password only to the run that created the admin", async () => {
     const slug = newSlug();
     const db = await getDb();
@@ -67,5 +101,15 @@ describe("seedMerchant", () => {
     expect(again).toMatchObject({ created: false, merchant_id: first.merchant_id, staff: { email: adminOf(slug) } });
     expect(again.staff.password).toBeUndefined();
     expect(await staffOf(first.merchant_id)).toHaveLength(1);
+  });
+
+  it("two seeds of one new merchant at once create it and its admin once, and only one shows the password", async () => {
+    const slug = newSlug();
+    const db = await getDb();
+    const runs = await Promise.all([seedMerchant({ db, clock: systemClock }, { slug }), seedMerchant({ db, clock: systemClock }, { slug })]);
+    expect(runs.map((r) => r.created).sort()).toEqual([false, true]);
+    expect(runs.filter((r) => r.staff.password !== undefined)).toHaveLength(1);
+    expect(runs[1]!.merchant_id).toBe(runs[0]!.merchant_id);
+    expect(await staffOf(runs[0]!.merchant_id)).toHaveLength(1);
   });
 });

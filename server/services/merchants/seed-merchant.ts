@@ -5,7 +5,7 @@ import { merchants, staffUsers, type Merchant } from "@/db/schema";
 import type { Scope } from "@/server/domain/api-keys";
 import { STANDARD_FEE_PLAN, type FeeBearer } from "@/server/domain/fees";
 import { newId } from "@/server/domain/ids";
-import { generatePassword, hashPassword } from "@/server/domain/passwords";
+import { generatePassword } from "@/server/domain/passwords";
 import type { StaffRole } from "@/server/domain/staff";
 import type { BaseContext } from "@/server/context";
 import { createApiKey } from "../api-keys/create-api-key";
@@ -35,77 +35,91 @@ const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$/;
  * Safe to run again: the merchant and staff user are created once; keys are new on every run.
  * The staff password is returned only by the run that created the user (it is never stored plain),
  * or by one asked for a new one (`newPassword`).
+ *
+ * All of it is one transaction: a run that dies part-way (the first `npm run dev` stopped while it
+ * seeds) leaves nothing, so the next start seeds again and shows the login then. Committed in
+ * steps, it left a merchant without an admin, which later starts took for seeded and no one could
+ * sign in to.
  */
 export async function seedMerchant(ctx: BaseContext, input: SeedInput): Promise<SeedResult & { created: boolean }> {
   if (!SLUG.test(input.slug)) throw new Error(`Invalid merchant slug '${input.slug}': use lowercase letters, digits and dashes.`);
   const now = ctx.clock.now();
-  const name = input.slug === "demo" ? "Demo Store" : input.slug.replace(/(^|-)([a-z])/g, (_m, sep: string, c: string) => `${sep ? " " : ""}${c.toUpperCase()}`);
+  // Hashed before the transaction, whether it is needed or not: scrypt takes a thread for 0.1–0.4 s,
+  // which a transaction should not wait for (on the embedded database it holds the one connection).
+  const password = generatePassword();
+  const passwordColumns = await newPasswordColumns(password, now);
+  return ctx.db.transaction(async (tx) => {
+    // What the seed does is the system's doing, in the security log.
+    const seed: SecurityContext = { db: tx, clock: ctx.clock, actor: { type: "system", job: "seed" } };
+    const { merchant, created } = await findOrCreateMerchant(tx, input, now);
+    const email = `admin@${merchant.slug}.mari.test`;
+    const added = await addAdmin(seed, { merchantId: merchant.id, email, passwordHash: passwordColumns.passwordHash, createdAt: now });
+    const reset = !added && input.newPassword === true && (await resetAdminPassword(seed, { merchantId: merchant.id, email, columns: passwordColumns }));
+    const keys = await issueKeys(seed, merchant.id, input.restrictedScopes);
+    return { created, merchant_id: merchant.id, slug: merchant.slug, staff: added || reset ? { email, password } : { email }, keys };
+  });
+}
 
-  const [inserted] = await ctx.db
+async function findOrCreateMerchant(db: Db, input: SeedInput, now: Date): Promise<{ merchant: Merchant; created: boolean }> {
+  const [inserted] = await db
     .insert(merchants)
-    .values({ id: newId("merchant", now), name, slug: input.slug, feePlan: STANDARD_FEE_PLAN, feeBearer: input.feeBearer ?? "merchant", createdAt: now })
+    .values({ id: newId("merchant", now), name: merchantName(input.slug), slug: input.slug, feePlan: STANDARD_FEE_PLAN, feeBearer: input.feeBearer ?? "merchant", createdAt: now })
     .onConflictDoNothing({ target: merchants.slug })
     .returning();
-  const merchant: Merchant = inserted ?? (await ctx.db.select().from(merchants).where(eq(merchants.slug, input.slug)))[0]!;
+  if (inserted) return { merchant: inserted, created: true };
+  const [existing] = await db.select().from(merchants).where(eq(merchants.slug, input.slug));
+  return { merchant: existing!, created: false };
+}
 
-  const email = `admin@${input.slug}.mari.test`;
-  let password: string | undefined;
-  // A login is a business and an address (migration 0017): the same address may be a member of
-  // other businesses, whose logins are none of this seed's business.
-  const [existingStaff] = await ctx.db
-    .select({ id: staffUsers.id })
-    .from(staffUsers)
-    .where(and(eq(staffUsers.merchantId, merchant.id), sql`lower(${staffUsers.email}) = ${email}`));
-  // What the seed does is the system's doing, in the security log.
-  const seed: SecurityContext = { ...ctx, actor: { type: "system", job: "seed" } };
-  if (!existingStaff) {
-    const candidate = generatePassword();
-    const passwordHash = await hashPassword(candidate);
-    const createdStaff = await ctx.db.transaction(async (tx) => {
-      const [row] = await insertAdmin(tx, { id: newId("staffUser", now), merchantId: merchant.id, email, passwordHash, createdAt: now });
-      if (row) await recordSecurityEvent(tx, seed, { merchantId: merchant.id, action: "staff.added", target: { id: row.id, label: email }, detail: { role: "admin" } });
-      return row;
-    });
-    if (createdStaff) password = candidate;
-  } else if (input.newPassword) {
-    const candidate = generatePassword();
-    const columns = await newPasswordColumns(candidate, now);
-    await ctx.db.transaction(async (tx) => {
-      await tx.update(staffUsers).set(columns).where(eq(staffUsers.id, existingStaff.id));
-      await recordSecurityEvent(tx, seed, { merchantId: merchant.id, action: "staff.password_reset", target: { id: existingStaff.id, label: email } });
-    });
-    password = candidate;
-  }
+/** `demo` → Demo Store, `acme-foods` → Acme Foods. */
+function merchantName(slug: string): string {
+  return slug === "demo" ? "Demo Store" : slug.replace(/(^|-)([a-z])/g, (_m, sep: string, c: string) => `${sep ? " " : ""}${c.toUpperCase()}`);
+}
 
-  const test = await createApiKey(seed, { merchantId: merchant.id, livemode: false, kind: "secret", name: "seed" });
-  const live = await createApiKey(seed, { merchantId: merchant.id, livemode: true, kind: "secret", name: "seed" });
-  const restricted =
-    input.restrictedScopes && input.restrictedScopes.length > 0
-      ? await createApiKey(seed, {
-          merchantId: merchant.id,
-          livemode: false,
-          kind: "restricted",
-          scopes: input.restrictedScopes,
-          name: "seed (restricted)",
-        })
-      : undefined;
+type NewAdmin = { merchantId: string; email: string; passwordHash: string; createdAt: Date };
 
-  return {
-    created: inserted !== undefined,
-    merchant_id: merchant.id,
-    slug: merchant.slug,
-    staff: password ? { email, password } : { email },
-    keys: { test: test.secret, live: live.secret, ...(restricted ? { restricted: restricted.secret } : {}) },
-  };
+/**
+ * Adds the merchant's admin, unless the merchant already has a login with that address; true when
+ * it did. A login is a business and an address (migration 0017): the same address may be a member
+ * of other businesses, which are none of this seed's business.
+ */
+async function addAdmin(ctx: SecurityContext, admin: NewAdmin): Promise<boolean> {
+  const [row] = await insertAdmin(ctx.db, { id: newId("staffUser", admin.createdAt), ...admin });
+  if (!row) return false;
+  await recordSecurityEvent(ctx.db, ctx, { merchantId: admin.merchantId, action: "staff.added", target: { id: row.id, label: admin.email }, detail: { role: "admin" } });
+  return true;
+}
+
+/** Gives the merchant's admin a new password (their sessions end); true when there was one to give it to. */
+async function resetAdminPassword(
+  ctx: SecurityContext,
+  admin: { merchantId: string; email: string; columns: Awaited<ReturnType<typeof newPasswordColumns>> },
+): Promise<boolean> {
+  const [row] = await ctx.db
+    .update(staffUsers)
+    .set(admin.columns)
+    .where(and(eq(staffUsers.merchantId, admin.merchantId), sql`lower(${staffUsers.email}) = ${admin.email}`))
+    .returning({ id: staffUsers.id });
+  if (!row) return false;
+  await recordSecurityEvent(ctx.db, ctx, { merchantId: admin.merchantId, action: "staff.password_reset", target: { id: row.id, label: admin.email } });
+  return true;
+}
+
+async function issueKeys(ctx: SecurityContext, merchantId: string, restrictedScopes: readonly Scope[] | undefined): Promise<SeedResult["keys"]> {
+  const test = await createApiKey(ctx, { merchantId, livemode: false, kind: "secret", name: "seed" });
+  const live = await createApiKey(ctx, { merchantId, livemode: true, kind: "secret", name: "seed" });
+  if (!restrictedScopes || restrictedScopes.length === 0) return { test: test.secret, live: live.secret };
+  const restricted = await createApiKey(ctx, { merchantId, livemode: false, kind: "restricted", scopes: restrictedScopes, name: "seed (restricted)" });
+  return { test: test.secret, live: live.secret, restricted: restricted.secret };
 }
 
 /**
- * Adds the merchant's admin unless the merchant already has a login with that address (a seed
- * running at the same time added it). Raw SQL because the conflict target is the unique index on
- * (merchant_id, lower(email)), an expression drizzle's onConflictDoNothing cannot name; without a
- * target, any other conflict would be passed over in silence too.
+ * The admin's row, or none when the merchant already has a login with that address (an earlier
+ * seed's, or one a seed running at the same time just added). Raw SQL because the conflict target
+ * is the unique index on (merchant_id, lower(email)), an expression drizzle's onConflictDoNothing
+ * cannot name; without a target, any other conflict would be passed over in silence too.
  */
-async function insertAdmin(db: Db, admin: { id: string; merchantId: string; email: string; passwordHash: string; createdAt: Date }): Promise<{ id: string }[]> {
+async function insertAdmin(db: Db, admin: NewAdmin & { id: string }): Promise<{ id: string }[]> {
   return rowsOf<{ id: string }>(
     await db.execute(sql`
       insert into ${staffUsers} (id, merchant_id, email, password_hash, role, created_at)
