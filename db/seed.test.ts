@@ -1,6 +1,6 @@
 import { execFile, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { access, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -79,9 +79,28 @@ describe("npm run seed -- --json", async () => {
     }
   });
 
-  it("refuses an unknown scope with a clear message", async () => {
-    await expect(seed("--json", "--merchant", slug, "--restricted", "payments:delete")).rejects.toMatchObject({
+  it("refuses an unknown scope with a clear message, printing nothing on stdout", async () => {
+    await expect(seed("--json", "--merchant", slug, "--restricted", "payments:read,payments:delete")).rejects.toMatchObject({
+      code: 1,
+      stdout: "",
       stderr: expect.stringContaining("Unknown scope(s): payments:delete"),
     });
+  });
+
+  it("refuses --restricted without a scope rather than issue no restricted key", async () => {
+    await expect(seed("--json", "--merchant", slug, "--restricted", "")).rejects.toMatchObject({
+      code: 1,
+      stdout: "",
+      stderr: expect.stringContaining("--restricted takes one or more scopes"),
+    });
+  });
+
+  it("refuses a flag it does not know, and a merchant slug it cannot use, before opening the database", async () => {
+    const fresh = path.join(dir, "never-opened");
+    const inFresh = (...args: string[]) =>
+      run(path.resolve("node_modules/.bin/tsx"), ["db/seed.ts", ...args], { env: { ...process.env, PGLITE_DIR: fresh, LOG_LEVEL: "silent" }, timeout: 60_000 });
+    await expect(inFresh("--json", "--merchnat", "acme")).rejects.toMatchObject({ code: 1, stdout: "", stderr: expect.stringContaining("Unknown option '--merchnat'") });
+    await expect(inFresh("--json", "--merchant", "Acme Foods")).rejects.toMatchObject({ code: 1, stdout: "", stderr: expect.stringContaining("Invalid merchant slug 'Acme Foods'") });
+    await expect(access(fresh)).rejects.toMatchObject({ code: "ENOENT" });
   });
 });

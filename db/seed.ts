@@ -3,40 +3,23 @@
  * Creates the merchant if missing and fresh keys; prints exactly one JSON object on stdout.
  * `--fee-bearer` applies to a merchant this run creates (default merchant). `--new-password` gives
  * an existing admin a new password (printed; their sessions end), for a lost first-start login.
+ * A flag it cannot use is refused on stderr (exit 1) before the database is opened.
  */
-import { parseArgs } from "node:util";
-import { SCOPES, type Scope } from "@/server/domain/api-keys";
-import { FEE_BEARERS, type FeeBearer } from "@/server/domain/fees";
 import { systemClock } from "@/server/clock";
 import { seedMerchant } from "@/server/services/merchants/seed-merchant";
 import { closeDb, getDb } from "./client";
+import { parseSeedArgs, SEED_USAGE, SeedUsageError } from "./seed-options";
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      json: { type: "boolean", default: false },
-      merchant: { type: "string", default: "demo" },
-      restricted: { type: "string" },
-      "fee-bearer": { type: "string" },
-      "new-password": { type: "boolean", default: false },
-    },
-    strict: true,
-  });
-  const scopes = values.restricted?.split(",").map((s) => s.trim()).filter(Boolean);
-  const unknown = scopes?.filter((s) => !(SCOPES as readonly string[]).includes(s)) ?? [];
-  if (unknown.length > 0) throw new Error(`Unknown scope(s): ${unknown.join(", ")}. Known: ${SCOPES.join(", ")}`);
-
-  const feeBearer = values["fee-bearer"];
-  if (feeBearer !== undefined && !(FEE_BEARERS as readonly string[]).includes(feeBearer)) throw new Error(`--fee-bearer must be one of: ${FEE_BEARERS.join(", ")}`);
-
+  const options = parseSeedArgs(process.argv.slice(2));
   const db = await getDb();
   const { created, ...result } = await seedMerchant({ db, clock: systemClock }, {
-    slug: values.merchant,
-    restrictedScopes: scopes as Scope[] | undefined,
-    feeBearer: feeBearer as FeeBearer | undefined,
-    newPassword: values["new-password"],
+    slug: options.slug,
+    restrictedScopes: options.restrictedScopes,
+    feeBearer: options.feeBearer,
+    newPassword: options.newPassword,
   });
-  if (values.json) {
+  if (options.json) {
     process.stdout.write(`${JSON.stringify(result)}\n`);
   } else {
     const out = [
@@ -53,6 +36,7 @@ async function main(): Promise<void> {
 
 main().catch(async (e: unknown) => {
   process.stderr.write(`seed failed: ${e instanceof Error ? e.message : String(e)}\n`);
+  if (e instanceof SeedUsageError) process.stderr.write(`usage: ${SEED_USAGE}\n`);
   await closeDb().catch(() => {});
   process.exit(1);
 });

@@ -112,4 +112,11 @@ describe("seedMerchant", () => {
     expect(runs[1]!.merchant_id).toBe(runs[0]!.merchant_id);
     expect(await staffOf(runs[0]!.merchant_id)).toHaveLength(1);
   });
+
+  it("refuses an empty list of restricted scopes rather than issue no restricted key, and writes nothing", async () => {
+    const slug = newSlug();
+    const db = await getDb();
+    await expect(seedMerchant({ db, clock: systemClock }, { slug, restrictedScopes: [] })).rejects.toMatchObject({ code: "parameter_invalid", param: "scopes" });
+    expect(await db.select().from(merchants).where(eq(merchants.slug, slug))).toEqual([]);
+  });
 });

@@ -30,6 +30,11 @@ export type SeedInput = {
 
 const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$/;
 
+/** Throws unless `slug` can name a merchant. */
+export function checkMerchantSlug(slug: string): void {
+  if (!SLUG.test(slug)) throw new Error(`Invalid merchant slug '${slug}': use up to 40 lowercase letters, digits and dashes, not starting or ending with a dash.`);
+}
+
 /**
  * Makes sure a merchant with this slug exists with an admin staff user, and issues fresh keys.
  * Safe to run again: the merchant and staff user are created once; keys are new on every run.
@@ -42,7 +47,7 @@ const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$/;
  * sign in to.
  */
 export async function seedMerchant(ctx: BaseContext, input: SeedInput): Promise<SeedResult & { created: boolean }> {
-  if (!SLUG.test(input.slug)) throw new Error(`Invalid merchant slug '${input.slug}': use lowercase letters, digits and dashes.`);
+  checkMerchantSlug(input.slug);
   const now = ctx.clock.now();
   // Hashed before the transaction, whether it is needed or not: scrypt takes a thread for 0.1–0.4 s,
   // which a transaction should not wait for (on the embedded database it holds the one connection).
@@ -108,7 +113,8 @@ async function resetAdminPassword(
 async function issueKeys(ctx: SecurityContext, merchantId: string, restrictedScopes: readonly Scope[] | undefined): Promise<SeedResult["keys"]> {
   const test = await createApiKey(ctx, { merchantId, livemode: false, kind: "secret", name: "seed" });
   const live = await createApiKey(ctx, { merchantId, livemode: true, kind: "secret", name: "seed" });
-  if (!restrictedScopes || restrictedScopes.length === 0) return { test: test.secret, live: live.secret };
+  // An empty list asks for a restricted key with no scope, which createApiKey refuses: not for none.
+  if (restrictedScopes === undefined) return { test: test.secret, live: live.secret };
   const restricted = await createApiKey(ctx, { merchantId, livemode: false, kind: "restricted", scopes: restrictedScopes, name: "seed (restricted)" });
   return { test: test.secret, live: live.secret, restricted: restricted.secret };
 }
