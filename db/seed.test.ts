@@ -46,6 +46,16 @@ describe("npm run seed -- --json", async () => {
     expect(again.keys.restricted).toBeUndefined();
   });
 
+  it("through npm itself, stdout is that one JSON object and nothing of npm's", async () => {
+    // npm reads the project's .npmrc from the directory it runs in (LOG_LEVEL is the service's own).
+    const { stdout } = await run("npm", ["run", "seed", "--", "--json", "--merchant", slug], {
+      env: { ...process.env, PGLITE_DIR: dir, LOG_LEVEL: "silent" },
+      timeout: 90_000,
+    });
+    expect(stdout.trim().split("\n")).toHaveLength(1);
+    expect(JSON.parse(stdout)).toMatchObject({ slug, keys: { test: expect.stringMatching(/^sk_test_/) } });
+  });
+
   it("--new-password gives the existing admin a new password, which signs in where the old one no longer does", async () => {
     const first = JSON.parse((await seed("--json", "--merchant", `${slug}-pw`)).stdout);
     const renewed = JSON.parse((await seed("--json", "--merchant", `${slug}-pw`, "--new-password")).stdout);
