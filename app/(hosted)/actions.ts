@@ -2,6 +2,7 @@
 
 import { redirect, RedirectType } from "next/navigation";
 import { isServiceError } from "@/server/domain/errors";
+import { isAttemptKey } from "@/server/domain/hosted";
 import { isId } from "@/server/domain/ids";
 import { log } from "@/server/log";
 import { payCheckoutSession } from "@/server/services/checkout-sessions/pay-checkout-session";
@@ -21,7 +22,8 @@ const UNAVAILABLE =
  * The pay button on both hosted pages. With JavaScript it runs as an action; without, the form
  * posts here and the page renders again with the answer. Success redirects (303) to the page
  * that follows the attempt, so a reload never posts twice; the attempt key in the form makes a
- * double tap, or a tap sent again after a dropped connection, the same payment.
+ * double tap, or a tap sent again after a dropped connection, the same payment, and so does a tap
+ * on a form given back with an answer, which carries the key it was sent with.
  */
 async function attempt(
   form: FormData,
@@ -34,21 +36,23 @@ async function attempt(
   const idempotencyKey = String(form.get("attempt_key") ?? "");
   // What the page showed; a form without it (an older page) is charged as it stands.
   const quoted = Number(form.get("quoted"));
+  // The form drawn from any answer but a redirect sends this attempt's key again (PayFormState).
+  const answer = (error: NonNullable<PayFormState["error"]>): PayFormState => ({ msisdn, attemptKey: isAttemptKey(idempotencyKey) ? idempotencyKey : null, error });
   let paymentId: string;
   try {
     paymentId = (await pay({ msisdn, idempotencyKey, quotedChargedAmount: Number.isSafeInteger(quoted) && quoted > 0 ? quoted : undefined })).id;
   } catch (e) {
     if (!isServiceError(e)) {
       log.error("hosted payment attempt failed", { page: pagePath, error: e instanceof Error ? e.message : String(e) });
-      return { msisdn, error: { code: "api_error", message: UNAVAILABLE, param: null } };
+      return answer({ code: "api_error", message: UNAVAILABLE, param: null });
     }
     if (RELOAD_PAGE.has(e.code)) redirect(reloadPath);
     // The charge changed since the page was rendered: the page again, with the new amount and a word on why.
     if (e.param === QUOTE_CHANGED_PARAM) redirect(`${pagePath}?${AMOUNT_CHANGED_PARAM}=1`);
     // The attempt's reference taken by another payment at the same moment: the merchant's matter,
     // not the customer's. The same attempt again steps past it.
-    if (e.code === "reference_in_use") return { msisdn, error: { code: "api_error", message: UNAVAILABLE, param: null } };
-    return { msisdn, error: { code: e.code, message: e.message, param: e.param ?? null } };
+    if (e.code === "reference_in_use") return answer({ code: "api_error", message: UNAVAILABLE, param: null });
+    return answer({ code: e.code, message: e.message, param: e.param ?? null });
   }
   // Replacing the form's entry: Back from the attempt leaves the page rather than showing a form that would pay again.
   redirect(next(paymentId), RedirectType.replace);

@@ -8,7 +8,7 @@ import { PayPanel } from "./pay-panel";
 type Props = {
   page: HostedPage;
   action: (previous: PayFormState, form: FormData) => Promise<PayFormState>;
-  /** A fresh key per render: one attempt per rendered form, however often it is sent. */
+  /** A fresh key per render: one attempt per rendered form, however often it is sent (a form given back with an answer sends the answer's). */
   attemptKey: string;
   /** Shown again because the charge changed as Pay was tapped (AMOUNT_CHANGED_PARAM). */
   amountChanged?: boolean;

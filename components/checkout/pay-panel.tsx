@@ -479,7 +479,7 @@ const UNREACHABLE =
  * every error of ours as form state): the form again, with the number and what to do. The action
  * stays the server's own function, so that without JavaScript the form still posts to it.
  */
-class LostAnswer extends Component<{ children: (lost: PayFormState | null) => ReactNode; typed: () => string }, { error: unknown }> {
+class LostAnswer extends Component<{ children: (lost: PayFormState | null) => ReactNode; sent: () => Omit<PayFormState, "error"> }, { error: unknown }> {
   override state = { error: null as unknown };
 
   static getDerivedStateFromError(error: unknown) {
@@ -490,7 +490,8 @@ class LostAnswer extends Component<{ children: (lost: PayFormState | null) => Re
   override render() {
     if (this.state.error === null) return this.props.children(null);
     unstable_rethrow(this.state.error); // the framework's own (a redirect) is not ours to catch
-    return this.props.children({ msisdn: this.props.typed(), error: { code: "network_error", message: UNREACHABLE, param: null } });
+    // Sending it again is the same attempt, as the message says: the key it went with, not the page's.
+    return this.props.children({ ...this.props.sent(), error: { code: "network_error", message: UNREACHABLE, param: null } });
   }
 }
 
@@ -500,10 +501,10 @@ class LostAnswer extends Component<{ children: (lost: PayFormState | null) => Re
  * tapped it with.
  */
 function PayForm(props: { page: HostedPage; action: Props["action"]; attemptKey: string; retry: boolean; resumed: boolean; early: boolean }) {
-  const typed = useRef("");
+  const sent = useRef<Omit<PayFormState, "error">>({ msisdn: "", attemptKey: null });
   return (
-    <LostAnswer typed={() => typed.current}>
-      {(lost) => <PayFormFields {...props} initial={lost ?? INITIAL_PAY_FORM_STATE} onTyped={(n) => (typed.current = n)} />}
+    <LostAnswer sent={() => sent.current}>
+      {(lost) => <PayFormFields {...props} initial={lost ?? INITIAL_PAY_FORM_STATE} onSent={(tapped) => (sent.current = tapped)} />}
     </LostAnswer>
   );
 }
@@ -516,7 +517,7 @@ function PayFormFields({
   resumed,
   early,
   initial,
-  onTyped,
+  onSent,
 }: {
   page: HostedPage;
   action: Props["action"];
@@ -525,9 +526,13 @@ function PayFormFields({
   resumed: boolean;
   early: boolean;
   initial: PayFormState;
-  onTyped: (number: string) => void;
+  onSent: (tapped: Omit<PayFormState, "error">) => void;
 }) {
   const [state, formAction, pending] = useActionState(action, initial);
+  // Given back with an answer, the form sends the attempt that answer was about (PayFormState): the
+  // page's own key is for a form that has not been sent (useSentAttempt: fresh, or a kept one
+  // whose answer never came). Without JavaScript the answer's page is drawn with a fresh key.
+  const key = state.attemptKey ?? attemptKey;
   const [edited, setTyped] = useState<string | null>(null);
   // Until the customer types: the number the form came back with, or, coming back to it, the one
   // this tab tapped Pay with (read once hydrated, so the server's empty field and the first render agree).
@@ -564,13 +569,13 @@ function PayFormFields({
         }
         // Kept before it is sent, beside what was sent before: if the answer is lost, the next load
         // asks what became of it; if it is refused (another tab used the link), the rest still stand.
-        updateSentAttempts(page.id, (list) => withSent(list, attemptKey, Date.now()));
+        updateSentAttempts(page.id, (list) => withSent(list, key, Date.now()));
         keepTypedNumber(page.id, typed);
         sentFromHere.add(page.id);
-        onTyped(typed);
+        onSent({ msisdn: typed, attemptKey: key });
       }}
     >
-      <input type="hidden" name="attempt_key" value={attemptKey} />
+      <input type="hidden" name="attempt_key" value={key} />
       {/* The attempt the page shows: if this one is refused (the link has been used since), the page comes back to it. */}
       {retry && page.kind === "payment_link" && page.attempt ? <input type="hidden" name="payment" value={page.attempt.id} /> : null}
       <input type="hidden" name="quoted" value={page.quote.charged_amount} />

@@ -305,6 +305,45 @@ test("a Pay tapped before the page's script has loaded, whose answer is lost, is
   expect(await paymentsOfLink(request, link.id)).toHaveLength(1);
 });
 
+test("a form the server gave back before the page's script loaded still sends its attempt once the script runs, in a browser that keeps nothing", async ({ page, request }) => {
+  const link = await createLink(request); // reusable: a fresh key would take a second payment
+  const path = `/pay/${link.id}`;
+  // Storage refused (as some privacy settings do): the page's scripts can keep no attempt key.
+  await page.addInitScript(() =>
+    Object.defineProperty(window, "localStorage", {
+      get() {
+        throw new DOMException("The operation is insecure.", "SecurityError");
+      },
+    }),
+  );
+  // A slow network: the form posts as plain HTML, and the page it gets back waits for its scripts.
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  await page.route(/\/_next\/static\/chunks\/.*\.js(\?.*)?$/, async (route) => {
+    await released;
+    await route.continue();
+  });
+  await page.goto(path, { waitUntil: "domcontentloaded" });
+  const key = page.locator("input[name=attempt_key]");
+  const sent = await key.inputValue();
+  await page.getByLabel(/mobile money number/i).fill("0242 704 000");
+  await page.getByRole("button", { name: /^Pay / }).click();
+  await expect(numberError(page)).toContainText("landline");
+
+  release();
+  // The hint follows the number once the page's script holds the form.
+  await page.getByLabel(/mobile money number/i).fill("077 000 0003");
+  await expect(page.locator("#msisdn-hint")).toHaveText("EcoCash");
+  await expect(key).toHaveValue(sent);
+  // As if the first post had made its payment before its answer went wrong: Pay is that payment.
+  const fields = await page.locator("form input").evaluateAll((inputs) => (inputs as HTMLInputElement[]).map((i) => [i.name, i.value] as const));
+  const made = await page.request.post(page.url(), { multipart: { ...Object.fromEntries(fields.filter(([name]) => name)), attempt_key: sent }, headers: { Origin: new URL(page.url()).origin }, maxRedirects: 0 });
+  expect(made.status(), await made.text()).toBe(303);
+  await page.getByRole("button", { name: /^Pay / }).click();
+  await expect(statusRegion(page).getByRole("heading")).toHaveText("Check your phone and enter your PIN");
+  expect(await paymentsOfLink(request, link.id)).toHaveLength(1);
+});
+
 test("a held-back page whose scripts never arrive says so and offers a reload, which finds the payment", async ({ page, request }) => {
   const link = await createLink(request, { single_use: true });
   await payAndLoseTheAnswer(page, `/pay/${link.id}`, "0770000003");

@@ -64,3 +64,29 @@ test("the same form sent twice (a double tap, a resent POST) is one payment", as
   expect(await forged.text()).toBe("This form can only be sent from its own page.");
   expect(await paymentsOfLink(request, link.id)).toHaveLength(1);
 });
+
+test("a form the server gives back (no redirect) sends the attempt it was sent with, so paying from it is that attempt, not a second payment", async ({ page, request }) => {
+  const link = await createLink(request);
+  await page.goto(`/pay/${link.id}`);
+  const key = page.locator("input[name=attempt_key]");
+  const sent = await key.inputValue();
+  await page.getByLabel(/mobile money number/i).fill("0242 704 000");
+  await page.getByRole("button", { name: /^Pay / }).click();
+  await expect(numberError(page)).toContainText("landline");
+  await expect(key).toHaveValue(sent);
+
+  // As if that attempt had made its payment before its answer went wrong (an error after the
+  // payment row was written): the form's fields with the first attempt's key, sent beside the page.
+  await page.getByLabel(/mobile money number/i).fill("077 000 0003");
+  const fields = await page.locator("form input").evaluateAll((inputs) => (inputs as HTMLInputElement[]).map((i) => [i.name, i.value] as const));
+  const multipart = { ...Object.fromEntries(fields.filter(([name]) => name)), attempt_key: sent };
+  const made = await page.request.post(page.url(), { multipart, headers: { Origin: new URL(page.url()).origin }, maxRedirects: 0 });
+  expect(made.status(), await made.text()).toBe(303);
+  const [payment] = await paymentsOfLink(request, link.id);
+
+  // Tapped again, as the page says to: that same attempt, one payment.
+  await page.getByRole("button", { name: /^Pay / }).click();
+  await page.waitForURL(/\?payment=pay_/);
+  expect(attemptOf(page)).toBe(payment!.id);
+  expect(await paymentsOfLink(request, link.id)).toHaveLength(1);
+});
