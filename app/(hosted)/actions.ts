@@ -11,6 +11,7 @@ import { QUOTE_CHANGED_PARAM } from "@/server/services/payments/create-payment";
 import type { CustomerAttempt } from "@/server/services/payments/pay-through-origin";
 import { systemContext } from "@/server/system-context";
 import { AMOUNT_CHANGED_PARAM, type PayFormState } from "@/components/checkout/pay-form-state";
+import { keepOwnAttemptKey } from "./own-attempts";
 
 /** Answers that mean the page itself has changed (used, expired, an attempt in flight): show it again. */
 const RELOAD_PAGE = new Set(["link_used", "link_expired", "checkout_session_closed", "payment_in_progress", "resource_missing"]);
@@ -65,7 +66,12 @@ export async function payLinkAction(linkId: string, _previous: PayFormState, for
   const shown = String(form.get("payment") ?? "");
   return attempt(
     form,
-    async (customer) => payPaymentLink(await systemContext(), { linkId, ...customer }),
+    async (customer) => {
+      const payment = await payPaymentLink(await systemContext(), { linkId, ...customer });
+      // This browser made it: its page shows it this browser's receipt, and no one else's (showsAttempt).
+      await keepOwnAttemptKey(linkId, customer.idempotencyKey);
+      return payment;
+    },
     path,
     (paymentId) => `${path}?payment=${paymentId}`,
     isId("payment", shown) ? `${path}?payment=${shown}` : path,

@@ -171,10 +171,13 @@ function useSentAttempt(page: HostedPage, freshKey: string, adopt: (view: Hosted
       setLookup({ phase: "settled", failures: 0, holdsForm: false });
       if (!found || found.id === shown.attempt?.id) return;
       // Shown instead of what the page shows when it is newer (ids sort by time), and the page
-      // would otherwise offer to pay again while it is under way, or has nothing else for this
-      // customer. A finished attempt on a page that takes another payment stays a memory.
+      // would otherwise offer to pay again while it is under way, has nothing else for this
+      // customer, or would hide an outcome this browser has not seen (its answer was lost): a form
+      // alone there invites a second payment, and the outcome's page offers one anyway. A finished
+      // attempt whose outcome was seen, on a page that takes another payment, stays a memory.
       const newer = !shown.attempt || found.id > shown.attempt.id;
-      const worthShowing = !PHASE_IS_FINAL[found.phase] || shown.state !== "open" || shown.attempt !== null;
+      const seen = kept.some((a) => a.key === view.attempt_key && a.done);
+      const worthShowing = !PHASE_IS_FINAL[found.phase] || shown.state !== "open" || shown.attempt !== null || !seen;
       if (!newer || !worthShowing) return;
       show(view);
       if (view.kind === "payment_link") window.history.replaceState(null, "", `?payment=${found.id}`);
@@ -466,6 +469,12 @@ function Receipt({ page, attempt, heading }: { page: HostedPage; attempt: Hosted
       ) : (
         <p className="muted">Keep this page or take a screenshot as your receipt.</p>
       )}
+      {/* A link that takes many payments (another child's fees, another ticket): the way on to its form, not a dead end. */}
+      {page.pay_again_path ? (
+        <p>
+          <a href={page.pay_again_path}>Make another payment</a>
+        </p>
+      ) : null}
     </>
   );
 }

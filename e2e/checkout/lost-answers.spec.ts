@@ -96,6 +96,31 @@ test("a Pay whose answer is lost, tapped again: the same attempt, one payment", 
   expect(await paymentsOfLink(request, link.id)).toHaveLength(1);
 });
 
+test("a Pay whose answer is lost and whose payment is made before the reload: the reload shows that receipt and the way to pay again, on every reload after", async ({ page, context, request }) => {
+  const link = await createLink(request); // reusable: a bare form here would invite a second payment
+  await payAndLoseTheAnswer(page, `/pay/${link.id}`, "0770000001");
+  await expect.poll(async () => (await paymentsOfLink(request, link.id)).map((p) => p.status)).toEqual(["succeeded"]);
+  // The answer never arrived, nor anything it carried.
+  await context.clearCookies();
+
+  await page.reload();
+  await expect(statusRegion(page).getByRole("heading")).toHaveText("Payment received");
+  await expect(page.getByRole("link", { name: "Make another payment" })).toBeVisible();
+  const [payment] = await paymentsOfLink(request, link.id);
+  expect(attemptOf(page)).toBe(payment!.id);
+  // Its address now names it, and it is this browser's: the receipt again, with no looking up.
+  await page.reload();
+  await expect(statusRegion(page).getByRole("heading")).toHaveText("Payment received");
+  await expect(page.getByRole("heading", { name: "Checking your payment…" })).toHaveCount(0);
+
+  // Seen, the receipt stays a memory: the link's own address is its form.
+  await page.getByRole("link", { name: "Make another payment" }).click();
+  await expect(page.getByRole("button", { name: /^Pay / })).toBeVisible();
+  await page.waitForTimeout(1_000);
+  await expect(statusRegion(page)).toHaveCount(0);
+  expect(await paymentsOfLink(request, link.id)).toHaveLength(1);
+});
+
 test("a Pay that never left the phone: the reload's form sends the same attempt, one payment", async ({ page, request }) => {
   const link = await createLink(request);
   await page.goto(`/pay/${link.id}`);

@@ -15,6 +15,9 @@ test("pay with JavaScript off: the form posts, the status page refreshes itself 
   // No script runs: only the page's own refresh can bring the outcome.
   await expect(statusRegion(page).getByRole("heading")).toHaveText("Payment received", { timeout: 15_000 });
   expect((await getPayment(request, attemptOf(page))).status).toBe("succeeded");
+  // The link takes more payments: the receipt leads to the form again.
+  await page.getByRole("link", { name: "Make another payment" }).click();
+  await expect(page.getByRole("button", { name: "Pay USD 25.00" })).toBeVisible();
 });
 
 test("with JavaScript off an unresolved payment's page reloads itself every 10 s, not every 3 s", async ({ page, request }) => {

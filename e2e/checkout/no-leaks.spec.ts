@@ -54,9 +54,13 @@ test("the pay and checkout pages and their status routes carry no merchant secre
   const payment = await getPayment(request, paymentId);
   const fullNumber = [payment.customer.msisdn, "0770000001", "770000001"];
   for (const path of [`/pay/${link.id}?payment=${paymentId}`, `/pay/${link.id}/status?payment=${paymentId}`]) {
-    const text = await bodyOf(request, path);
+    // The browser that paid (its cookies): its receipt, masked.
+    const text = await bodyOf(page.request, path);
     expectClean(text, path, [...secrets, ...fullNumber]);
     expect(text).toContain(payment.customer_msisdn_masked);
+    // Anyone else given the address: the link's page, without the payer's number, even masked.
+    const passedOn = await bodyOf(request, path);
+    expectClean(passedOn, path, [...secrets, ...fullNumber, payment.customer_msisdn_masked]);
   }
   expectClean(await page.content(), "the rendered page", [...secrets, ...fullNumber]);
 });

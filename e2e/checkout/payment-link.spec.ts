@@ -37,6 +37,37 @@ test("…01 succeeds: the prompt with masked number, amount and countdown, then 
   expect(await paymentsOfLink(request, link.id)).toHaveLength(1);
 });
 
+test("a reusable link's receipt stays with the customer who paid, with a way to pay again; anyone sent its address gets the link's own form", async ({ page, browser, request }) => {
+  const link = await createLink(request);
+  await page.goto(`/pay/${link.id}`);
+  await pay(page, "077 000 0001");
+  await expect(statusRegion(page).getByRole("heading")).toHaveText("Payment received", { timeout: 15_000 });
+  const first = attemptOf(page);
+
+  // Reloaded (or bookmarked) with the attempt in its address: the receipt, and no dead end.
+  await page.reload();
+  await expect(statusRegion(page).getByRole("heading")).toHaveText("Payment received");
+  const another = page.getByRole("link", { name: "Make another payment" });
+  await expect(another).toBeVisible();
+
+  // The address passed on, as a link meant for many payers is: the payer's receipt is not in it.
+  const other = await browser.newContext();
+  const someoneElse = await other.newPage();
+  await someoneElse.goto(`/pay/${link.id}?payment=${first}`);
+  await expect(someoneElse.getByRole("button", { name: "Pay USD 25.00" })).toBeVisible();
+  await expect(someoneElse.getByText("Payment received")).toHaveCount(0);
+  const html = await (await someoneElse.request.get(`/pay/${link.id}?payment=${first}`)).text();
+  expect(html).not.toContain("+263 77 *** *001");
+  await other.close();
+
+  await another.click();
+  await expect(page).toHaveURL(new RegExp(`/pay/${link.id}$`));
+  await pay(page, "077 000 0001");
+  await expect(statusRegion(page).getByRole("heading")).toHaveText("Payment received", { timeout: 15_000 });
+  expect(attemptOf(page)).not.toBe(first);
+  expect(await paymentsOfLink(request, link.id)).toHaveLength(2);
+});
+
 test("…02 is declined: the reason, and a form to try again that makes a new payment", async ({ page, request }) => {
   const link = await createLink(request);
   await page.goto(`/pay/${link.id}`);

@@ -3,13 +3,17 @@ import {
   ATTEMPT_PHASE,
   formatCountdown,
   formatHarareTime,
+  formatOwnAttemptKeys,
   formatPageAmount,
   LATE_CONFIRMATION_WINDOW_MS,
+  MAX_ATTEMPT_KEYS,
+  parseOwnAttemptKeys,
   PHASE_IS_FINAL,
   returnToMerchant,
   secondsLeft,
   successRedirect,
   watchesForLateConfirmation,
+  withOwnAttemptKey,
 } from "./hosted";
 import { formatAmount } from "./money";
 import { PAYMENT_STATUSES, TERMINAL } from "./payment-status";
@@ -80,5 +84,22 @@ describe("an expired attempt on a hosted page", () => {
     expect(watchesForLateConfirmation({ phase: "expired", expires_at }, at(LATE_CONFIRMATION_WINDOW_MS))).toBe(false);
     for (const phase of ["waiting", "confirming", "succeeded", "failed"] as const) expect(watchesForLateConfirmation({ phase, expires_at }, at(1_000))).toBe(false);
     expect(watchesForLateConfirmation(null, at(0))).toBe(false);
+  });
+});
+
+describe("the attempt keys a browser made payments with, kept in its cookie", () => {
+  it("keep the newest first, once each, and no more than a page may ask about", () => {
+    let keys: string[] = [];
+    for (const key of ["k1", "k2", "k1", "k3", "k4", "k5", "k6"]) keys = withOwnAttemptKey(keys, key);
+    expect(keys).toEqual(["k6", "k5", "k4", "k3", "k1"].slice(0, MAX_ATTEMPT_KEYS));
+    expect(parseOwnAttemptKeys(formatOwnAttemptKeys(keys))).toEqual(keys);
+    const uuid = "0b6f3a52-7e0c-4bb1-9d55-2f1d9d1f7a10";
+    expect(parseOwnAttemptKeys(formatOwnAttemptKeys(withOwnAttemptKey([], uuid)))).toEqual([uuid]);
+  });
+
+  it("keep no key a cookie could not carry as it is, and read nothing else from it", () => {
+    for (const odd of ["", "a;b", "a.b", "a b", "k".repeat(65), "é"]) expect(withOwnAttemptKey(["k1"], odd)).toEqual(["k1"]);
+    expect(parseOwnAttemptKeys(undefined)).toEqual([]);
+    expect(parseOwnAttemptKeys("k1..k2.%20.k3;x")).toEqual(["k1", "k2"]);
   });
 });

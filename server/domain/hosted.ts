@@ -58,6 +58,38 @@ export function isAttemptKey(key: string): boolean {
   return key.length >= 1 && key.length <= 255 && findUnstorable(key) === null;
 }
 
+/**
+ * The cookie in which the server keeps the attempt keys this browser made payments with on a
+ * link, on the link's page only (path `/pay/{id}`, so its page and status route): added by the pay
+ * action when it answers with a payment, and by a look-up by key (`…/status?attempt=`) that finds
+ * one. Only that browser holds them, so they tell its own finished attempts from anyone else's,
+ * with JavaScript or without (viewPaymentLinkPage).
+ */
+export const OWN_ATTEMPTS_COOKIE = "mari.attempts";
+
+/** How long a payer's browser keeps seeing its receipts on a link that takes many payments. */
+export const OWN_ATTEMPTS_MAX_AGE_S = 30 * 24 * 3600;
+
+/** The shape of the keys the pages issue (UUIDs): a cookie keeps them as they are, and no other. */
+const KEEPABLE_ATTEMPT_KEY = /^[0-9A-Za-z-]{1,64}$/;
+
+/** The keys OWN_ATTEMPTS_COOKIE holds, newest first; anything else in it is dropped. */
+export function parseOwnAttemptKeys(raw: string | undefined): string[] {
+  return (raw ?? "")
+    .split(".")
+    .filter((key) => KEEPABLE_ATTEMPT_KEY.test(key))
+    .slice(0, MAX_ATTEMPT_KEYS);
+}
+
+/** `key` made a payment: first among the kept keys, once, the oldest beyond MAX_ATTEMPT_KEYS forgotten. */
+export function withOwnAttemptKey(keys: readonly string[], key: string): string[] {
+  if (!KEEPABLE_ATTEMPT_KEY.test(key)) return [...keys];
+  return [key, ...keys.filter((k) => k !== key)].slice(0, MAX_ATTEMPT_KEYS);
+}
+
+/** The cookie's value for `keys` (parseOwnAttemptKeys reads it back). */
+export const formatOwnAttemptKeys = (keys: readonly string[]): string => keys.join(".");
+
 /** A hosted page's state: `open` takes a payment; the others are pages without a form. */
 export type HostedPageState = "open" | "link_used" | "link_expired" | "complete" | "expired";
 

@@ -42,6 +42,11 @@ export type HostedPage = {
    * a phone, `paid` when `attempt` is under way and another has been paid (otherAttemptOfOrder).
    */
   other_attempt: OtherAttempt;
+  /**
+   * Where the customer makes another payment once theirs is paid: the link's own page, for a link
+   * that takes any number of payments and takes them now (the receipt offers it). Null otherwise.
+   */
+  pay_again_path: string | null;
   /** Checkout sessions only. */
   success_url: string | null;
   /** The way back to the merchant: the session's cancel_url, or the home page of its success_url's site (returnToMerchant). */

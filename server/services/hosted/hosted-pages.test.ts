@@ -108,12 +108,45 @@ describe("the payment link page", () => {
     await transitionPayment(await base(), { paymentId: unknown.id, to: "unresolved" });
     expect((await viewPaymentLinkPage(await base(), { linkId: link.id, paymentId: unknown.id }))!.attempt).toMatchObject({ phase: "confirming", status: "unresolved" });
 
-    const declined = await payPaymentLink(await base(), { linkId: link.id, msisdn: "0771234567", idempotencyKey: key() });
+    const declinedKey = key();
+    const declined = await payPaymentLink(await base(), { linkId: link.id, msisdn: "0771234567", idempotencyKey: declinedKey });
     await fail(declined.id);
-    expect((await viewPaymentLinkPage(await base(), { linkId: link.id, paymentId: declined.id }))!.attempt).toMatchObject({
+    expect((await viewPaymentLinkPage(await base(), { linkId: link.id, paymentId: declined.id, ownAttemptKeys: [declinedKey] }))!.attempt).toMatchObject({
       phase: "failed",
       failure_message: "Your wallet does not hold enough money for this payment. You have not been charged: top up and try again.",
     });
+  });
+
+  it("on a link that takes many payments, shows a finished attempt only to the browser that made it, with the way to pay again", async () => {
+    const link = await createPaymentLink(await merchantPays.ctx(), { amount: 1_000, currency: "USD", description: "Class fund" });
+    const payerKey = key();
+    const paid = await payPaymentLink(await base(), { linkId: link.id, msisdn: "0771234567", idempotencyKey: payerKey });
+    // Under way, whoever follows its address sees it: a prompt that is out is never hidden behind a form.
+    expect(await viewPaymentLinkPage(await base(), { linkId: link.id, paymentId: paid.id })).toMatchObject({ attempt: { id: paid.id, phase: "waiting" } });
+    await transitionPayment(await base(), { paymentId: paid.id, to: "succeeded", providerReference: "SBX-RECEIPT" });
+
+    // The payer's browser (its kept keys): the receipt, and where to pay again.
+    const payer = await viewPaymentLinkPage(await base(), { linkId: link.id, paymentId: paid.id, ownAttemptKeys: [key(), payerKey] });
+    expect(payer).toMatchObject({ state: "open", attempt: { id: paid.id, phase: "succeeded" }, pay_again_path: `/pay/${link.id}`, status_path: `/pay/${link.id}/status?payment=${paid.id}` });
+    // Anyone the address was passed to: the link's own page, and nothing of the payer's.
+    for (const ownAttemptKeys of [undefined, [], [key()]]) {
+      const other = await viewPaymentLinkPage(await base(), { linkId: link.id, paymentId: paid.id, ownAttemptKeys });
+      expect(other).toMatchObject({ state: "open", attempt: null, attempt_key: null, pay_again_path: `/pay/${link.id}`, status_path: `/pay/${link.id}/status` });
+      expect(JSON.stringify(other)).not.toMatch(/SBX-RECEIPT|\*567/);
+    }
+    // A key that made another payment through the link proves nothing about this one.
+    const otherKey = key();
+    await payPaymentLink(await base(), { linkId: link.id, msisdn: "0712345678", idempotencyKey: otherKey });
+    expect((await viewPaymentLinkPage(await base(), { linkId: link.id, paymentId: paid.id, ownAttemptKeys: [otherKey] }))!.attempt).toBeNull();
+
+    // A single-use link's attempt is shown at its address as before, and it offers no other payment.
+    const once = await createPaymentLink(await merchantPays.ctx(), { amount: 1_000, currency: "USD", description: "One seat", singleUse: true });
+    const seat = await payPaymentLink(await base(), { linkId: once.id, msisdn: "0771234567", idempotencyKey: key() });
+    await transitionPayment(await base(), { paymentId: seat.id, to: "succeeded" });
+    expect(await viewPaymentLinkPage(await base(), { linkId: once.id, paymentId: seat.id })).toMatchObject({ attempt: { id: seat.id, phase: "succeeded" }, pay_again_path: null });
+    // Nor does a link that takes no more payments.
+    await deactivatePaymentLink(await merchantPays.ctx(), link.id);
+    expect(await viewPaymentLinkPage(await base(), { linkId: link.id, paymentId: paid.id, ownAttemptKeys: [payerKey] })).toMatchObject({ state: "link_expired", attempt: { id: paid.id }, pay_again_path: null });
   });
 
   it("is link_used for others once a single-use link is held (in use while its payment is under way), and usable again after a decline", async () => {

@@ -56,6 +56,8 @@ export async function viewCheckoutPage(base: BaseContext, sessionId: string, att
     // A session completes by pointing at the attempt that paid it (transitionPayment).
     link_in_use: false,
     other_attempt: await otherAttemptOfOrder(base.db, { checkoutSessionId: session.id }, attempt, session.completedAt ? session.paymentId : null),
+    // One order, one payment.
+    pay_again_path: null,
     // Where a paid checkout goes next: told once it is paid, so that the page is no shortcut to it.
     success_url: attempt?.status === "succeeded" ? session.successUrl : null,
     // The way back to the merchant, on a closed page as on an open one.

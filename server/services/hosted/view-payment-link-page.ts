@@ -1,14 +1,14 @@
 import { eq } from "drizzle-orm";
-import { merchants, paymentLinks, payments } from "@/db/schema";
+import { merchants, paymentLinks, payments, type Payment, type PaymentLink } from "@/db/schema";
 import { quoteFee } from "@/server/domain/fees";
 import { isId } from "@/server/domain/ids";
-import { formatHarareTime } from "@/server/domain/hosted";
+import { ATTEMPT_PHASE, formatHarareTime, PHASE_IS_FINAL } from "@/server/domain/hosted";
 import { holdsSingleUseLink, linkClosedReason } from "@/server/domain/payment-links";
 import type { BaseContext } from "@/server/context";
 import { pageQuote, toHostedAttempt, type HostedPage } from "@/server/schemas/hosted";
 import { paymentThrough } from "../payments/payments-through";
 import { otherAttemptOfOrder } from "./other-attempt";
-import { newestPaymentOfAttempts } from "../payments/pay-through-origin";
+import { madeByAttempt, newestPaymentOfAttempts } from "../payments/pay-through-origin";
 
 const USED =
   "This payment link has already been used. If you paid through it, check your wallet's messages before paying again; otherwise ask the merchant for a new one.";
@@ -17,16 +17,18 @@ const IN_USE =
 
 /**
  * `/pay/{id}` as the customer sees it, or null for no such link. `paymentId` is the attempt in the
- * page's URL after paying: shown only when it was made through this link. `attemptKeys` find an
- * attempt whose answer never reached the page (the connection dropped as Pay was tapped): the keys
- * the browser sent its attempts with, which only that browser holds; the newest payment one of
- * them made is shown. A closed or used link still shows that customer's attempt, since its outcome
- * is what they came back for; and a failed or expired one on a single-use link someone else has
- * paid since is shown with the link used, not with a form that would be refused.
+ * page's URL after paying: shown only when it was made through this link, and, once finished on a
+ * link that takes many payments, only to the browser that made it (`ownAttemptKeys`, see
+ * showsAttempt). `attemptKeys` find an attempt whose answer never reached the page (the connection
+ * dropped as Pay was tapped): the keys the browser sent its attempts with, which only that browser
+ * holds; the newest payment one of them made is shown. A closed or used link still shows that
+ * customer's attempt, since its outcome is what they came back for; and a failed or expired one on
+ * a single-use link someone else has paid since is shown with the link used, not with a form that
+ * would be refused.
  */
 export async function viewPaymentLinkPage(
   base: BaseContext,
-  input: { linkId: string; paymentId?: string; attemptKeys?: readonly string[] },
+  input: { linkId: string; paymentId?: string; attemptKeys?: readonly string[]; ownAttemptKeys?: readonly string[] },
 ): Promise<HostedPage | null> {
   if (!isId("paymentLink", input.linkId)) return null;
   const now = base.clock.now();
@@ -45,7 +47,8 @@ export async function viewPaymentLinkPage(
       : byKey
         ? [byKey.payment]
         : [];
-  const mine = attempt?.paymentLinkId === link.id ? attempt : undefined;
+  const through = attempt?.paymentLinkId === link.id ? attempt : undefined;
+  const mine = through && (byKey !== undefined || showsAttempt(link, through, input.ownAttemptKeys ?? [])) ? through : undefined;
 
   const closed = linkClosedReason(link, now, (at) => formatHarareTime(at.toISOString()));
   // Held by this customer's own attempt, the link is theirs; otherwise whoever holds it has used it.
@@ -68,9 +71,25 @@ export async function viewPaymentLinkPage(
     attempt: mine ? toHostedAttempt(mine) : null,
     attempt_key: mine && byKey ? byKey.key : null,
     other_attempt: link.singleUse ? await otherAttemptOfOrder(base.db, { paymentLinkId: link.id }, mine) : null,
+    pay_again_path: state === "open" && !link.singleUse ? `/pay/${link.id}` : null,
     success_url: null,
     cancel_url: null,
     status_path: `/pay/${link.id}/status${mine ? `?payment=${mine.id}` : ""}`,
     server_time: now.toISOString(),
   };
+}
+
+/**
+ * Whether the page shows the attempt its address names (`?payment=`) to whoever opens it. A link
+ * that takes many payments is an address people pass on, and its payer's address bar holds
+ * `?payment=` once they have paid: a finished attempt there (a receipt with the masked number and
+ * the wallet's reference, or a decline's reason) is shown only to the browser that made it, by
+ * the keys it paid with (OWN_ATTEMPTS_COOKIE); anyone else gets the link's own page, with its
+ * form. An attempt still under way is shown to whoever follows it: hiding a prompt that is out
+ * would offer a form that pays a second time. A single-use link's attempt is shown as it always
+ * was: that link is one payer's, not an address passed around.
+ */
+function showsAttempt(link: PaymentLink, attempt: Payment, ownAttemptKeys: readonly string[]): boolean {
+  if (link.singleUse || !PHASE_IS_FINAL[ATTEMPT_PHASE[attempt.status]]) return true;
+  return madeByAttempt(attempt, link.id, ownAttemptKeys);
 }

@@ -54,6 +54,11 @@ function originAttemptKey(originId: string, attemptKey: string): string {
   return `${originId}:${attemptKey}`;
 }
 
+/** Whether one of `attemptKeys` made `payment` as an attempt through the origin `originId` (its key as payThroughOrigin stored it). */
+export function madeByAttempt(payment: Pick<Payment, "idempotencyKey">, originId: string, attemptKeys: readonly string[]): boolean {
+  return attemptKeys.some((key) => payment.idempotencyKey === originAttemptKey(originId, key));
+}
+
 /**
  * The newest payment one of `attemptKeys` made through `origin`, and which key made it: a page asks
  * with every attempt key its browser kept, since a later one may have been refused (another tab

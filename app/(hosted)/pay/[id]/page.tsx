@@ -9,10 +9,13 @@ import { AMOUNT_CHANGED_PARAM } from "@/components/checkout/pay-form-state";
 import { viewPaymentLinkPage } from "@/server/services/hosted/view-payment-link-page";
 import { systemContext } from "@/server/system-context";
 import { payLinkAction } from "../../actions";
+import { ownAttemptKeys } from "../../own-attempts";
 
 type Props = { params: Promise<{ id: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> };
 
-const view = cache(async (linkId: string, paymentId: string | undefined) => viewPaymentLinkPage(await systemContext(), { linkId, paymentId }));
+const view = cache(async (linkId: string, paymentId: string | undefined) =>
+  viewPaymentLinkPage(await systemContext(), { linkId, paymentId, ownAttemptKeys: await ownAttemptKeys() }),
+);
 
 async function load({ params, searchParams }: Props) {
   await connection();

@@ -1,6 +1,7 @@
 import { MAX_ATTEMPT_KEYS } from "@/server/domain/hosted";
 import { viewPaymentLinkPage } from "@/server/services/hosted/view-payment-link-page";
 import { systemContext } from "@/server/system-context";
+import { keepOwnAttemptKey, ownAttemptKeys } from "../../../own-attempts";
 import { hostedStatus } from "../../../status-response";
 
 // GET /pay/{id}/status?payment=pay_… – the link page's view, polled by its island
@@ -9,5 +10,9 @@ export async function GET(request: Request, { params }: { params: Promise<{ id: 
   const { id } = await params;
   const query = new URL(request.url).searchParams;
   const attemptKeys = query.getAll("attempt").slice(0, MAX_ATTEMPT_KEYS);
-  return hostedStatus(await viewPaymentLinkPage(await systemContext(), { linkId: id, paymentId: query.get("payment") ?? undefined, attemptKeys }));
+  const view = await viewPaymentLinkPage(await systemContext(), { linkId: id, paymentId: query.get("payment") ?? undefined, attemptKeys, ownAttemptKeys: await ownAttemptKeys() });
+  // A key of this browser's found its payment (the answer to its Pay was lost): the page follows
+  // that payment by `?payment=` next, and shows this browser its outcome as its own.
+  if (view?.attempt_key) await keepOwnAttemptKey(id, view.attempt_key);
+  return hostedStatus(view);
 }
