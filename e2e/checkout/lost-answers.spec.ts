@@ -1,4 +1,4 @@
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
 import { ISLAND_STALL_MS } from "../../components/checkout/hold-back-script";
 import { attemptOf, createLink, createSession, getSession, numberError, pay, paymentsOfLink, statusRegion } from "./support";
 
@@ -60,6 +60,20 @@ async function watchForUsed(page: Page): Promise<void> {
 }
 
 const sawUsed = (page: Page) => page.evaluate(() => (window as unknown as { sawUsed: boolean }).sawUsed);
+
+/** The page's scripts (held or dropped to play a slow or broken connection). */
+const SCRIPT_CHUNKS = /\/_next\/static\/chunks\/.*\.js(\?.*)?$/;
+
+/**
+ * The form given back after a Pay that never left the phone starts from the number it was tapped
+ * with; its Pay (the same attempt) makes the link's one payment.
+ */
+async function payAgainAsTapped(page: Page, request: APIRequestContext, linkId: string, number: string): Promise<void> {
+  await expect(page.getByLabel(/mobile money number/i)).toHaveValue(number);
+  await page.getByRole("button", { name: /^Pay / }).click();
+  await expect(statusRegion(page).getByRole("heading")).toHaveText("Payment received", { timeout: 15_000 });
+  expect(await paymentsOfLink(request, linkId)).toHaveLength(1);
+}
 
 /** The pay action's POST never leaves the phone. */
 async function dropRequests(page: Page, path: string): Promise<void> {
@@ -130,19 +144,14 @@ test("a Pay that never left the phone: the reload's form sends the same attempt,
   expect(await paymentsOfLink(request, link.id)).toHaveLength(0);
   await page.unrouteAll();
   await page.reload();
-  // The form comes back with the number the attempt was tapped with.
-  await expect(page.getByLabel(/mobile money number/i)).toHaveValue("0770000001");
-  await page.getByRole("button", { name: /^Pay / }).click();
-  await expect(statusRegion(page).getByRole("heading")).toHaveText("Payment received", { timeout: 15_000 });
-  expect(await paymentsOfLink(request, link.id)).toHaveLength(1);
+  await payAgainAsTapped(page, request, link.id, "0770000001");
 });
 
 test("a Pay tapped before the page's script has loaded that never left the phone: the reload's form has its number and its attempt", async ({ page, request }) => {
   const link = await createLink(request);
   const path = `/pay/${link.id}`;
   // The scripts do not arrive, so the form posts as plain HTML; and that post never leaves the phone.
-  const chunks = /\/_next\/static\/chunks\/.*\.js(\?.*)?$/;
-  await page.route(chunks, () => undefined);
+  await page.route(SCRIPT_CHUNKS, () => undefined);
   await page.goto(path, { waitUntil: "domcontentloaded" });
   await dropRequests(page, path);
   const posted = page.waitForEvent("requestfailed", (r) => r.method() === "POST");
@@ -154,10 +163,7 @@ test("a Pay tapped before the page's script has loaded that never left the phone
   await page.unrouteAll({ behavior: "ignoreErrors" });
   await page.goto(path);
   await expect(page.locator("#msisdn-hint")).toHaveText("EcoCash");
-  await expect(page.getByLabel(/mobile money number/i)).toHaveValue("077 000 0001");
-  await page.getByRole("button", { name: /^Pay / }).click();
-  await expect(statusRegion(page).getByRole("heading")).toHaveText("Payment received", { timeout: 15_000 });
-  expect(await paymentsOfLink(request, link.id)).toHaveLength(1);
+  await payAgainAsTapped(page, request, link.id, "077 000 0001");
 });
 
 test("reopening a link while its prompt waits shows that prompt; once paid, a reusable link offers the form again", async ({ page, request }) => {
@@ -276,7 +282,7 @@ test("before the page's script has loaded, a browser that sent an attempt sees n
   // A slow network: the page's HTML arrives, its scripts do not (yet).
   let release!: () => void;
   const released = new Promise<void>((resolve) => (release = resolve));
-  await page.route(/\/_next\/static\/chunks\/.*\.js(\?.*)?$/, async (route) => {
+  await page.route(SCRIPT_CHUNKS, async (route) => {
     await released;
     await route.continue();
   });
@@ -295,7 +301,7 @@ test("a number typed before the page's script has loaded is kept once it has, an
   // A slow network: the form arrives and the customer types while its scripts are on their way.
   let release!: () => void;
   const released = new Promise<void>((resolve) => (release = resolve));
-  await page.route(/\/_next\/static\/chunks\/.*\.js(\?.*)?$/, async (route) => {
+  await page.route(SCRIPT_CHUNKS, async (route) => {
     await released;
     await route.continue();
   });
@@ -315,8 +321,7 @@ test("a Pay tapped before the page's script has loaded, whose answer is lost, is
   const link = await createLink(request); // reusable: a fresh form would take a second payment
   const path = `/pay/${link.id}`;
   // The scripts do not arrive: the form posts as plain HTML, and its answer is lost.
-  const chunks = /\/_next\/static\/chunks\/.*\.js(\?.*)?$/;
-  await page.route(chunks, () => undefined);
+  await page.route(SCRIPT_CHUNKS, () => undefined);
   await loseAnswers(page, path);
   await page.goto(path, { waitUntil: "domcontentloaded" });
   await page.getByLabel(/mobile money number/i).fill("0770000003");
@@ -344,7 +349,7 @@ test("a form the server gave back before the page's script loaded still sends it
   // A slow network: the form posts as plain HTML, and the page it gets back waits for its scripts.
   let release!: () => void;
   const released = new Promise<void>((resolve) => (release = resolve));
-  await page.route(/\/_next\/static\/chunks\/.*\.js(\?.*)?$/, async (route) => {
+  await page.route(SCRIPT_CHUNKS, async (route) => {
     await released;
     await route.continue();
   });
@@ -373,8 +378,7 @@ test("a held-back page whose scripts never arrive says so and offers a reload, w
   const link = await createLink(request, { single_use: true });
   await payAndLoseTheAnswer(page, `/pay/${link.id}`, "0770000003");
 
-  const chunks = /\/_next\/static\/chunks\/.*\.js(\?.*)?$/;
-  await page.route(chunks, (route) => route.abort("connectionreset"));
+  await page.route(SCRIPT_CHUNKS, (route) => route.abort("connectionreset"));
   await page.goto(`/pay/${link.id}`, { waitUntil: "domcontentloaded" });
   await expect(page.getByRole("heading", { name: "Checking your payment…" })).toBeVisible();
   const reload = page.getByRole("link", { name: "reload the page" });
@@ -382,7 +386,7 @@ test("a held-back page whose scripts never arrive says so and offers a reload, w
   await expect(reload).toBeVisible({ timeout: ISLAND_STALL_MS + 5_000 });
   await expect(page.getByLabel(/mobile money number/i)).toBeHidden();
 
-  await page.unroute(chunks);
+  await page.unroute(SCRIPT_CHUNKS);
   await reload.click();
   await expect(statusRegion(page).getByRole("heading")).toHaveText("Check your phone and enter your PIN");
   await expect(page.getByRole("link", { name: "reload the page" })).toHaveCount(0);
@@ -419,7 +423,7 @@ test("while the page's scripts are on their way, the countdown of a prompt alrea
   // A slow network: the attempt's page arrives, its scripts do not (yet).
   let release!: () => void;
   const released = new Promise<void>((resolve) => (release = resolve));
-  await page.route(/\/_next\/static\/chunks\/.*\.js(\?.*)?$/, async (route) => {
+  await page.route(SCRIPT_CHUNKS, async (route) => {
     await released;
     await route.continue();
   });
