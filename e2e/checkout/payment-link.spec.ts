@@ -206,19 +206,28 @@ test("a wrong number is explained in plain words (the server's message) and char
   expect(await paymentsOfLink(request, link.id)).toHaveLength(0);
 });
 
-test("a single-use link pays once; the next customer sees that it is used, not a form", async ({ page, browser, request }) => {
+test("a single-use link pays once; the next customer sees that it is used, not a form, nor the payer's receipt", async ({ page, browser, request }) => {
   const link = await createLink(request, { single_use: true });
   await page.goto(`/pay/${link.id}`);
   await pay(page, "0770000001");
   await expect(statusRegion(page).getByRole("heading")).toHaveText("Payment received", { timeout: 15_000 });
+  const paid = attemptOf(page);
 
   const other = await browser.newContext();
   const second = await other.newPage();
-  await second.goto(`/pay/${link.id}`);
-  await expect(second.getByRole("heading", { level: 2 })).toHaveText("Link already used");
-  await expect(second.getByText(/^This payment link has already been used\. If you paid through it, check your wallet's messages/)).toBeVisible();
-  await expect(second.getByLabel(/mobile money number/i)).toHaveCount(0);
+  // The link's address, and the payer's own (forwarded, or shared in a chat): used, and nothing of the payer's.
+  for (const path of [`/pay/${link.id}`, `/pay/${link.id}?payment=${paid}`]) {
+    await second.goto(path);
+    await expect(second.getByRole("heading", { level: 2 })).toHaveText("Link already used");
+    await expect(second.getByText(/^This payment link has already been used\. If you paid through it, check your wallet's messages/)).toBeVisible();
+    await expect(second.getByLabel(/mobile money number/i)).toHaveCount(0);
+    await expect(second.getByText("Payment received")).toHaveCount(0);
+    expect(await second.content()).not.toContain("+263 77 *** *001");
+  }
   await other.close();
+  // The payer's browser, reloaded: still its receipt.
+  await page.reload();
+  await expect(statusRegion(page).getByRole("heading")).toHaveText("Payment received");
   expect(await paymentsOfLink(request, link.id)).toHaveLength(1);
 });
 

@@ -117,7 +117,7 @@ describe("the payment link page", () => {
     });
   });
 
-  it("on a link that takes many payments, shows a finished attempt only to the browser that made it, with the way to pay again", async () => {
+  it("shows a finished attempt only to the browser that made it, with the way to pay again on a link that takes many payments", async () => {
     const link = await createPaymentLink(await merchantPays.ctx(), { amount: 1_000, currency: "USD", description: "Class fund" });
     const payerKey = key();
     const paid = await payPaymentLink(await base(), { linkId: link.id, msisdn: "0771234567", idempotencyKey: payerKey });
@@ -139,11 +139,18 @@ describe("the payment link page", () => {
     await payPaymentLink(await base(), { linkId: link.id, msisdn: "0712345678", idempotencyKey: otherKey });
     expect((await viewPaymentLinkPage(await base(), { linkId: link.id, paymentId: paid.id, ownAttemptKeys: [otherKey] }))!.attempt).toBeNull();
 
-    // A single-use link's attempt is shown at its address as before, and it offers no other payment.
+    // A single-use link's receipt, too, is its payer's, and it offers no other payment. Its address
+    // passed on (forwarded, shared in a chat) reads that the link is used, and nothing of the payer's.
     const once = await createPaymentLink(await merchantPays.ctx(), { amount: 1_000, currency: "USD", description: "One seat", singleUse: true });
-    const seat = await payPaymentLink(await base(), { linkId: once.id, msisdn: "0771234567", idempotencyKey: key() });
-    await transitionPayment(await base(), { paymentId: seat.id, to: "succeeded" });
-    expect(await viewPaymentLinkPage(await base(), { linkId: once.id, paymentId: seat.id })).toMatchObject({ attempt: { id: seat.id, phase: "succeeded" }, pay_again_path: null });
+    const seatKey = key();
+    const seat = await payPaymentLink(await base(), { linkId: once.id, msisdn: "0771234567", idempotencyKey: seatKey });
+    await transitionPayment(await base(), { paymentId: seat.id, to: "succeeded", providerReference: "SBX-SEAT" });
+    expect(await viewPaymentLinkPage(await base(), { linkId: once.id, paymentId: seat.id, ownAttemptKeys: [seatKey] })).toMatchObject({ state: "open", attempt: { id: seat.id, phase: "succeeded" }, pay_again_path: null });
+    for (const ownAttemptKeys of [undefined, [], [key()], [payerKey]]) {
+      const passedOn = await viewPaymentLinkPage(await base(), { linkId: once.id, paymentId: seat.id, ownAttemptKeys });
+      expect(passedOn).toMatchObject({ state: "link_used", link_in_use: false, attempt: null, other_attempt: null, pay_again_path: null, status_path: `/pay/${once.id}/status` });
+      expect(JSON.stringify(passedOn)).not.toMatch(/SBX-SEAT|\*567/);
+    }
     // Nor does a link that takes no more payments.
     await deactivatePaymentLink(await merchantPays.ctx(), link.id);
     expect(await viewPaymentLinkPage(await base(), { linkId: link.id, paymentId: paid.id, ownAttemptKeys: [payerKey] })).toMatchObject({ state: "link_expired", attempt: { id: paid.id }, pay_again_path: null });
@@ -165,34 +172,38 @@ describe("the payment link page", () => {
 
   it("shows a declined customer that someone else has since used the single-use link, not a form that would be refused", async () => {
     const link = await createPaymentLink(await merchantPays.ctx(), { amount: 1_000, currency: "USD", description: "Once", singleUse: true });
-    const declined = await payPaymentLink(await base(), { linkId: link.id, msisdn: "0771234567", idempotencyKey: key() });
+    const declinedKey = key();
+    const declined = await payPaymentLink(await base(), { linkId: link.id, msisdn: "0771234567", idempotencyKey: declinedKey });
     await fail(declined.id);
-    const retry = await viewPaymentLinkPage(await base(), { linkId: link.id, paymentId: declined.id });
+    const ownAttemptKeys = [declinedKey];
+    const retry = await viewPaymentLinkPage(await base(), { linkId: link.id, paymentId: declined.id, ownAttemptKeys });
     expect(retry).toMatchObject({ state: "open", notice: null, attempt: { id: declined.id, phase: "failed" } });
     expect(takesAnotherAttempt(retry!.state, retry!.attempt!.phase)).toBe(true);
 
-    const paid = await payPaymentLink(await base(), { linkId: link.id, msisdn: "0712345678", idempotencyKey: key() });
-    const held = await viewPaymentLinkPage(await base(), { linkId: link.id, paymentId: declined.id });
+    const paidKey = key();
+    const paid = await payPaymentLink(await base(), { linkId: link.id, msisdn: "0712345678", idempotencyKey: paidKey });
+    const held = await viewPaymentLinkPage(await base(), { linkId: link.id, paymentId: declined.id, ownAttemptKeys });
     expect(held).toMatchObject({ state: "link_used", link_in_use: true, attempt: { id: declined.id, phase: "failed" } });
     expect(takesAnotherAttempt(held!.state, held!.attempt!.phase)).toBe(false);
     // Once that payment succeeds, the link is used for good.
     await transitionPayment(await base(), { paymentId: paid.id, to: "succeeded" });
-    const used = await viewPaymentLinkPage(await base(), { linkId: link.id, paymentId: declined.id });
+    const used = await viewPaymentLinkPage(await base(), { linkId: link.id, paymentId: declined.id, ownAttemptKeys });
     expect(used).toMatchObject({ state: "link_used", link_in_use: false, notice: expect.stringContaining("already been used"), attempt: { id: declined.id, phase: "failed" } });
     expect(takesAnotherAttempt(used!.state, used!.attempt!.phase)).toBe(false);
     // The one who paid it still sees their own attempt on an open page.
-    expect(await viewPaymentLinkPage(await base(), { linkId: link.id, paymentId: paid.id })).toMatchObject({ state: "open", attempt: { id: paid.id } });
+    expect(await viewPaymentLinkPage(await base(), { linkId: link.id, paymentId: paid.id, ownAttemptKeys: [paidKey] })).toMatchObject({ state: "open", attempt: { id: paid.id } });
   });
 
   it("on a single-use link, warns of a second charge when an expired attempt is confirmed late while a new one's prompt is out", async () => {
     const link = await createPaymentLink(await merchantPays.ctx(), { amount: 1_000, currency: "USD", description: "One seat", singleUse: true });
-    const first = await payPaymentLink(await base(), { linkId: link.id, msisdn: "0770000003", idempotencyKey: key() });
+    const firstKey = key();
+    const first = await payPaymentLink(await base(), { linkId: link.id, msisdn: "0770000003", idempotencyKey: firstKey });
     await transitionPayment(await base(), { paymentId: first.id, to: "expired" });
     const second = await payPaymentLink(await base(), { linkId: link.id, msisdn: "0770000003", idempotencyKey: key() });
     expect(await viewPaymentLinkPage(await base(), { linkId: link.id, paymentId: second.id })).toMatchObject({ other_attempt: null });
     await transitionPayment(await base(), { paymentId: first.id, to: "succeeded" });
     expect(await viewPaymentLinkPage(await base(), { linkId: link.id, paymentId: second.id })).toMatchObject({ attempt: { id: second.id }, other_attempt: "paid" });
-    expect(await viewPaymentLinkPage(await base(), { linkId: link.id, paymentId: first.id })).toMatchObject({ attempt: { id: first.id, phase: "succeeded" }, other_attempt: "in_flight" });
+    expect(await viewPaymentLinkPage(await base(), { linkId: link.id, paymentId: first.id, ownAttemptKeys: [firstKey] })).toMatchObject({ attempt: { id: first.id, phase: "succeeded" }, other_attempt: "in_flight" });
     // A reusable link's payers are many people: nothing to warn of there.
     const reusable = await createPaymentLink(await merchantPays.ctx(), { amount: 1_000, currency: "USD", description: "Donations" });
     const one = await payPaymentLink(await base(), { linkId: reusable.id, msisdn: "0770000003", idempotencyKey: key() });

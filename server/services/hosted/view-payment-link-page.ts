@@ -17,10 +17,9 @@ const IN_USE =
 
 /**
  * `/pay/{id}` as the customer sees it, or null for no such link. `paymentId` is the attempt in the
- * page's URL after paying: shown only when it was made through this link, and, once finished on a
- * link that takes many payments, only to the browser that made it (`ownAttemptKeys`, see
- * showsAttempt). `attemptKeys` find an attempt whose answer never reached the page (the connection
- * dropped as Pay was tapped): the keys the browser sent its attempts with, which only that browser
+ * page's URL after paying: shown only when it was made through this link, and, once finished,
+ * only to the browser that made it (`ownAttemptKeys`, see showsAttempt). `attemptKeys` find an
+ * attempt whose answer never reached the page (the connection dropped as Pay was tapped): the keys the browser sent its attempts with, which only that browser
  * holds; the newest payment one of them made is shown. A closed or used link still shows that
  * customer's attempt, since its outcome is what they came back for; and a failed or expired one on
  * a single-use link someone else has paid since is shown with the link used, not with a form that
@@ -80,16 +79,16 @@ export async function viewPaymentLinkPage(
 }
 
 /**
- * Whether the page shows the attempt its address names (`?payment=`) to whoever opens it. A link
- * that takes many payments is an address people pass on, and its payer's address bar holds
- * `?payment=` once they have paid: a finished attempt there (a receipt with the masked number and
- * the wallet's reference, or a decline's reason) is shown only to the browser that made it, by
- * the keys it paid with (OWN_ATTEMPTS_COOKIE); anyone else gets the link's own page, with its
- * form. An attempt still under way is shown to whoever follows it: hiding a prompt that is out
- * would offer a form that pays a second time. A single-use link's attempt is shown as it always
- * was: that link is one payer's, not an address passed around.
+ * Whether the page shows the attempt its address names (`?payment=`) to whoever opens it. The
+ * payer's address bar holds `?payment=` once they have paid, and a link's address is one people
+ * pass on (a reusable link to many payers, a single-use one forwarded or shared in a chat): a
+ * finished attempt there (a receipt with the masked number and the wallet's reference, or a
+ * decline's reason) is shown only to the browser that made it, by the keys it paid with
+ * (OWN_ATTEMPTS_COOKIE). Anyone else gets the link as it stands: its form, or on a single-use link
+ * someone has paid, that it is used. An attempt still under way is shown to whoever follows it:
+ * hiding a prompt that is out would offer a form that pays a second time.
  */
 function showsAttempt(link: PaymentLink, attempt: Payment, ownAttemptKeys: readonly string[]): boolean {
-  if (link.singleUse || !PHASE_IS_FINAL[ATTEMPT_PHASE[attempt.status]]) return true;
+  if (!PHASE_IS_FINAL[ATTEMPT_PHASE[attempt.status]]) return true;
   return madeByAttempt(attempt, link.id, ownAttemptKeys);
 }
