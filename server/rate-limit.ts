@@ -13,6 +13,9 @@ type Limiters = {
   promptsPerHour: RateLimiterAbstract;
 };
 
+/** How long a request waits on Redis for its count before the in-memory limiter counts instead. */
+const REDIS_COMMAND_TIMEOUT_MS = 250;
+
 const holder = globalThis as unknown as { __mariLimiters?: Promise<Limiters> };
 
 /** This process's limiters, built on first use. */
@@ -27,7 +30,9 @@ async function build(): Promise<Limiters> {
   if (REDIS_URL) {
     const { Redis } = await import("ioredis");
     // Fail fast rather than queue: when Redis is away, the in-memory insurance limiter answers.
-    const client = new Redis(REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false });
+    // So it does when Redis is connected but does not answer (stalled, or its packets dropped):
+    // without a command timeout every request would wait on it for as long as the socket stays open.
+    const client = new Redis(REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false, commandTimeout: REDIS_COMMAND_TIMEOUT_MS });
     client.on("error", (e: Error) => log.warn("rate-limit redis error", { error: e.message }));
     // Until it connects, every command fails over to the in-memory insurance limiter, and counts
     // made there are lost once Redis answers: a fresh process would allow a budget twice over.
