@@ -1,5 +1,5 @@
 import { createServer, type AddressInfo, type Socket } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { consumePinPrompt, consumeRateLimit, resetRateLimitersForTests } from "@/server/rate-limit";
 import { setEnv } from "@/server/testing/env";
 
@@ -55,5 +55,43 @@ describe("rate limits counted in Redis", () => {
     // The fallback still limits: one prompt a minute to a number.
     expect(await within(3_000, consumePinPrompt("263771230001"))).toEqual({ ok: true });
     expect(await within(3_000, consumePinPrompt("263771230001"))).toEqual({ ok: false, retryAfterSeconds: expect.any(Number) });
+  });
+});
+
+describe("PIN prompts per number", () => {
+  const number = () => `26377${String(Math.floor(1_000_000 + Math.random() * 8_999_999))}`;
+  let restore: () => void = () => {};
+  const budget = (perMinute: number, perHour: number) => {
+    restore = setEnv({ REDIS_URL: undefined, PIN_PROMPTS_PER_NUMBER_PER_MINUTE: String(perMinute), PIN_PROMPTS_PER_NUMBER_PER_HOUR: String(perHour) });
+    resetRateLimitersForTests();
+  };
+  afterEach(() => {
+    vi.useRealTimers();
+    restore();
+    resetRateLimitersForTests();
+  });
+
+  it("with the minute's and the hour's budgets both spent, Retry-After is the hour's wait, not the minute's", async () => {
+    budget(3, 3);
+    const msisdn = number();
+    for (let i = 0; i < 3; i++) expect(await consumePinPrompt(msisdn)).toEqual({ ok: true });
+    const refused = await consumePinPrompt(msisdn);
+    // Waiting only the minute out would be refused again, for the rest of the hour.
+    expect(refused).toEqual({ ok: false, retryAfterSeconds: expect.any(Number) });
+    expect(refused.ok === false && refused.retryAfterSeconds).toBeGreaterThan(60 * 59);
+  });
+
+  it("an attempt the hour's budget refuses spends none of the minute's", async () => {
+    vi.useFakeTimers();
+    budget(2, 2);
+    const msisdn = number();
+    expect(await consumePinPrompt(msisdn)).toEqual({ ok: true });
+    vi.advanceTimersByTime(59.5 * 60_000);
+    // The hour's second prompt; the minute's first.
+    expect(await consumePinPrompt(msisdn)).toEqual({ ok: true });
+    expect(await consumePinPrompt(msisdn)).toMatchObject({ ok: false });
+    // The first prompt's hour is over; this minute has seen one prompt, so one more fits.
+    vi.advanceTimersByTime(31_000);
+    expect(await consumePinPrompt(msisdn)).toEqual({ ok: true });
   });
 });

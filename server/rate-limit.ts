@@ -67,13 +67,16 @@ function readyOrTimeout(client: import("ioredis").Redis, ms: number): Promise<vo
 
 type Verdict = { ok: true } | { ok: false; retryAfterSeconds: number };
 
+/** Whole seconds until a spent budget takes one more (Retry-After): 1 at least. */
+const retryAfter = (state: RateLimiterRes): number => Math.max(1, Math.ceil(state.msBeforeNext / 1000));
+
 async function consume(pick: (l: Limiters) => RateLimiterAbstract, key: string): Promise<Verdict> {
   const all = await limiters();
   try {
     await pick(all).consume(key);
     return { ok: true };
   } catch (e) {
-    if (e instanceof RateLimiterRes) return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil(e.msBeforeNext / 1000)) };
+    if (e instanceof RateLimiterRes) return { ok: false, retryAfterSeconds: retryAfter(e) };
     throw e;
   }
 }
@@ -84,11 +87,23 @@ export const consumeRateLimit = (keyId: string, livemode: boolean): Promise<Verd
 /**
  * One PIN prompt to a phone number, whichever merchant asks: a few a minute at most, so that no
  * one (a merchant's bug, or anyone holding a payment link) can flood a customer's phone with
- * prompts. The hour's budget is only spent by prompts the minute's allows.
+ * prompts. A prompt spends both budgets or neither: the hour's is only spent by prompts the
+ * minute's allows, and one the hour's refuses gives the minute's back. A refusal waits for the
+ * later of the two when both are spent, so that a retry after it is not refused again.
  */
 export async function consumePinPrompt(msisdn: string): Promise<Verdict> {
   const minute = await consume((l) => l.promptsPerMinute, msisdn);
-  return minute.ok ? consume((l) => l.promptsPerHour, msisdn) : minute;
+  if (!minute.ok) return { ok: false, retryAfterSeconds: Math.max(minute.retryAfterSeconds, await secondsUntilFree((l) => l.promptsPerHour, msisdn)) };
+  const hour = await consume((l) => l.promptsPerHour, msisdn);
+  if (!hour.ok) await (await limiters()).promptsPerMinute.reward(msisdn, 1);
+  return hour;
+}
+
+/** Seconds until a spent budget takes one more; 0 when it takes one now. */
+async function secondsUntilFree(pick: (l: Limiters) => RateLimiterAbstract, key: string): Promise<number> {
+  const limiter = pick(await limiters());
+  const state = await limiter.get(key);
+  return state && state.consumedPoints >= limiter.points && state.msBeforeNext > 0 ? retryAfter(state) : 0;
 }
 
 /** Gives back a prompt that consumePinPrompt counted but that was never sent. */
