@@ -76,16 +76,22 @@ export const resourceMissing = (what: string, id: string, param = "id") =>
 export const testModeOnly = () =>
   new ServiceError("resource_missing", "Test helpers work in test mode only: call them with a test key (sk_test_… or rk_test_…).", "path");
 
-/** Spec rule 4, for payments and for the checkout sessions that share their references. */
 /** Too many PIN prompts to one phone number lately: shown to a customer as it is, so it says what to do. */
 export const promptLimitReached = (retryAfterSeconds: number) =>
   new ServiceError(
     "rate_limited",
-    `Too many payment prompts have been sent to this number. Wait ${retryAfterSeconds === 1 ? "a second" : `${retryAfterSeconds} seconds`} before trying again.`,
+    `Too many payment prompts have been sent to this number. Wait ${waitWords(retryAfterSeconds)} before trying again.`,
     "customer.msisdn",
     { retryAfterSeconds },
   );
 
+/** A wait as a customer reads it: seconds under two minutes, whole minutes (rounded up) from there. */
+function waitWords(seconds: number): string {
+  if (seconds === 1) return "a second";
+  return seconds < 120 ? `${seconds} seconds` : `${Math.ceil(seconds / 60)} minutes`;
+}
+
+/** Spec rule 4, for payments and for the checkout sessions that share their references. */
 export const referenceInUse = (reference: string, holder: "payment" | "checkout session" = "payment") =>
   new ServiceError("reference_in_use", `A ${holder} with reference '${reference}' already exists. Fetch it instead of creating another.`, "reference");
 

@@ -103,6 +103,7 @@ describe("PIN prompts per phone number", () => {
       const refused = await create(a, number);
       expectError(refused, 429, "rate_limited", "rate_limited", "customer.msisdn");
       expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(60);
+      expect(refused.body.error.message).toMatch(/ Wait \d+ minutes before trying again\.$/);
     } finally {
       restore();
       restore = setEnv({ PIN_PROMPTS_PER_NUMBER_PER_MINUTE: "3", PIN_PROMPTS_PER_NUMBER_PER_HOUR: "5" });
