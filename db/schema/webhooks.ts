@@ -77,6 +77,10 @@ export const webhookDeliveries = pgTable(
     index("webhook_deliveries_list_idx").on(t.merchantId, t.livemode, t.id),
     index("webhook_deliveries_event_idx").on(t.eventId, t.id),
     index("webhook_deliveries_endpoint_idx").on(t.endpointId, t.id),
+    // GET /v1/webhook_deliveries?status=failed: failures are few and may be old, and a walk of the
+    // list index filtering for them reads every delivery of the merchant first. Pending ones ride
+    // the due index below; delivered ones are most of the list.
+    index("webhook_deliveries_failed_idx").on(t.merchantId, t.livemode, t.id).where(sql`${t.status} = 'failed'`),
     // The runner's and the sweeper's claim: pending deliveries by due time.
     index("webhook_deliveries_due_idx").on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
   ],

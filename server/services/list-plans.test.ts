@@ -10,6 +10,7 @@ import { inRolledBackTransaction, scratchCopy } from "@/server/testing/rolled-ba
 import { listCheckoutSessions } from "./checkout-sessions/list-checkout-sessions";
 import { listEvents } from "./events/list-events";
 import { listPayments } from "./payments/list-payments";
+import { listDeliveries, type DeliveryFilters } from "./webhooks/list-deliveries";
 
 const PAGE = 20;
 const SEEN = 4_000;
@@ -83,5 +84,64 @@ describe.runIf(env().DATABASE_URL)("lists for a merchant the statistics have not
       (ctx) => listEvents(ctx, {}, { limit: PAGE }),
     );
     expect(reads).toBeLessThanOrEqual(PAGE + 1);
+  });
+});
+
+const DELIVERY_COLUMNS = "id, merchant_id, livemode, event_id, endpoint_id, status, reason, created_at";
+
+/**
+ * Rows of webhook_deliveries a page of `filters` fetched, in a scratch copy holding `rows`
+ * deliveries of one merchant (numbered `i`, oldest first; `status` and `endpoint` are SQL of `i`)
+ * and their events, analysed as autovacuum would have. `generic`: planned as a prepared statement
+ * is once PostgreSQL settles on a plan made without the values (a query planned per value never is).
+ */
+async function deliveryPageReads(rows: number, status: string, endpoint: string, filters: DeliveryFilters, generic: boolean) {
+  const restore = setEnv({ DATABASE_POOL_MAX: "1" });
+  const handle = await openPostgres(env().DATABASE_URL!);
+  try {
+    return await inRolledBackTransaction(handle.db, async (tx) => {
+      const run = async (q: string) => tx.execute(sql.raw(q));
+      await scratchCopy(tx, "plan_probe", "webhook_deliveries", "events");
+      await run(`insert into events (id, merchant_id, livemode, type, data, object_id, created_at)
+        select 'evt_' || lpad(i::text, 26, '0'), 'mer_hooks', false, 'payment.succeeded', '{}', 'pay_' || i, now() from generate_series(1, ${rows}) as i`);
+      await run(`insert into webhook_deliveries (${DELIVERY_COLUMNS})
+        select 'whd_' || lpad(i::text, 26, '0'), 'mer_hooks', false, 'evt_' || lpad(i::text, 26, '0'), ${endpoint}, ${status}, 'event', now() from generate_series(1, ${rows}) as i`);
+      await run(`analyze webhook_deliveries`);
+      await run(`analyze events`);
+      // As a prepared statement runs once PostgreSQL has settled on its generic plan, made without the values.
+      if (generic) await run(`set local plan_cache_mode = force_generic_plan`);
+      const ctx = { db: tx, clock: systemClock, merchant: { id: "mer_hooks" }, livemode: false } as unknown as ServiceContext;
+      const before = await rowsFetched(tx, "webhook_deliveries");
+      const page = await listDeliveries(ctx, filters, { limit: PAGE });
+      return { reads: (await rowsFetched(tx, "webhook_deliveries")) - before, ids: page.data.map((d) => d.id) };
+    });
+  } finally {
+    await handle.close();
+    restore();
+  }
+}
+
+const DELIVERIES = 20_000;
+const FEW = 200;
+const deliveryId = (i: number) => `whd_${String(i).padStart(26, "0")}`;
+/**
+ * A page, and the two rows the planner reads at the ends of the event index to cost the join with
+ * events (rows this transaction inserted are not yet visible to all, so it reads them in the table).
+ */
+const PAGE_READS = PAGE + 1 + 2;
+/** The newest page of the first FEW deliveries, newest first. */
+const newestOfFew = Array.from({ length: PAGE }, (_, k) => deliveryId(FEW - k));
+
+describe.runIf(env().DATABASE_URL)("a page of webhook deliveries narrowed to a few old ones", () => {
+  it("failed ones are read from their own index, not by walking every delivery of the merchant", async () => {
+    const { reads, ids } = await deliveryPageReads(DELIVERIES, `case when i <= ${FEW} then 'failed' else 'delivered' end`, "'we_main'", { status: "failed" }, true);
+    expect(ids).toEqual(newestOfFew);
+    expect(reads).toBeLessThanOrEqual(PAGE_READS);
+  });
+
+  it("one endpoint's are read from the endpoint's index in page order, not all read and sorted", async () => {
+    const { reads, ids } = await deliveryPageReads(DELIVERIES, "'delivered'", `case when i <= ${FEW} then 'we_old' else 'we_main' end`, { endpointId: "we_old" }, false);
+    expect(ids).toEqual(newestOfFew);
+    expect(reads).toBeLessThanOrEqual(PAGE_READS);
   });
 });

@@ -1,4 +1,6 @@
 import { and, asc, eq, inArray } from "drizzle-orm";
+import { planPerValue } from "@/db/client";
+import { literalIn } from "@/db/literal";
 import { events, webhookAttempts, webhookDeliveries, type DeliveryStatus } from "@/db/schema";
 import type { ServiceContext } from "@/server/context";
 import type { DeliveryWithAttempts } from "@/server/schemas/webhooks";
@@ -24,10 +26,16 @@ async function readDeliveries(ctx: ServiceContext, filters: DeliveryFilters, pag
     filters.eventId ? eq(webhookDeliveries.eventId, filters.eventId) : undefined,
     filters.eventIds ? inArray(webhookDeliveries.eventId, filters.eventIds) : undefined,
     filters.ids ? inArray(webhookDeliveries.id, filters.ids) : undefined,
-    filters.endpointId ? eq(webhookDeliveries.endpointId, filters.endpointId) : undefined,
-    filters.status ? eq(webhookDeliveries.status, filters.status) : undefined,
+    // Planned for its value: one endpoint may have most of the merchant's deliveries, another few.
+    filters.endpointId ? planPerValue(eq(webhookDeliveries.endpointId, filters.endpointId)) : undefined,
+    // Literal, so that a generic plan can use the partial indexes on failed and pending deliveries.
+    filters.status ? literalIn(webhookDeliveries.status, filters.status) : undefined,
   );
-  const q = keyset(webhookDeliveries.id, page, where, [webhookDeliveries.merchantId, webhookDeliveries.livemode]);
+  // One endpoint's or one event's deliveries ride its own index (endpoint_id or event_id, id),
+  // which then serves the order too; ordered by the list index's columns, the page would walk every
+  // delivery of the merchant to find an endpoint's few, or read and sort all of an endpoint's.
+  const scope = filters.endpointId ? [webhookDeliveries.endpointId] : filters.eventId ? [webhookDeliveries.eventId] : [webhookDeliveries.merchantId, webhookDeliveries.livemode];
+  const q = keyset(webhookDeliveries.id, page, where, scope);
   const own = { what: "webhook delivery", table: webhookDeliveries, id: webhookDeliveries.id, merchantId: webhookDeliveries.merchantId, livemode: webhookDeliveries.livemode };
   const rows = await withOwnedCursor(ctx, page, own, (owned) =>
     ctx.db
