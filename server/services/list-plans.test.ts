@@ -145,3 +145,35 @@ describe.runIf(env().DATABASE_URL)("a page of webhook deliveries narrowed to a f
     expect(reads).toBeLessThanOrEqual(PAGE_READS);
   });
 });
+
+const MOST = 20_000;
+const NEWER = 500;
+
+describe.runIf(env().DATABASE_URL)("a reference search of a merchant with most of the payments, all older than others'", () => {
+  it("samples the merchant's newest references from the list index, not by walking the primary key through the others'", async () => {
+    const restore = setEnv({ DATABASE_POOL_MAX: "1" });
+    const handle = await openPostgres(env().DATABASE_URL!);
+    // The sampled start is kept per merchant for minutes: a merchant of its own each run.
+    const merchant = `mer_most_${Date.now()}`;
+    try {
+      const reads = await inRolledBackTransaction(handle.db, async (tx) => {
+        const run = async (q: string) => tx.execute(sql.raw(q));
+        await scratchCopy(tx, "plan_probe", "payments");
+        await run(`insert into payments (id, merchant_id, livemode, amount, currency, method, reference, customer_msisdn, network, fee, fee_bearer, charged_amount, status, provider, expires_at, created_at, updated_at)
+          select 'pay_' || lpad(i::text, 26, '0'), case when i <= ${MOST} then '${merchant}' else 'mer_newer' end, false, 100, 'USD', 'wallet', 'r' || i, '263771234567', 'econet', 0, 'merchant', 100, 'succeeded', 'sandbox', now(), now(), now()
+          from generate_series(1, ${MOST + NEWER}) as i`);
+        await run(`analyze payments`);
+        const ctx = { db: tx, clock: systemClock, merchant: { id: merchant }, livemode: false } as unknown as ServiceContext;
+        const before = await rowsFetched(tx, "payments");
+        // A search no reference matches: the trigram index finds no candidate, so what is read is the sample.
+        expect((await listPayments(ctx, { search: "zzz" }, { limit: PAGE })).data).toEqual([]);
+        return (await rowsFetched(tx, "payments")) - before;
+      });
+      // The 50 newest references it samples, not the NEWER payments of the other merchant before them too.
+      expect(reads).toBeLessThanOrEqual(50);
+    } finally {
+      await handle.close();
+      restore();
+    }
+  });
+});

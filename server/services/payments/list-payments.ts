@@ -1,4 +1,4 @@
-import { and, desc, eq, gte, ilike, lt, or, sql, type SQL } from "drizzle-orm";
+import { and, eq, gte, ilike, lt, or, sql, type SQL } from "drizzle-orm";
 import { planPerValue, type Db } from "@/db/client";
 import { placeholder as p, preparedOnce, preparedPerShape } from "@/db/prepared-once";
 import { payments, type Payment } from "@/db/schema";
@@ -9,7 +9,7 @@ import type { PaymentStatus } from "@/server/domain/payment-status";
 import type { ServiceContext } from "@/server/context";
 import type { StaffPaymentSelection } from "@/server/schemas/payments";
 import { TtlCache } from "@/server/ttl-cache";
-import { cursorOwned, directionOf, finishPage, keysetOrder, keysetValues, withOwnedCursor, type Direction, type OwnedTable, type Page, type PageRequest } from "../pagination";
+import { cursorOwned, directionOf, finishPage, keysetOrder, keysetSort, keysetValues, withOwnedCursor, type Direction, type OwnedTable, type Page, type PageRequest } from "../pagination";
 
 export type PaymentFilters = {
   status?: PaymentStatus;
@@ -143,7 +143,10 @@ const newestReferences = preparedOnce((db) =>
     .select({ reference: payments.reference })
     .from(payments)
     .where(and(eq(payments.merchantId, p<string>("merchantId")), eq(payments.livemode, p<boolean>("livemode"))))
-    .orderBy(desc(payments.id))
+    // Led by the list index's columns, as a page's order is (keyset): ordered by the id alone, a
+    // merchant with most of the table is read by walking the primary key back through every newer
+    // payment of the other merchants and environments.
+    .orderBy(...keysetSort([payments.merchantId, payments.livemode, payments.id], "first"))
     .limit(REFERENCE_SAMPLE)
     .prepare("payments_newest_references"),
 );
