@@ -1,7 +1,9 @@
 import { readdirSync } from "node:fs";
 import path from "node:path";
 import type { Scope } from "@/server/domain/api-keys";
+import { ID_PREFIXES, newId, type IdKind } from "@/server/domain/ids";
 import { notFoundRoute } from "@/server/http/api-route";
+import { openApiDocument } from "@/server/openapi";
 import { holdToDocument } from "@/server/testing/api";
 import { paymentBody, uniqueRef } from "@/server/testing/fixtures";
 import type { Objects } from "./world";
@@ -30,27 +32,28 @@ export type RouteProbe = {
   testOnly?: boolean;
   /** The request names our objects outside the path (a body field); a stranger's key gets 404 on it. */
   refersToOurs?: boolean;
-  /** Lists: the kind of id `starting_after`/`ending_before` take. */
-  cursor?: ObjectKind;
+  /** Lists: the kinds of id `starting_after`/`ending_before` take. */
+  cursor?: ObjectKind[];
 };
 
-const hourAgo = () => String(Math.floor(Date.now() / 1000) - 3600);
+/** Unix seconds an hour ago, as a replay window's start. */
+export const hourAgo = () => String(Math.floor(Date.now() / 1000) - 3600);
 
 /** Every /v1 route and method the app serves. `surface.test` holds it to the route files. */
 export const ROUTES: RouteProbe[] = [
   { method: "POST", path: "/v1/payments", scope: "payments:write", request: () => ({ body: paymentBody({ customer: { msisdn: "263770000001" } }), idempotency: true }) },
-  { method: "GET", path: "/v1/payments", cursor: "payment", scope: "payments:read" },
+  { method: "GET", path: "/v1/payments", cursor: ["payment"], scope: "payments:read" },
   { method: "POST", path: "/v1/payments/preview", scope: "payments:read", request: () => ({ body: { amount: 100, currency: "USD", method: "wallet" } }) },
   { method: "GET", path: "/v1/payments/{id}", scope: "payments:read", id: "payment" },
   { method: "POST", path: "/v1/test_helpers/payments/{id}/{action}", scope: "payments:write", id: "payment", params: { action: "succeed" }, testOnly: true },
-  { method: "GET", path: "/v1/refunds", cursor: "refund", scope: "refunds:read" },
+  { method: "GET", path: "/v1/refunds", cursor: ["refund"], scope: "refunds:read" },
   { method: "POST", path: "/v1/refunds", scope: "refunds:write", refersToOurs: true, request: (o) => ({ body: { payment: o.paidPayment, amount: 1 }, idempotency: true }) },
   { method: "GET", path: "/v1/refunds/{id}", scope: "refunds:read", id: "refund" },
-  { method: "GET", path: "/v1/payment_links", cursor: "paymentLink", scope: "links:read" },
+  { method: "GET", path: "/v1/payment_links", cursor: ["paymentLink"], scope: "links:read" },
   { method: "POST", path: "/v1/payment_links", scope: "links:write", request: () => ({ body: { amount: 500, currency: "USD", description: "Probe" } }) },
   { method: "GET", path: "/v1/payment_links/{id}", scope: "links:read", id: "paymentLink" },
   { method: "POST", path: "/v1/payment_links/{id}/deactivate", scope: "links:write", id: "paymentLink" },
-  { method: "GET", path: "/v1/checkout_sessions", cursor: "checkoutSession", scope: "payments:read" },
+  { method: "GET", path: "/v1/checkout_sessions", cursor: ["checkoutSession"], scope: "payments:read" },
   {
     method: "POST",
     path: "/v1/checkout_sessions",
@@ -58,20 +61,20 @@ export const ROUTES: RouteProbe[] = [
     request: () => ({ body: { amount: 700, currency: "USD", reference: uniqueRef("cs"), success_url: "https://shop.test/done" } }),
   },
   { method: "GET", path: "/v1/checkout_sessions/{id}", scope: "payments:read", id: "checkoutSession" },
-  { method: "GET", path: "/v1/events", cursor: "event", scope: "events:read" },
+  { method: "GET", path: "/v1/events", cursor: ["event"], scope: "events:read" },
   { method: "GET", path: "/v1/events/{id}", scope: "events:read", id: "event" },
   { method: "POST", path: "/v1/events/{id}/replay", scope: "events:replay", id: "event" },
   { method: "POST", path: "/v1/events/replay", scope: "events:replay", request: () => ({ body: { created_gte: hourAgo(), dry_run: true } }) },
-  { method: "GET", path: "/v1/webhook_endpoints", cursor: "webhookEndpoint", scope: "webhooks:read" },
+  { method: "GET", path: "/v1/webhook_endpoints", cursor: ["webhookEndpoint"], scope: "webhooks:read" },
   { method: "POST", path: "/v1/webhook_endpoints", scope: "webhooks:write", request: () => ({ body: { url: "https://127.0.0.1:9/new", enabled_events: ["*"] } }) },
   { method: "GET", path: "/v1/webhook_endpoints/{id}", scope: "webhooks:read", id: "webhookEndpoint" },
   { method: "POST", path: "/v1/webhook_endpoints/{id}", scope: "webhooks:write", id: "webhookEndpoint", request: () => ({ body: { description: "taken over", disabled: true } }) },
   { method: "DELETE", path: "/v1/webhook_endpoints/{id}", scope: "webhooks:write", id: "webhookEndpoint" },
   { method: "POST", path: "/v1/webhook_endpoints/{id}/roll_secret", scope: "webhooks:write", id: "webhookEndpoint" },
-  { method: "GET", path: "/v1/webhook_deliveries", cursor: "webhookDelivery", scope: "webhooks:read" },
-  { method: "GET", path: "/v1/settlements", cursor: "settlement", scope: "settlements:read" },
+  { method: "GET", path: "/v1/webhook_deliveries", cursor: ["webhookDelivery"], scope: "webhooks:read" },
+  { method: "GET", path: "/v1/settlements", cursor: ["settlement"], scope: "settlements:read" },
   { method: "GET", path: "/v1/settlements/{id}", scope: "settlements:read", id: "settlement" },
-  { method: "GET", path: "/v1/settlements/{id}/lines", scope: "settlements:read", id: "settlement", cursor: "payment" },
+  { method: "GET", path: "/v1/settlements/{id}/lines", scope: "settlements:read", id: "settlement", cursor: ["payment", "refund"] },
   { method: "POST", path: "/v1/test_helpers/settlements/run", scope: "settlements:read", testOnly: true },
   /** The API reference is public, like any API's documentation. */
   { method: "GET", path: "/v1/openapi.json", scope: null },
@@ -80,6 +83,47 @@ export const ROUTES: RouteProbe[] = [
 export const ID_ROUTES = ROUTES.filter((r): r is RouteProbe & { id: ObjectKind } => r.id !== undefined);
 
 export const label = (r: Pick<RouteProbe, "method" | "path">) => `${r.method} ${r.path}`;
+
+/** One place a /v1 operation takes an object's id, and the kinds of id it takes there. */
+export type IdField = { route: string; where: "path" | "query" | "body"; name: string; kinds: IdKind[] };
+
+/** A field named for an object: it takes an id, whether or not its schema says so with a pattern. */
+const NAMED_FOR_AN_OBJECT = /^(id|\w+_id|payment|refund|payment_link|link|checkout_session|session|event|endpoint|webhook_endpoint|delivery|settlement|starting_after|ending_before)$/;
+
+type JsonSchema = { pattern?: string; properties?: Record<string, JsonSchema>; items?: JsonSchema; anyOf?: JsonSchema[]; oneOf?: JsonSchema[]; allOf?: JsonSchema[] };
+
+/** The kinds of id an id pattern matches (`^(pay|re)_…$` is two); a pattern that also takes plain text (a reference's) is no id's. */
+const kindsOf = (schema: JsonSchema): IdKind[] => {
+  const patterns = [schema, ...(schema.anyOf ?? []), ...(schema.oneOf ?? [])].flatMap((s) => (s.pattern && !new RegExp(s.pattern).test("order-1001") ? [new RegExp(s.pattern)] : []));
+  return (Object.keys(ID_PREFIXES) as IdKind[]).filter((k) => patterns.some((re) => re.test(newId(k))));
+};
+
+/**
+ * Every id a /v1 operation takes, read from the OpenAPI document (made from the zod schemas the
+ * handlers parse with): path parameters, query parameters and body fields, nested ones too,
+ * whose schema is an id's pattern or whose name names an object. The matrix must cover each.
+ */
+export function idFields(): IdField[] {
+  const doc = openApiDocument("http://localhost:3000") as unknown as {
+    paths: Record<string, Record<string, { parameters?: { name: string; in: string; schema?: JsonSchema }[]; requestBody?: { content: Record<string, { schema: JsonSchema }> } }>>;
+  };
+  const out: IdField[] = [];
+  const visit = (route: string, where: IdField["where"], name: string, schema: JsonSchema) => {
+    const kinds = kindsOf(schema);
+    if (kinds.length > 0 || NAMED_FOR_AN_OBJECT.test(name.slice(name.lastIndexOf(".") + 1))) out.push({ route, where, name, kinds });
+    for (const [k, v] of Object.entries(schema.properties ?? {})) visit(route, where, `${name ? `${name}.` : ""}${k}`, v);
+    for (const s of [schema.items, ...(schema.allOf ?? []), ...(schema.anyOf ?? []), ...(schema.oneOf ?? [])]) if (s?.properties) visit(route, where, name, { properties: s.properties });
+  };
+  for (const [path, methods] of Object.entries(doc.paths)) {
+    for (const [method, op] of Object.entries(methods)) {
+      const route = `${method.toUpperCase()} ${path}`;
+      for (const p of op.parameters ?? []) if (p.in === "path" || p.in === "query") visit(route, p.in, p.name, p.schema ?? {});
+      const body = op.requestBody?.content["application/json"]?.schema;
+      if (body) for (const [k, v] of Object.entries(body.properties ?? {})) visit(route, "body", k, v);
+    }
+  }
+  return out;
+}
 
 type Handler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response> | Response;
 type RouteModule = Partial<Record<Method | "OPTIONS", Handler>>;

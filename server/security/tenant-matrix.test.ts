@@ -5,7 +5,7 @@ import { OPERATIONS } from "@/server/openapi";
 import { createEndpoint } from "@/server/services/webhooks/create-endpoint";
 import { expectError } from "@/server/testing/expect-error";
 import { notFoundRoute } from "@/server/http/api-route";
-import { callRoute, ID_ROUTES, label, METHODS, routeModules, ROUTES, sampleCall, servedRoutes, type Answer, type ObjectKind, type RouteProbe } from "./surface";
+import { callRoute, hourAgo, ID_ROUTES, idFields, label, METHODS, routeModules, ROUTES, sampleCall, servedRoutes, type Answer, type Call, type IdField, type ObjectKind, type RouteProbe } from "./surface";
 import { fingerprint, idsOf, seedWorld, type Objects, type World } from "./world";
 
 /**
@@ -36,9 +36,51 @@ function comparable(res: Answer, sentId: string) {
   return { status: res.status, error: { ...error, message: String(error.message).split(sentId).join("<id>") } };
 }
 
+/** What a call asks the database: the SQL text of every statement, in order (values are parameters, so the id sent is in none). */
+async function statementsOf(call: () => Promise<Answer>): Promise<{ status: number; statements: string[] }> {
+  const statements: string[] = [];
+  const res = await watchStatements((s) => statements.push(s), call);
+  return { status: res.status, statements };
+}
+
+/** The kind of id an object of the world is. */
+const idKindOf = (k: ObjectKind | "paidPayment"): IdKind => (k === "paidPayment" ? "payment" : KIND[k]);
+
+/**
+ * Query parameters that filter a list by an object's id. A filter by id is a condition, not a
+ * lookup: another merchant's id, our live id and an id that never existed all match nothing.
+ */
+const FILTERS: { name: string; path: string; param: string; kind: ObjectKind | "paidPayment"; field: string }[] = [
+  { name: "refunds of a payment", path: "/v1/refunds", param: "payment", kind: "paidPayment", field: "payment" },
+  { name: "deliveries of an event", path: "/v1/webhook_deliveries", param: "event", kind: "event", field: "event" },
+  { name: "deliveries to an endpoint", path: "/v1/webhook_deliveries", param: "endpoint", kind: "webhookEndpoint", field: "endpoint" },
+];
+
+let probe = 0;
+
+/** Body fields that name one of our objects: a foreign one is as missing as one that never existed. */
+const BODY_IDS: { route: string; field: string; kind: ObjectKind | "paidPayment"; call: (id: string) => Call }[] = [
+  { route: "POST /v1/events/{id}/replay", field: "endpoint", kind: "webhookEndpoint", call: (endpoint) => ({ id: w.ours.event, body: { endpoint } }) },
+  { route: "POST /v1/events/replay", field: "endpoint", kind: "webhookEndpoint", call: (endpoint) => ({ body: { created_gte: hourAgo(), endpoint } }) },
+  { route: "POST /v1/refunds", field: "payment", kind: "paidPayment", call: (payment) => ({ body: { payment, amount: 1 }, idempotencyKey: `refund-probe-${payment}-${++probe}` }) },
+];
+
+const CURSORS = ["starting_after", "ending_before"] as const;
+
 describe("the route table", () => {
   it("is every route file and method the app serves under /v1, and nothing else", async () => {
     expect(ROUTES.map(label).sort()).toEqual(await servedRoutes());
+  });
+
+  it("covers every id the API takes, in a path, a query or a body, as the OpenAPI document shows them", () => {
+    const covered: IdField[] = [
+      ...ID_ROUTES.map((r) => ({ route: label(r), where: "path" as const, name: "id", kinds: [KIND[r.id]] })),
+      ...ROUTES.flatMap((r) => CURSORS.map((name) => ({ route: label(r), where: "query" as const, name, kinds: (r.cursor ?? []).map((k) => KIND[k]) })).filter((f) => f.kinds.length > 0)),
+      ...FILTERS.map((f) => ({ route: `GET ${f.path}`, where: "query" as const, name: f.param, kinds: [idKindOf(f.kind)] })),
+      ...BODY_IDS.map((b) => ({ route: b.route, where: "body" as const, name: b.field, kinds: [idKindOf(b.kind)] })),
+    ];
+    const text = (f: IdField) => `${f.route} ${f.where}:${f.name} (${[...f.kinds].sort().join("|") || "no id pattern"})`;
+    expect(covered.map(text).sort()).toEqual(idFields().map(text).sort());
   });
 
   it("answers every method it does not serve, OPTIONS included, with the 404 envelope and a Request-Id", async () => {
@@ -105,20 +147,16 @@ describe.each(ID_ROUTES.map((r) => [label(r), r] as const))("%s", (_name, route)
   });
 
   it("asks the database the same statements, in the same order, for those ids as for one that never existed", async () => {
-    const statementsOf = async (key: string, id: string, name: string) => {
-      const sent: string[] = [];
-      const res = await watchStatements((s) => sent.push(s), () => callRoute(route, sampleCall(route, w.ours, key, id)));
-      expect({ case: name, status: res.status }).toEqual({ case: name, status: 404 });
-      return sent;
-    };
+    const asked = (key: string, id: string) => statementsOf(() => callRoute(route, sampleCall(route, w.ours, key, id)));
     for (const c of ID_CASES.filter((c) => c.wellFormed && c.name !== "a random well-formed id")) {
       // Against an id that never existed, asked with the same key (a key may be refused before any
       // lookup: the test helpers take no live key). What a key sends once (its lookup) is sent first.
       const key = c.key(w);
       await callRoute(route, sampleCall(route, w.ours, key, newId(KIND[route.id])));
-      const never = await statementsOf(key, newId(KIND[route.id]), "a random well-formed id");
-      expect({ case: c.name, statements: await statementsOf(key, c.id(w, route.id), c.name) }).toEqual({ case: c.name, statements: never });
-      if (key === w.us.keys.test) expect(never.length, "with the test key the lookup goes to the database").toBeGreaterThan(0);
+      const never = await asked(key, newId(KIND[route.id]));
+      expect(never.status).toBe(404);
+      expect({ case: c.name, ...(await asked(key, c.id(w, route.id))) }).toEqual({ case: c.name, ...never });
+      if (key === w.us.keys.test) expect(never.statements.length, "with the test key the lookup goes to the database").toBeGreaterThan(0);
     }
   });
 
@@ -161,18 +199,8 @@ function expectNoForeignIds(res: Answer) {
 }
 
 describe("filters naming foreign objects", () => {
-  /**
-   * A filter by id is a condition, not a lookup: another merchant's id, our live id and an id that
-   * never existed all match nothing, so the three answers are the same empty list.
-   */
-  const FILTERS: { name: string; path: string; param: string; kind: ObjectKind | "paidPayment"; field: string }[] = [
-    { name: "refunds of a payment", path: "/v1/refunds", param: "payment", kind: "paidPayment", field: "payment" },
-    { name: "deliveries of an event", path: "/v1/webhook_deliveries", param: "event", kind: "event", field: "event" },
-    { name: "deliveries to an endpoint", path: "/v1/webhook_deliveries", param: "endpoint", kind: "webhookEndpoint", field: "endpoint" },
-  ];
-
-  it.each(FILTERS.map((f) => [f.name, f] as const))("%s: a foreign id lists what a random id lists (nothing)", async (_n, f) => {
-    const idKind = f.kind === "paidPayment" ? "payment" : KIND[f.kind];
+  it.each(FILTERS.map((f) => [f.name, f] as const))("%s: a foreign id lists what a random id lists (nothing), with the same statements", async (_n, f) => {
+    const idKind = idKindOf(f.kind);
     const answers = [];
     for (const id of [w.theirs[f.kind], w.usLive[f.kind], newId(idKind)]) {
       const res = await list(f.path, { [f.param]: id });
@@ -181,6 +209,10 @@ describe("filters naming foreign objects", () => {
     }
     expect(answers[1]).toEqual(answers[0]);
     expect(answers[2]).toEqual(answers[0]);
+    const route = ROUTES.find((r) => r.method === "GET" && r.path === f.path)!;
+    const asked = (id: string) => statementsOf(() => callRoute(route, { key: w.us.keys.test, query: { [f.param]: id } }));
+    const never = await asked(newId(idKind));
+    for (const id of [w.theirs[f.kind], w.usLive[f.kind]]) expect(await asked(id)).toEqual(never);
     // The control: the same filter with our own id finds our object.
     const own = await list(f.path, { [f.param]: w.ours[f.kind] });
     expect(own.body.data.length).toBeGreaterThan(0);
@@ -212,37 +244,24 @@ describe("filters naming foreign objects", () => {
     }
   });
 
-  it("a replay naming a foreign endpoint is refused as one naming a missing endpoint is, and queues nothing", async () => {
-    const one = ROUTES.find((r) => r.path === "/v1/events/{id}/replay")!;
-    const window = ROUTES.find((r) => r.path === "/v1/events/replay")!;
-    const before = await fingerprint([w.us.merchant.id, w.them.merchant.id]);
-    for (const [route, extra] of [
-      [one, {}],
-      [window, { created_gte: String(Math.floor(Date.now() / 1000) - 3600) }],
-    ] as const) {
+  it.each(BODY_IDS.map((b) => [`${b.route} with a foreign ${b.field}`, b] as const))(
+    "%s: refused as one naming an id that never existed, with the same statements, and nothing written",
+    async (_n, b) => {
+      const route = ROUTES.find((r) => label(r) === b.route)!;
+      const ask = (id: string) => callRoute(route, { key: w.us.keys.test, ...b.call(id) });
+      const before = await fingerprint([w.us.merchant.id, w.them.merchant.id]);
       const bodies = [];
-      for (const endpoint of [w.theirs.webhookEndpoint, w.usLive.webhookEndpoint, newId("webhookEndpoint")]) {
-        const res = await callRoute(route, { key: w.us.keys.test, id: w.ours.event, body: { ...extra, endpoint } });
-        expectError(res, 404, "not_found", "resource_missing", "endpoint");
-        bodies.push(comparable(res, endpoint));
+      for (const id of [w.theirs[b.kind], w.usLive[b.kind], newId(idKindOf(b.kind))]) {
+        const res = await ask(id);
+        expectError(res, 404, "not_found", "resource_missing", b.field);
+        bodies.push(comparable(res, id));
       }
-      expect(new Set(bodies.map((b) => JSON.stringify(b))).size, label(route)).toBe(1);
-    }
-    expect(await fingerprint([w.us.merchant.id, w.them.merchant.id])).toEqual(before);
-  });
-
-  it("a refund of a foreign payment is refused as one of a missing payment is, and makes no refund", async () => {
-    const route = ROUTES.find((r) => r.method === "POST" && r.path === "/v1/refunds")!;
-    const before = await fingerprint([w.us.merchant.id, w.them.merchant.id]);
-    const bodies = [];
-    for (const payment of [w.theirs.paidPayment, w.usLive.paidPayment, newId("payment")]) {
-      const res = await callRoute(route, { key: w.us.keys.test, body: { payment, amount: 1 }, idempotencyKey: `refund-probe-${payment}` });
-      expectError(res, 404, "not_found", "resource_missing", "payment");
-      bodies.push(comparable(res, payment));
-    }
-    expect(new Set(bodies.map((b) => JSON.stringify(b))).size).toBe(1);
-    expect(await fingerprint([w.us.merchant.id, w.them.merchant.id])).toEqual(before);
-  });
+      expect(new Set(bodies.map((x) => JSON.stringify(x))).size).toBe(1);
+      const never = await statementsOf(() => ask(newId(idKindOf(b.kind))));
+      for (const id of [w.theirs[b.kind], w.usLive[b.kind]]) expect(await statementsOf(() => ask(id))).toEqual(never);
+      expect(await fingerprint([w.us.merchant.id, w.them.merchant.id])).toEqual(before);
+    },
+  );
 });
 
 describe("cursors set to foreign ids", () => {
@@ -255,20 +274,25 @@ describe("cursors set to foreign ids", () => {
   const sameInstant = (id: string, kind: IdKind) => newId(kind, idTime(id));
 
   it.each(ROUTES.filter((r) => r.cursor).map((r) => [label(r), r] as const))("%s", async (_n, route) => {
-    const kind = KIND[route.cursor!];
     const call = (query: Record<string, string>) => callRoute(route, { key: w.us.keys.test, id: w.ours.settlement, query: { ...query, limit: "100" } });
-    for (const direction of ["starting_after", "ending_before"]) {
-      for (const foreign of [w.theirs[route.cursor!], w.usLive[route.cursor!]]) {
-        const viaForeign = await call({ [direction]: foreign });
-        const random = sameInstant(foreign, kind);
-        const viaRandom = await call({ [direction]: random });
-        expectError(viaForeign, 404, "not_found", "resource_missing", direction);
-        expect(comparable(viaForeign, foreign)).toEqual(comparable(viaRandom, random));
-        // Beyond the id the caller sent itself (which the message quotes), nothing foreign.
-        expectNoForeignIds({ ...viaForeign, text: viaForeign.text.split(foreign).join("<id>") });
+    for (const cursor of route.cursor!) {
+      const kind = KIND[cursor];
+      for (const direction of CURSORS) {
+        for (const foreign of [w.theirs[cursor], w.usLive[cursor]]) {
+          const viaForeign = await call({ [direction]: foreign });
+          const random = sameInstant(foreign, kind);
+          const viaRandom = await call({ [direction]: random });
+          expectError(viaForeign, 404, "not_found", "resource_missing", direction);
+          expect({ cursor, ...comparable(viaForeign, foreign) }).toEqual({ cursor, ...comparable(viaRandom, random) });
+          // Beyond the id the caller sent itself (which the message quotes), nothing foreign.
+          expectNoForeignIds({ ...viaForeign, text: viaForeign.text.split(foreign).join("<id>") });
+          // No branch a clock could see: the same statements as for the id that never existed.
+          expect({ cursor, ...(await statementsOf(() => call({ [direction]: foreign }))) }).toEqual({ cursor, ...(await statementsOf(() => call({ [direction]: random }))) });
+        }
       }
     }
-    const own = await call({ starting_after: route.cursor === "payment" && route.path.includes("{id}") ? w.ours.paidPayment : w.ours[route.cursor!] });
+    const [first] = route.cursor!;
+    const own = await call({ starting_after: first === "payment" && route.path.includes("{id}") ? w.ours.paidPayment : w.ours[first!] });
     expect(own.status, own.text).toBe(200);
   });
 });
