@@ -1,14 +1,17 @@
 import { and, eq } from "drizzle-orm";
+import { z } from "zod";
 import { beforeAll, describe, expect, it } from "vitest";
-import { getDb, watchStatements } from "@/db/client";
-import { apiKeys, staffUsers } from "@/db/schema";
-import { newId } from "@/server/domain/ids";
+import { getDb } from "@/db/client";
+import { apiKeys, securityEvents, staffUsers } from "@/db/schema";
+import { idTime, newId } from "@/server/domain/ids";
 import { roleAllows, STAFF_ROLES, type StaffRole } from "@/server/domain/staff";
+import { recordSecurityEvent } from "@/server/services/security-log/record-security-event";
+import { systemContext } from "@/server/system-context";
 import { seedPayment } from "@/server/testing/fixtures";
 import type { TrpcContext } from "@/server/trpc/init";
 import { STAFF_TEST_PASSWORD } from "@/server/trpc/testing";
 import { appRouter } from "@/server/trpc/routers/_app";
-import { dashboardWire, fingerprint, seedWorld, staffContext, type Objects, type World } from "./world";
+import { dashboardWire, fingerprint, seedWorld, staffContext, statementsOf, type Objects, type World } from "./world";
 
 /**
  * The dashboard's half of the matrix, over tRPC's own fetch handler so the answers are what the
@@ -17,11 +20,16 @@ import { dashboardWire, fingerprint, seedWorld, staffContext, type Objects, type
  * mutation's minimum, with real inputs.
  */
 
-type Procedure = { _def: { type: "query" | "mutation" | "subscription" } };
-const PROCEDURES = Object.entries(appRouter._def.procedures as unknown as Record<string, Procedure>).map(([path, p]) => ({ path, type: p._def.type }));
+type Procedure = { _def: { type: "query" | "mutation" | "subscription"; inputs: z.ZodType[] } };
+const PROCEDURES = Object.entries(appRouter._def.procedures as unknown as Record<string, Procedure>).map(([path, p]) => ({
+  path,
+  type: p._def.type,
+  /** The names of its input's fields, as its zod schema declares them. */
+  fields: p._def.inputs.flatMap((i) => Object.keys((z.toJSONSchema(i, { io: "input", unrepresentable: "any" }) as { properties?: object }).properties ?? {})),
+}));
 
-/** Extra per-world ids the dashboard names that /v1 does not: API keys and staff members. */
-type Extra = { apiKey: string; staff: string };
+/** Extra per-world ids the dashboard names that /v1 does not: API keys, staff members, security log entries. */
+type Extra = { apiKey: string; staff: string; securityEvent: string };
 type Kind = keyof Omit<Objects, "livemode" | "reference"> | keyof Extra;
 type Ids = Omit<Objects, "livemode" | "reference"> & Extra;
 
@@ -37,6 +45,7 @@ const ID_OF: Record<Kind, Parameters<typeof newId>[0]> = {
   settlement: "settlement",
   apiKey: "apiKey",
   staff: "staffUser",
+  securityEvent: "securityEvent",
 };
 
 /**
@@ -70,7 +79,26 @@ const ID_PROCEDURES: Record<string, { kind: Kind; input: (id: string, own: Ids) 
   "staff.resetPassword": { kind: "staff", input: (id) => ({ id, confirmPassword: STAFF_TEST_PASSWORD }), perEnvironment: false },
 };
 
-/** Procedures that name no object (lists take cursors, checked by the /v1 cursor rule they share), and why. */
+const CURSORS = ["startingAfter", "endingBefore"] as const;
+
+/**
+ * Every procedure that pages with cursors: the kinds of id its cursors name, and the rest of its
+ * input (made with the objects of the mode asked in). `perEnvironment: false` for the security
+ * log, which holds both modes' entries.
+ */
+const CURSOR_PROCEDURES: Record<string, { kinds: Kind[]; input?: (own: Ids) => object; perEnvironment?: false }> = {
+  "payments.list": { kinds: ["payment"] },
+  "events.list": { kinds: ["event"] },
+  "webhooks.list": { kinds: ["webhookEndpoint"] },
+  "webhooks.deliveries": { kinds: ["webhookDelivery"], input: (own) => ({ endpointId: own.webhookEndpoint }) },
+  "apiKeys.list": { kinds: ["apiKey"] },
+  "paymentLinks.list": { kinds: ["paymentLink"] },
+  "settlements.list": { kinds: ["settlement"] },
+  "settlements.lines": { kinds: ["paidPayment", "refund"], input: (own) => ({ id: own.settlement }) },
+  "security.list": { kinds: ["securityEvent"], perEnvironment: false },
+};
+
+/** Procedures that name no object (the lists' cursors are CURSOR_PROCEDURES'), and why. */
 const NO_ID: Record<string, string> = {
   "session.me": "the caller themself",
   "overview.get": "the caller's merchant",
@@ -135,7 +163,9 @@ async function extras(merchantId: string, livemode: boolean): Promise<Extra> {
   const now = new Date();
   const staff = newId("staffUser", now);
   await db.insert(staffUsers).values({ id: staff, merchantId, email: `member-${staff}@test.mari.test`, passwordHash: STAFF_HASH, role: "developer", createdAt: now });
-  return { apiKey: key!.id, staff };
+  await recordSecurityEvent(db, { ...(await systemContext()), actor: { type: "system", job: "test" } }, { merchantId, action: "staff.added", target: { id: staff, label: "member" } });
+  const [entry] = await db.select().from(securityEvents).where(and(eq(securityEvents.merchantId, merchantId), eq(securityEvents.targetId, staff)));
+  return { apiKey: key!.id, staff, securityEvent: entry!.id };
 }
 
 beforeAll(async () => {
@@ -151,6 +181,17 @@ describe("the procedure tables", () => {
     expect([...new Set(covered)].sort()).toEqual(PROCEDURES.map((p) => p.path).sort());
   });
 
+  it("cover every id a procedure's input takes: each id field has a case, each pair of cursors a list entry", () => {
+    const probe = newId("payment");
+    const fieldOf = (input: unknown) => Object.entries(input as Record<string, unknown>).find(([, v]) => v === probe)![0];
+    const covered = new Set([
+      ...Object.entries(ID_PROCEDURES).map(([name, p]) => `${procedurePath(name)} ${fieldOf(p.input(probe, ours))}`),
+      ...Object.keys(CURSOR_PROCEDURES).flatMap((path) => CURSORS.map((c) => `${path} ${c}`)),
+    ]);
+    const takesAnId = (field: string) => /^(id|\w+Id)$/.test(field) || (CURSORS as readonly string[]).includes(field);
+    expect([...covered].sort()).toEqual(PROCEDURES.flatMap((p) => p.fields.filter(takesAnId).map((f) => `${p.path} ${f}`)).sort());
+  });
+
   it("give every mutation its least role", () => {
     expect(Object.keys(MIN_ROLE).sort()).toEqual(PROCEDURES.filter((p) => p.type === "mutation").map((p) => p.path).sort());
   });
@@ -163,7 +204,7 @@ function comparable(body: any, sentId: string) {
 }
 
 /** The objects a procedure must not find for our admin: another merchant's, and (where it has them) the other environment's, with the mode each is asked in. */
-function foreignCases(p: (typeof ID_PROCEDURES)[string]): { name: string; live: boolean; id: string }[] {
+function foreignCases(p: { kind: Kind; perEnvironment?: false }): { name: string; live: boolean; id: string }[] {
   return [
     { name: "another merchant's", live: false, id: theirs[p.kind] },
     ...(p.perEnvironment === false
@@ -198,18 +239,41 @@ describe.each(Object.entries(ID_PROCEDURES))("%s", (name, p) => {
   });
 
   it("asks the database the same statements, in the same order, for those objects as for a random id", async () => {
-    const statementsOf = async (ctx: TrpcContext, id: string, what: string) => {
-      const sent: string[] = [];
-      const res = await watchStatements((s) => sent.push(s), () => dashboardWire(ctx, procedurePath(name), typeOf(name), p.input(id, ctx.livemode ? usLive : ours)));
-      expect({ case: what, status: res.status }).toEqual({ case: what, status: 404 });
-      return sent;
-    };
+    const asked = (ctx: TrpcContext, id: string) => statementsOf(() => dashboardWire(ctx, procedurePath(name), typeOf(name), p.input(id, ctx.livemode ? usLive : ours)));
     for (const c of foreignCases(p)) {
       const ctx = await staffContext(w.us, "admin", c.live);
-      const never = await statementsOf(ctx, newId(ID_OF[p.kind]), "random id");
-      expect(never.length, "the lookup goes to the database").toBeGreaterThan(0);
-      expect({ case: c.name, statements: await statementsOf(ctx, c.id, c.name) }).toEqual({ case: c.name, statements: never });
+      const never = await asked(ctx, newId(ID_OF[p.kind]));
+      expect(never.status).toBe(404);
+      expect(never.statements.length, "the lookup goes to the database").toBeGreaterThan(0);
+      expect({ case: c.name, ...(await asked(ctx, c.id)) }).toEqual({ case: c.name, ...never });
     }
+  });
+});
+
+describe.each(Object.entries(CURSOR_PROCEDURES))("%s with a foreign cursor", (path, c) => {
+  const inputFor = (live: boolean, cursor: Partial<Record<(typeof CURSORS)[number], string>>) => ({ ...c.input?.(live ? usLive : ours), ...cursor });
+
+  it("answers NOT_FOUND as for an id that never existed, made at the same instant, with the same statements", async () => {
+    const contexts = { test: await staffContext(w.us, "admin", false), live: await staffContext(w.us, "admin", true) };
+    for (const kind of c.kinds) {
+      for (const f of foreignCases({ kind, perEnvironment: c.perEnvironment })) {
+        const ctx = f.live ? contexts.live : contexts.test;
+        for (const cursor of CURSORS) {
+          const ask = (id: string) => dashboardWire(ctx, path, "query", inputFor(f.live, { [cursor]: id }));
+          const random = newId(ID_OF[kind], idTime(f.id));
+          const [viaForeign, viaRandom] = [await ask(f.id), await ask(random)];
+          const which = { kind, cursor, case: f.name };
+          expect({ ...which, status: viaForeign.status, code: viaForeign.body.error?.data?.service?.code }).toEqual({ ...which, status: 404, code: "resource_missing" });
+          expect({ ...which, error: comparable(viaForeign.body, f.id) }).toEqual({ ...which, error: comparable(viaRandom.body, random) });
+          expect({ ...which, ...(await statementsOf(() => ask(f.id))) }).toEqual({ ...which, ...(await statementsOf(() => ask(random))) });
+        }
+      }
+    }
+  });
+
+  it("pages from our own object (the control)", async () => {
+    const res = await dashboardWire(await staffContext(w.us, "admin", false), path, "query", inputFor(false, { startingAfter: ours[c.kinds[0]!] }));
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
   });
 });
 

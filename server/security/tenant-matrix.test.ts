@@ -1,12 +1,11 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { watchStatements } from "@/db/client";
 import { ID_PREFIXES, idTime, newId, type IdKind } from "@/server/domain/ids";
 import { OPERATIONS } from "@/server/openapi";
 import { createEndpoint } from "@/server/services/webhooks/create-endpoint";
 import { expectError } from "@/server/testing/expect-error";
 import { notFoundRoute } from "@/server/http/api-route";
 import { callRoute, hourAgo, ID_ROUTES, idFields, label, METHODS, routeModules, ROUTES, sampleCall, servedRoutes, type Answer, type Call, type IdField, type ObjectKind, type RouteProbe } from "./surface";
-import { fingerprint, idsOf, seedWorld, type Objects, type World } from "./world";
+import { fingerprint, idsOf, seedWorld, statementsOf, type Objects, type World } from "./world";
 
 /**
  * Tenant isolation over the whole /v1 surface: an id of another merchant, or of our own other
@@ -34,13 +33,6 @@ beforeAll(async () => {
 function comparable(res: Answer, sentId: string) {
   const { request_id: _r, ...error } = res.body.error;
   return { status: res.status, error: { ...error, message: String(error.message).split(sentId).join("<id>") } };
-}
-
-/** What a call asks the database: the SQL text of every statement, in order (values are parameters, so the id sent is in none). */
-async function statementsOf(call: () => Promise<Answer>): Promise<{ status: number; statements: string[] }> {
-  const statements: string[] = [];
-  const res = await watchStatements((s) => statements.push(s), call);
-  return { status: res.status, statements };
 }
 
 /** The kind of id an object of the world is. */

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
-import { getDb } from "@/db/client";
+import { getDb, watchStatements } from "@/db/client";
 import { rowsOf } from "@/db/rows";
 import type { StaffRole } from "@/server/domain/staff";
 import { createCheckoutSession } from "@/server/services/checkout-sessions/create-checkout-session";
@@ -145,4 +145,11 @@ export async function dashboardWire(ctx: TrpcContext, path: string, type: "query
   const req = new Request(url, type === "query" ? { method: "GET" } : { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(input) });
   const res = await fetchRequestHandler({ endpoint: "/api/trpc", req, router: appRouter, createContext: async () => ctx });
   return { status: res.status, body: await res.json() };
+}
+
+/** What a call asks the database: the SQL text of every statement, in order (values are parameters, so an id sent is in none). */
+export async function statementsOf(call: () => Promise<{ status: number }>): Promise<{ status: number; statements: string[] }> {
+  const statements: string[] = [];
+  const res = await watchStatements((s) => statements.push(s), call);
+  return { status: res.status, statements };
 }
