@@ -1,4 +1,5 @@
 import { expect, test } from "@playwright/test";
+import { OPERATIONS } from "../../server/openapi";
 import { describeFailure, fuzz, table } from "../../bench/fuzz/core";
 import { TARGETS } from "../../bench/fuzz/requests";
 import { snapshot, unexpectedWrites, type Answered } from "../../bench/fuzz/rows";
@@ -19,7 +20,8 @@ import { bearer, seed } from "../support/seed";
  * merchant's live mode and the tables tied to it (other tests write to the rest meanwhile).
  */
 const RUNS = Number(process.env.FUZZ_RUNS ?? 40);
-const LISTS = ["/v1/payments", "/v1/refunds", "/v1/payment_links", "/v1/checkout_sessions", "/v1/events", "/v1/webhook_endpoints", "/v1/webhook_deliveries", "/v1/settlements"];
+/** Every list the API has (a GET naming no object, taking a query), from the operations themselves. */
+const LISTS = OPERATIONS.filter((op) => op.method === "GET" && !op.path.includes("{") && op.query).map((op) => op.path);
 
 test("every wrong request to /v1 gets a 4xx in the error envelope and writes nothing", async ({ request, baseURL }) => {
   test.setTimeout(90_000);
