@@ -49,14 +49,16 @@ export const webhookEndpointResource = z.object({
   degraded_since: timestamp.nullable(),
   consecutive_failures: z.number().int(),
   created_at: timestamp,
-  secret: z.string().optional().describe("The signing secret (whsec_…): only in the answer to create and roll_secret."),
   previous_secret_expires_at: timestamp.nullable().describe("While set, deliveries are signed with the rolled secret too."),
 });
 export type WebhookEndpointResource = z.infer<typeof webhookEndpointResource>;
-/** The answer to create and roll_secret: the endpoint with its secret, always. */
+/** The answer to create and roll_secret: the endpoint with its secret, always. Reads never show it. */
 const endpointWithSecret = webhookEndpointResource.extend({ secret: z.string().describe("The signing secret (whsec_…): shown in this answer only.") });
+export type WebhookEndpointWithSecret = z.infer<typeof endpointWithSecret>;
 
-export function toEndpointResource(e: WebhookEndpoint, opts: { withSecret?: boolean; now?: Date } = {}): WebhookEndpointResource {
+export function toEndpointResource(e: WebhookEndpoint, opts: { withSecret: true; now?: Date }): WebhookEndpointWithSecret;
+export function toEndpointResource(e: WebhookEndpoint, opts?: { withSecret?: false; now?: Date }): WebhookEndpointResource;
+export function toEndpointResource(e: WebhookEndpoint, opts: { withSecret?: boolean; now?: Date } = {}): WebhookEndpointResource | WebhookEndpointWithSecret {
   const overlapping = e.previousSecretExpiresAt && (!opts.now || e.previousSecretExpiresAt > opts.now) ? e.previousSecretExpiresAt : null;
   return {
     id: e.id,
