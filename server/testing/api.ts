@@ -23,7 +23,9 @@ import * as paymentLink from "@/app/v1/payment_links/[id]/route";
 import * as deactivateLink from "@/app/v1/payment_links/[id]/deactivate/route";
 import * as checkoutSessions from "@/app/v1/checkout_sessions/route";
 import * as checkoutSession from "@/app/v1/checkout_sessions/[id]/route";
-import { operationFor, undocumentedError } from "@/server/openapi";
+import Ajv2020, { type ValidateFunction } from "ajv/dist/2020";
+import { openApiDocument, operationFor, undocumentedError } from "@/server/openapi";
+import type { Operation } from "@/server/schemas/common";
 
 type Handler = (req: Request, ctx: { params: Promise<Record<string, string | string[]>> }) => Promise<Response> | Response;
 type RouteModule = Partial<Record<"GET" | "POST" | "PUT" | "PATCH" | "DELETE", Handler>>;
@@ -107,13 +109,30 @@ export async function api<T = any>(method: string, path: string, opts: CallOptio
 }
 
 /**
- * Every error a test meets must be one the OpenAPI document lists for its operation: a code the
- * document does not name fails the test that got it. Paths and methods no operation serves (the
- * catch-all 404) are the document's silence, not a contradiction.
+ * Every answer a test meets must be one the OpenAPI document describes for its operation: a
+ * success with the status and a body the entry gives (its objects take no field it does not name),
+ * an error with a code it lists. Paths and methods no operation serves (the catch-all 404) are
+ * the document's silence, not a contradiction.
  */
 export function holdToDocument(method: string, pathname: string, status: number, body: unknown): void {
   const op = operationFor(method, pathname);
-  if (!op || status < 400) return;
-  const problem = undocumentedError(op, status, (body as { error?: { code?: unknown } } | undefined)?.error?.code);
+  if (!op) return;
+  const problem = status < 400 ? undocumentedSuccess(op, status, body) : undocumentedError(op, status, (body as { error?: { code?: unknown } } | undefined)?.error?.code);
   if (problem) throw new Error(problem);
+}
+
+const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
+const successSchemas = new Map<Operation, ValidateFunction>();
+let published: ReturnType<typeof openApiDocument> | undefined;
+
+function undocumentedSuccess(op: Operation, status: number, body: unknown): string | null {
+  if (status !== op.status) return `${op.method} ${op.path} answered ${status}, where its OpenAPI entry gives ${op.status}`;
+  let validate = successSchemas.get(op);
+  if (!validate) {
+    published ??= openApiDocument("http://localhost:3000");
+    const entry = published.paths[op.path]![op.method.toLowerCase()] as { responses: Record<string, { content: { "application/json": { schema: object } } }> };
+    successSchemas.set(op, (validate = ajv.compile(entry.responses[String(op.status)]!.content["application/json"].schema)));
+  }
+  if (validate(body)) return null;
+  return `${op.method} ${op.path} answered ${status} with a body its OpenAPI entry does not describe: ${JSON.stringify(validate.errors?.slice(0, 3))}`;
 }
