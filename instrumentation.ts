@@ -5,6 +5,6 @@
 export async function register(): Promise<void> {
   // eslint-disable-next-line no-restricted-properties -- Next's documented runtime switch
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
-  const { bootOrExit } = await import("./server/boot");
+  const { bootOrExit } = await import("./server/boot-or-exit");
   await bootOrExit();
 }

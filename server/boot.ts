@@ -28,22 +28,6 @@ export async function boot(): Promise<void> {
   await start(db);
 }
 
-/**
- * boot(), or, when the server cannot start, why (on stderr) and exit for its supervisor to see: a
- * server that cannot start must not stay up answering every request with a bare 500, which is what
- * Next does after a failed register(). Here rather than in instrumentation.ts, which Next also
- * compiles for the edge runtime, where process.exit and process.stderr do not exist and each
- * compilation in `next dev` would warn about them.
- */
-export async function bootOrExit(): Promise<void> {
-  try {
-    await boot();
-  } catch (e) {
-    process.stderr.write(`\nMari could not start: ${e instanceof Error ? e.message : String(e)}\n\n`);
-    process.exit(1);
-  }
-}
-
 async function startWhenDatabaseAnswers(db: Db): Promise<void> {
   for (let wait = 500; ; wait = Math.min(wait * 2, 10_000)) {
     await new Promise((resolve) => setTimeout(resolve, wait));
