@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { METADATA_MAX_KEYS } from "./domain/metadata";
@@ -103,6 +103,18 @@ describe("README", () => {
     expect(readme).toContain(`(1 – ${MAX_AMOUNT.toLocaleString("en-US")})`);
     expect(readme).toContain(`At most ${MAX_ENDPOINTS} endpoints per environment`);
     expect(readme).toContain(`should that one never finish: ${DELIVERY_LEASE_MS / 1000} s on`);
+  });
+
+  it("draws every directory of the repository's code and every one under server/ in the layer diagram", () => {
+    const start = readme.indexOf("\n## Layers\n");
+    const diagram = /```\n([\s\S]*?)```/.exec(readme.slice(start))?.[1] ?? "";
+    const drawn = (indent: string) => [...diagram.matchAll(new RegExp(`^${indent}([\\w.-]+/)`, "gm"))].map((m) => m[1]!);
+    const dirs = (dir: string) =>
+      readdirSync(path.join(root, dir), { withFileTypes: true })
+        .filter((d) => d.isDirectory() && !d.name.startsWith(".") && d.name !== "node_modules" && d.name !== "test-results" && d.name !== "playwright-report")
+        .map((d) => `${d.name}/`);
+    expect([...dirs(".")].sort()).toEqual([...drawn("")].sort());
+    expect([...dirs("server")].sort()).toEqual([...drawn("  ")].filter((d) => d !== "v1/").sort());
   });
 
   it("names only files that exist", () => {
