@@ -57,6 +57,8 @@ const schema = z.object({
   /** PIN prompts allowed to one phone number (live mode, across all merchants) per minute and per hour. */
   PIN_PROMPTS_PER_NUMBER_PER_MINUTE: positiveInt(3),
   PIN_PROMPTS_PER_NUMBER_PER_HOUR: positiveInt(10),
+  /** New payments one test-mode payment link or checkout session takes per minute, from every payer together. */
+  TEST_PAGE_PAYMENTS_PER_MINUTE: positiveInt(30),
   /** A request holding an idempotency key longer than this is presumed crashed and may be taken over. */
   IDEMPOTENCY_LOCK_TIMEOUT_MS: positiveInt(15_000),
   /**

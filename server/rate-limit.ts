@@ -11,6 +11,7 @@ type Limiters = {
   signInKnown: RateLimiterAbstract;
   promptsPerMinute: RateLimiterAbstract;
   promptsPerHour: RateLimiterAbstract;
+  testPagePayments: RateLimiterAbstract;
 };
 
 /** How long a request waits on Redis for its count before the in-memory limiter counts instead. */
@@ -23,7 +24,7 @@ const limiters = (): Promise<Limiters> => (holder.__mariLimiters ??= build());
 
 /** Counters in memory, or in Redis when REDIS_URL is set (shared by every instance). */
 async function build(): Promise<Limiters> {
-  const { REDIS_URL, RATE_LIMIT_TEST_PER_SECOND, RATE_LIMIT_LIVE_PER_SECOND, SIGN_IN_ATTEMPTS_PER_15_MIN, PIN_PROMPTS_PER_NUMBER_PER_MINUTE, PIN_PROMPTS_PER_NUMBER_PER_HOUR } =
+  const { REDIS_URL, RATE_LIMIT_TEST_PER_SECOND, RATE_LIMIT_LIVE_PER_SECOND, SIGN_IN_ATTEMPTS_PER_15_MIN, PIN_PROMPTS_PER_NUMBER_PER_MINUTE, PIN_PROMPTS_PER_NUMBER_PER_HOUR, TEST_PAGE_PAYMENTS_PER_MINUTE } =
     env();
   const memory = (keyPrefix: string, points: number, duration: number) => new RateLimiterMemory({ points, duration, keyPrefix });
   let make: (keyPrefix: string, points: number, duration: number) => RateLimiterAbstract = memory;
@@ -50,6 +51,7 @@ async function build(): Promise<Limiters> {
     signInKnown: make("mari:signin-known", SIGN_IN_ATTEMPTS_PER_15_MIN, 15 * 60),
     promptsPerMinute: make("mari:prompt-1m", PIN_PROMPTS_PER_NUMBER_PER_MINUTE, 60),
     promptsPerHour: make("mari:prompt-1h", PIN_PROMPTS_PER_NUMBER_PER_HOUR, 60 * 60),
+    testPagePayments: make("mari:test-page", TEST_PAGE_PAYMENTS_PER_MINUTE, 60),
   };
 }
 
@@ -110,6 +112,19 @@ async function secondsUntilFree(pick: (l: Limiters) => RateLimiterAbstract, key:
 export async function returnPinPrompt(msisdn: string): Promise<void> {
   const all = await limiters();
   await Promise.all([all.promptsPerMinute.reward(msisdn, 1), all.promptsPerHour.reward(msisdn, 1)]);
+}
+
+/**
+ * One new payment through a test-mode payment link or checkout session (`originId`), whoever pays:
+ * such a page takes payments from anyone holding its address, without a key, and its sandbox
+ * prompts are not counted by number (consumePinPrompt is for live ones), so this is what keeps it
+ * from making a merchant's test payments, and their webhooks, without end.
+ */
+export const consumeTestPagePayment = (originId: string): Promise<Verdict> => consume((l) => l.testPagePayments, originId);
+
+/** Gives back a test page's payment that consumeTestPagePayment counted but that was never made. */
+export async function returnTestPagePayment(originId: string): Promise<void> {
+  await (await limiters()).testPagePayments.reward(originId, 1);
 }
 
 /**

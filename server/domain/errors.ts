@@ -91,6 +91,15 @@ function waitWords(seconds: number): string {
   return seconds < 120 ? `${seconds} seconds` : `${Math.ceil(seconds / 60)} minutes`;
 }
 
+/** A test-mode link or checkout session has taken its minute's payments (consumeTestPagePayment): shown on the page as it is. */
+export const testPageLimitReached = (retryAfterSeconds: number) =>
+  new ServiceError(
+    "rate_limited",
+    `This test page has taken many payments in the last minute. Wait ${waitWords(retryAfterSeconds)} before trying again. (Test mode: no real money moves.)`,
+    undefined,
+    { retryAfterSeconds },
+  );
+
 /** Spec rule 4, for payments and for the checkout sessions that share their references. */
 export const referenceInUse = (reference: string, holder: "payment" | "checkout session" = "payment") =>
   new ServiceError("reference_in_use", `A ${holder} with reference '${reference}' already exists. Fetch it instead of creating another.`, "reference");

@@ -6,6 +6,7 @@ import { idempotencyKeys, payments } from "@/db/schema";
 import { resetRateLimitersForTests } from "@/server/rate-limit";
 import { createPaymentLink } from "@/server/services/payment-links/create-payment-link";
 import { payPaymentLink } from "@/server/services/payment-links/pay-payment-link";
+import { transitionPayment } from "@/server/services/payments/transition-payment";
 import { api } from "@/server/testing/api";
 import { setEnv } from "@/server/testing/env";
 import { expectError, serviceRefusal } from "@/server/testing/expect-error";
@@ -30,7 +31,7 @@ const create = (m: TestMerchant, msisdn: string, opts: { live?: boolean; idempot
   });
 
 beforeAll(async () => {
-  restore = setEnv({ PIN_PROMPTS_PER_NUMBER_PER_MINUTE: "3", PIN_PROMPTS_PER_NUMBER_PER_HOUR: "5" });
+  restore = setEnv({ PIN_PROMPTS_PER_NUMBER_PER_MINUTE: "3", PIN_PROMPTS_PER_NUMBER_PER_HOUR: "5", TEST_PAGE_PAYMENTS_PER_MINUTE: "3" });
   resetRateLimitersForTests();
   [a, b] = await Promise.all([seedTestMerchant(), seedTestMerchant()]);
 });
@@ -106,7 +107,7 @@ describe("PIN prompts per phone number", () => {
       expect(refused.body.error.message).toMatch(/ Wait \d+ minutes before trying again\.$/);
     } finally {
       restore();
-      restore = setEnv({ PIN_PROMPTS_PER_NUMBER_PER_MINUTE: "3", PIN_PROMPTS_PER_NUMBER_PER_HOUR: "5" });
+      restore = setEnv({ PIN_PROMPTS_PER_NUMBER_PER_MINUTE: "3", PIN_PROMPTS_PER_NUMBER_PER_HOUR: "5", TEST_PAGE_PAYMENTS_PER_MINUTE: "3" });
       resetRateLimitersForTests();
     }
   });
@@ -143,5 +144,45 @@ describe("PIN prompts per phone number", () => {
     await payPaymentLink(live, { linkId: open.id, msisdn: number, idempotencyKey: randomUUID() });
     await payPaymentLink(live, { linkId: open.id, msisdn: number, idempotencyKey: randomUUID() });
     expect(await serviceRefusal(payPaymentLink(live, { linkId: open.id, msisdn: number, idempotencyKey: randomUUID() }))).toMatchObject({ code: "rate_limited" });
+  });
+});
+
+describe("payments through a test page", () => {
+  it("a test link takes a few new payments a minute from every payer together; retries of attempts made still answer, and other links and the API go on", async () => {
+    const test = await a.ctx(false);
+    const link = await createPaymentLink(test, { amount: 2_000, currency: "USD", description: "Test page limit" });
+    const pay = (idempotencyKey: string, msisdn = freshNumber()) => payPaymentLink(test, { linkId: link.id, msisdn, idempotencyKey });
+    const first = randomUUID();
+    const made = [await pay(first), await pay(randomUUID()), await pay(randomUUID())];
+
+    const refusal = await serviceRefusal(pay(randomUUID()));
+    expect(refusal).toMatchObject({ code: "rate_limited", param: undefined });
+    expect(refusal.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    expect(refusal.retryAfterSeconds).toBeLessThanOrEqual(60);
+    expect(refusal.message).toMatch(/^This test page has taken many payments in the last minute\. Wait (a second|\d+ seconds) before trying again\./);
+    const db = await getDb();
+    expect(await db.select({ id: payments.id }).from(payments).where(eq(payments.paymentLinkId, link.id))).toHaveLength(3);
+
+    // A tap sent again (its answer lost) is the payment it made, not a new one.
+    expect((await pay(first, made[0]!.customerMsisdn)).id).toBe(made[0]!.id);
+    // Another link, and the merchant's own test creates, have budgets of their own.
+    const other = await createPaymentLink(test, { amount: 2_000, currency: "USD", description: "Another test page" });
+    await payPaymentLink(test, { linkId: other.id, msisdn: freshNumber(), idempotencyKey: randomUUID() });
+    for (let i = 0; i < 4; i++) expect((await create(a, freshNumber(), { live: false })).status).toBe(201);
+  });
+
+  it("attempts a test link refuses (a single-use link whose payment is waiting) spend none of its payments", async () => {
+    const test = await a.ctx(false);
+    const once = await createPaymentLink(test, { amount: 2_000, currency: "USD", description: "Once", singleUse: true });
+    const held = await payPaymentLink(test, { linkId: once.id, msisdn: "263770000003", idempotencyKey: randomUUID() });
+    for (let i = 0; i < 5; i++) {
+      const refused = await serviceRefusal(payPaymentLink(test, { linkId: once.id, msisdn: freshNumber(), idempotencyKey: randomUUID() }));
+      expect(refused.code).toBe("link_used");
+    }
+    // The waiting payment fails: two more fit in the minute's three, the refusals spent none.
+    await transitionPayment(test, { paymentId: held.id, to: "failed", failure: { code: "insufficient_funds", message: "Not enough money." } });
+    const second = await payPaymentLink(test, { linkId: once.id, msisdn: "263770000003", idempotencyKey: randomUUID() });
+    await transitionPayment(test, { paymentId: second.id, to: "failed", failure: { code: "insufficient_funds", message: "Not enough money." } });
+    await payPaymentLink(test, { linkId: once.id, msisdn: "263770000003", idempotencyKey: randomUUID() });
   });
 });

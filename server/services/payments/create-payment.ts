@@ -2,7 +2,7 @@ import { and, eq } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { payments, type Payment } from "@/db/schema";
 import { violatedUniqueConstraint } from "@/db/errors";
-import { idempotencyKeyReused, invalidParam, promptLimitReached, referenceInUse, ServiceError } from "@/server/domain/errors";
+import { idempotencyKeyReused, invalidParam, promptLimitReached, referenceInUse, ServiceError, testPageLimitReached } from "@/server/domain/errors";
 import { quoteFee } from "@/server/domain/fees";
 import { newId } from "@/server/domain/ids";
 import { sameMetadata } from "@/server/domain/metadata";
@@ -12,7 +12,7 @@ import type { ServiceContext } from "@/server/context";
 import { env } from "@/server/env";
 import { IDEMPOTENCY_TTL_MS } from "@/server/domain/idempotency";
 import { log } from "@/server/log";
-import { consumePinPrompt, returnPinPrompt } from "@/server/rate-limit";
+import { consumePinPrompt, consumeTestPagePayment, returnPinPrompt, returnTestPagePayment } from "@/server/rate-limit";
 import type { KeyClaim } from "@/server/services/idempotency/claim";
 import type { ResponseRecord } from "@/server/services/idempotency/completion";
 import { signalJobs } from "@/server/services/job-signals";
@@ -103,19 +103,25 @@ export async function createPayment(ctx: ServiceContext, input: CreatePaymentInp
 /**
  * A live prompt reaches a real phone: a few a minute per number at most, counted before anything
  * is written. Test prompts go to the sandbox, whose numbers every integration shares, and are not
- * counted. A repeated request is answered before this (by the API's idempotency record, or the
- * attempt's payment on a hosted page); only a retry after a crash counts twice, and the budget
- * leaves room for that.
+ * counted by number; a test link or checkout session (`originId`), which anyone holding its address
+ * can pay without a key, takes a set number of new payments a minute instead. A repeated request
+ * is answered before this (by the API's idempotency record, or the attempt's payment on a hosted
+ * page); only a retry after a crash counts twice, and the budget leaves room for that.
  */
-async function spendPromptBudget(ctx: ServiceContext, msisdn: string): Promise<void> {
-  if (!ctx.livemode) return;
+async function spendPromptBudget(ctx: ServiceContext, msisdn: string, originId: string | null = null): Promise<void> {
+  if (!ctx.livemode) {
+    if (originId === null) return;
+    const allowed = await consumeTestPagePayment(originId);
+    if (!allowed.ok) throw testPageLimitReached(allowed.retryAfterSeconds);
+    return;
+  }
   const allowed = await consumePinPrompt(msisdn);
   if (!allowed.ok) throw promptLimitReached(allowed.retryAfterSeconds);
 }
 
-async function giveBackPromptBudget(ctx: ServiceContext, msisdn: string): Promise<void> {
-  if (!ctx.livemode) return;
-  await returnPinPrompt(msisdn).catch((error: unknown) => log.warn("prompt budget not given back", { error }));
+async function giveBackPromptBudget(ctx: ServiceContext, msisdn: string, originId: string | null = null): Promise<void> {
+  const given = ctx.livemode ? returnPinPrompt(msisdn) : originId !== null ? returnTestPagePayment(originId) : undefined;
+  await given?.catch((error: unknown) => log.warn("prompt budget not given back", { error }));
 }
 
 async function findByIdempotencyKey(ctx: ServiceContext, key: string): Promise<Payment | undefined> {
@@ -229,7 +235,8 @@ async function insertClaimedPayment(ctx: ServiceContext, input: CreatePaymentInp
   if (input.quotedChargedAmount !== undefined && draft.chargedAmount !== input.quotedChargedAmount) {
     throw invalidParam(QUOTE_CHANGED_PARAM, `The amount to pay has changed to ${formatAmount(draft.chargedAmount, draft.currency)} since this page was opened.`);
   }
-  await spendPromptBudget(ctx, msisdn);
+  const originId = origin.paymentLinkId ?? origin.checkoutSessionId;
+  await spendPromptBudget(ctx, msisdn, originId);
   let reference: string | undefined;
   try {
     const payment = await ctx.db.transaction(async (tx) => {
@@ -241,7 +248,7 @@ async function insertClaimedPayment(ctx: ServiceContext, input: CreatePaymentInp
   } catch (e) {
     // No prompt goes out for this request (the link or session refused it, or a double tap's
     // other half made the payment): the budget is the number's.
-    await giveBackPromptBudget(ctx, msisdn);
+    await giveBackPromptBudget(ctx, msisdn, originId);
     const concurrent = key ? await findByIdempotencyKey(ctx, key) : undefined;
     if (concurrent) return { payment: concurrent, retry: true };
     if (reference !== undefined && violatedUniqueConstraint(e) === "payments_reference_key") throw referenceInUse(reference);
