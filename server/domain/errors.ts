@@ -95,7 +95,7 @@ function waitWords(seconds: number): string {
 export const testPageLimitReached = (retryAfterSeconds: number) =>
   new ServiceError(
     "rate_limited",
-    `This test page has taken many payments in the last minute. Wait ${waitWords(retryAfterSeconds)} before trying again. (Test mode: no real money moves.)`,
+    `This test page has taken many payments in the last minute. Wait ${waitWords(retryAfterSeconds)} before trying again.`,
     undefined,
     { retryAfterSeconds },
   );
