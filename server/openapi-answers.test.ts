@@ -1,17 +1,15 @@
-import Ajv2020, { type ValidateFunction } from "ajv/dist/2020";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "@/db/client";
 import { checkoutSessions } from "@/db/schema";
 import { manualClock } from "@/server/clock";
-import { env } from "@/server/env";
-import { openApiDocument } from "@/server/openapi";
 import { payCheckoutSession } from "@/server/services/checkout-sessions/pay-checkout-session";
 import { payPaymentLink } from "@/server/services/payment-links/pay-payment-link";
 import { transitionRefund } from "@/server/services/refunds/transition-refund";
 import { confirmSettlementPayout, failSettlementPayout } from "@/server/services/settlements/pay-settlement";
 import { attemptDelivery } from "@/server/services/webhooks/attempt-delivery";
 import { sendTestEvent } from "@/server/services/webhooks/send-test-event";
+import { documentedValidator as validator, publishedDocument } from "@/server/testing/api";
 import { paymentBody, seedTestMerchant, uniqueRef, type TestMerchant } from "@/server/testing/fixtures";
 import { startReceiver, testPoster, type Receiver } from "@/server/testing/webhooks";
 import { callRoute, hourAgo, label, ROUTES, type Answer, type Call } from "./security/surface";
@@ -28,8 +26,7 @@ import { callRoute, hourAgo, label, ROUTES, type Answer, type Call } from "./sec
 // Tests read into parsed JSON freely, as server/testing/api.ts lets them.
 type Json = any;
 
-const doc: Json = openApiDocument(env().PUBLIC_BASE_URL);
-const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
+const doc: Json = publishedDocument();
 
 /** Operations as the document lists them: `METHOD /v1/...`. */
 const documented: string[] = Object.entries<Record<string, unknown>>(doc.paths).flatMap(([path, methods]) => Object.keys(methods).map((m) => `${m.toUpperCase()} ${path}`));
@@ -37,25 +34,6 @@ const entryOf = (op: string): Json => {
   const [method, path] = op.split(" ");
   return doc.paths[path!][method!.toLowerCase()];
 };
-
-/**
- * A schema with every object closed: an object that names its properties and says nothing of the
- * others takes no others.
- */
-function closed(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(closed);
-  if (!schema || typeof schema !== "object") return schema;
-  const out: Record<string, unknown> = Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, k === "const" || k === "enum" || k === "default" ? v : closed(v)]));
-  if ("properties" in out && !("additionalProperties" in out) && !("unevaluatedProperties" in out)) out.unevaluatedProperties = false;
-  return out;
-}
-
-const compiled = new Map<string, ValidateFunction>();
-function validator(key: string, schema: unknown): ValidateFunction {
-  let v = compiled.get(key);
-  if (!v) compiled.set(key, (v = ajv.compile({ ...(closed(schema) as object), components: doc.components })));
-  return v;
-}
 
 /** The statuses (and the like) the document enumerates for each kind of object it answers with. */
 const ENUMERATED = ["status", "type", "health"] as const;

@@ -24,6 +24,7 @@ import * as deactivateLink from "@/app/v1/payment_links/[id]/deactivate/route";
 import * as checkoutSessions from "@/app/v1/checkout_sessions/route";
 import * as checkoutSession from "@/app/v1/checkout_sessions/[id]/route";
 import Ajv2020, { type ValidateFunction } from "ajv/dist/2020";
+import { env } from "@/server/env";
 import { openApiDocument, operationFor, undocumentedError } from "@/server/openapi";
 import type { Operation } from "@/server/schemas/common";
 
@@ -122,17 +123,36 @@ export function holdToDocument(method: string, pathname: string, status: number,
 }
 
 const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
-const successSchemas = new Map<Operation, ValidateFunction>();
 let published: ReturnType<typeof openApiDocument> | undefined;
+
+/** The OpenAPI document the API publishes, as the tests hold answers to it. */
+export const publishedDocument = () => (published ??= openApiDocument(env().PUBLIC_BASE_URL));
+
+/**
+ * A schema with every object closed: an object that names its properties and says nothing of the
+ * others takes no others.
+ */
+function closed(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(closed);
+  if (!schema || typeof schema !== "object") return schema;
+  const out: Record<string, unknown> = Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, k === "const" || k === "enum" || k === "default" ? v : closed(v)]));
+  if ("properties" in out && !("additionalProperties" in out) && !("unevaluatedProperties" in out)) out.unevaluatedProperties = false;
+  return out;
+}
+
+const compiled = new Map<string, ValidateFunction>();
+
+/** A validator of `schema` from the published document (its objects closed, its components in reach), compiled once per `key`. */
+export function documentedValidator(key: string, schema: unknown): ValidateFunction {
+  let v = compiled.get(key);
+  if (!v) compiled.set(key, (v = ajv.compile({ ...(closed(schema) as object), components: publishedDocument().components })));
+  return v;
+}
 
 function undocumentedSuccess(op: Operation, status: number, body: unknown): string | null {
   if (status !== op.status) return `${op.method} ${op.path} answered ${status}, where its OpenAPI entry gives ${op.status}`;
-  let validate = successSchemas.get(op);
-  if (!validate) {
-    published ??= openApiDocument("http://localhost:3000");
-    const entry = published.paths[op.path]![op.method.toLowerCase()] as { responses: Record<string, { content: { "application/json": { schema: object } } }> };
-    successSchemas.set(op, (validate = ajv.compile(entry.responses[String(op.status)]!.content["application/json"].schema)));
-  }
+  const entry = publishedDocument().paths[op.path]![op.method.toLowerCase()] as { responses: Record<string, { content: { "application/json": { schema: object } } }> };
+  const validate = documentedValidator(`${op.method} ${op.path}`, entry.responses[String(op.status)]!.content["application/json"].schema);
   if (validate(body)) return null;
   return `${op.method} ${op.path} answered ${status} with a body its OpenAPI entry does not describe: ${JSON.stringify(validate.errors?.slice(0, 3))}`;
 }

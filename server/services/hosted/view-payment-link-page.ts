@@ -19,8 +19,9 @@ const IN_USE =
  * `/pay/{id}` as the customer sees it, or null for no such link. `paymentId` is the attempt in the
  * page's URL after paying: shown only when it was made through this link, and, once finished,
  * only to the browser that made it (`ownAttemptKeys`, see showsAttempt). `attemptKeys` find an
- * attempt whose answer never reached the page (the connection dropped as Pay was tapped): the keys the browser sent its attempts with, which only that browser
- * holds; the newest payment one of them made is shown. A closed or used link still shows that
+ * attempt whose answer never reached the page (the connection dropped as Pay was tapped): the
+ * keys the browser sent its attempts with, which only that browser holds; the newest payment one
+ * of them made is shown. A closed or used link still shows that
  * customer's attempt, since its outcome is what they came back for; and a failed or expired one on
  * a single-use link someone else has paid since is shown with the link used, not with a form that
  * would be refused.
