@@ -80,6 +80,22 @@ describe("getOverview", () => {
     expect(live.week.successRate).toBe(1);
   });
 
+  it("cuts the days at midnight in Harare, to the millisecond", async () => {
+    const m = await seedTestMerchant();
+    // 23:59:59.999 on the 10th in Harare, then midnight on the 11th.
+    await pay(m, "succeeded", "2026-03-10T21:59:59.999Z", { amount: 100 });
+    await pay(m, "succeeded", "2026-03-10T22:00:00.000Z", { amount: 200 });
+    // The window's first instant (00:00 on 26 February in Harare) and the one before it.
+    await pay(m, "succeeded", "2026-02-25T22:00:00.000Z", { amount: 400 });
+    await pay(m, "succeeded", "2026-02-25T21:59:59.999Z", { amount: 800 });
+
+    const o = await getOverview(await m.ctx(false, manualClock(NOW)));
+    expect(o.days.find((d) => d.date === "2026-03-10")).toMatchObject({ volume: { USD: 100 }, total: 1 });
+    expect(o.today).toMatchObject({ volume: { USD: 200 } });
+    expect(o.days[0]).toMatchObject({ date: "2026-02-26", volume: { USD: 400 }, total: 1 });
+    expect(o.days.reduce((s, d) => s + d.total, 0)).toBe(3);
+  });
+
   it("keeps the volume gross and says how much of it was refunded", async () => {
     const m = await seedTestMerchant();
     const db = await getDb();
