@@ -11,7 +11,7 @@ import { errorMessage, useTRPC } from "../trpc";
 import { VolumeChart } from "./volume-chart";
 import { AmountWithFee, formatWhen, StaleReading } from "../kit";
 import "./overview.css";
-import { plural } from "@/components/ui/plural";
+import { count, plural } from "@/components/ui/plural";
 
 type Volume = Record<Currency, number>;
 
@@ -101,7 +101,7 @@ export function Overview() {
           <ul className="status-counts">
             {PAYMENT_STATUSES.map((s) => (
               <li key={s}>
-                <PaymentStatusBadge status={s} /> <Link href={`/dashboard/payments?status=${s}&from=${o.week.from}`}>{o.week.counts[s]}</Link>
+                <PaymentStatusBadge status={s} /> <Link href={`/dashboard/payments?status=${s}&from=${o.week.from}`}>{count(o.week.counts[s])}</Link>
               </li>
             ))}
           </ul>
@@ -126,7 +126,7 @@ export function Overview() {
 
       <section className={`panel${o.unresolved.count ? " attention" : ""}`} aria-labelledby="unresolved-h">
         <h2 id="unresolved-h">
-          Unresolved payments {o.unresolved.count ? `(${o.unresolved.count})` : ""}
+          Unresolved payments {o.unresolved.count ? `(${count(o.unresolved.count)})` : ""}
         </h2>
         {o.unresolved.count === 0 ? (
           <p className="muted">None: every payment has an outcome or is still within its confirmation window.</p>
@@ -163,7 +163,7 @@ export function Overview() {
             </div>
             {o.unresolved.count > o.unresolved.recent.length ? (
               <p>
-                <Link href="/dashboard/payments?status=unresolved">All {o.unresolved.count} unresolved payments</Link>
+                <Link href="/dashboard/payments?status=unresolved">All {count(o.unresolved.count)} unresolved payments</Link>
               </p>
             ) : null}
           </>

@@ -1,3 +1,4 @@
+import { count, plural } from "@/components/ui/plural";
 import { formatAmount, type Currency } from "@/server/domain/money";
 
 type Day = { date: string; volume: Record<Currency, number>; succeeded: number; total: number };
@@ -29,7 +30,7 @@ export function VolumeChart({ days, currency }: { days: Day[]; currency: Currenc
           const h = max === 0 ? 0 : Math.max(v > 0 ? 1.5 : 0, (v / max) * (H - 4));
           return (
             <rect key={d.date} className="bar" x={i * SLOT + 1.5} y={H - h} width={SLOT - 3} height={h}>
-              <title>{`${d.date}: ${formatAmount(v, currency)} from ${d.succeeded} succeeded of ${d.total} payments`}</title>
+              <title>{`${d.date}: ${formatAmount(v, currency)} from ${count(d.succeeded)} succeeded of ${plural(d.total, "payment")}`}</title>
             </rect>
           );
         })}

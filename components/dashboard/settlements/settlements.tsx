@@ -4,6 +4,7 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
 import { Pager, type Cursor } from "@/components/ui/pager";
+import { count, plural } from "@/components/ui/plural";
 import { Empty, Failed, Loading } from "@/components/ui/states";
 import { Badge } from "@/components/ui/status-badge";
 import { formatAmount } from "@/server/domain/money";
@@ -165,13 +166,13 @@ export function SettlementDetail({ id }: { id: string }) {
           </dd>
           <dt>Gross</dt>
           <dd>
-            {formatAmount(s.gross_amount, s.currency)} from {s.payment_count} {s.payment_count === 1 ? "payment" : "payments"}
+            {formatAmount(s.gross_amount, s.currency)} from {plural(s.payment_count, "payment")}
           </dd>
           <dt>Fees you bore</dt>
           <dd>{formatAmount(s.fee_total, s.currency)}</dd>
           <dt>Refunds</dt>
           <dd>
-            {formatAmount(s.refund_total, s.currency)} ({s.refund_count})
+            {formatAmount(s.refund_total, s.currency)} ({count(s.refund_count)})
           </dd>
           <dt>Period</dt>
           <dd>

@@ -4,6 +4,7 @@ import { useQuery, type UseQueryResult } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
 import Link from "next/link";
 import { useState } from "react";
+import { count } from "@/components/ui/plural";
 import { Badge } from "@/components/ui/status-badge";
 import type { AppRouter } from "@/server/trpc/routers/_app";
 import { formatWhen } from "../kit";
@@ -76,7 +77,7 @@ export function EndpointStatusBadge({ status }: { status: Endpoint["status"] }) 
 export function failureRate(failures: number, attempts: number): string {
   if (attempts === 0) return "—";
   const pct = (failures / attempts) * 100;
-  return `${failures} of ${attempts} (${pct >= 10 || pct === 0 ? pct.toFixed(0) : pct.toFixed(1)}%)`;
+  return `${count(failures)} of ${count(attempts)} (${pct >= 10 || pct === 0 ? pct.toFixed(0) : pct.toFixed(1)}%)`;
 }
 
 function lastAttempt(d: Delivery): string {

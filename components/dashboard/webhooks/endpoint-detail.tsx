@@ -5,7 +5,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
 import { isCursored, Pager, type Cursor } from "@/components/ui/pager";
-import { plural } from "@/components/ui/plural";
+import { count, plural } from "@/components/ui/plural";
 import { Empty, Failed, Loading } from "@/components/ui/states";
 import { ConfirmPasswordField, RoleNote, SecretOnce, StaleReading, confirmPasswordOf, roleRefusal, useFormKey, useLeaveGuard, useRole, useSingleFlightMutation } from "../kit";
 import { errorMessage, isMissing, serviceCodeOf, useTRPC } from "../trpc";
@@ -120,7 +120,7 @@ function Loaded({ e }: { e: Detail }) {
         <div className="warning degraded-alert" role="alert">
           <strong>Degraded since {when(e.degraded_since)}</strong>
           <span>
-            {e.consecutive_failures} attempts in a row failed{e.lastFailure ? `; the last got ${e.lastFailure}` : ""}. It becomes healthy with its next
+            {count(e.consecutive_failures)} attempts in a row failed{e.lastFailure ? `; the last got ${e.lastFailure}` : ""}. It becomes healthy with its next
             successful delivery: fix the receiver, {e.status === "enabled" ? "" : "enable the endpoint, "}send a test event to check it, then{" "}
             <Link href="/dashboard/events">replay what it missed from the event log</Link>.
           </span>
@@ -180,7 +180,7 @@ function Loaded({ e }: { e: Detail }) {
             </dd>
             <dt>Health</dt>
             <dd>
-              {e.health === "degraded" ? "Degraded" : "Healthy"} · {e.consecutive_failures} failed in a row
+              {e.health === "degraded" ? "Degraded" : "Healthy"} · {count(e.consecutive_failures)} failed in a row
             </dd>
             <dt>Last 24 h</dt>
             <dd>

@@ -6,6 +6,7 @@ import { useSearchParams } from "next/navigation";
 import { useEffect, useState } from "react";
 import { isCursored, Pager, type Cursor } from "@/components/ui/pager";
 import { dropQueryParam } from "@/components/ui/drop-query-param";
+import { count } from "@/components/ui/plural";
 import { Empty, Failed, Loading } from "@/components/ui/states";
 import { isId } from "@/server/domain/id-shape";
 import { errorMessage, useTRPC } from "../trpc";
@@ -101,7 +102,7 @@ export function EndpointList() {
           <ul>
             {degraded.map((e) => (
               <li key={e.id}>
-                <Link href={`/dashboard/webhooks/${e.id}`}>{e.url}</Link>: {e.consecutive_failures} attempts in a row failed, degraded since {when(e.degraded_since)}
+                <Link href={`/dashboard/webhooks/${e.id}`}>{e.url}</Link>: {count(e.consecutive_failures)} attempts in a row failed, degraded since {when(e.degraded_since)}
                   {e.lastFailure ? <>; the last got {e.lastFailure}</> : null}
               </li>
             ))}
@@ -153,7 +154,7 @@ function EndpointTable({ endpoints, hours }: { endpoints: Endpoint[]; hours: num
               <td className="cell-wrap">
                 <HealthBadge endpoint={e} />
                 {e.health === "degraded" ? <div className="muted">since {when(e.degraded_since)}</div> : null}
-                {e.consecutive_failures > 0 ? <div className="muted">{e.consecutive_failures} failed in a row</div> : null}
+                {e.consecutive_failures > 0 ? <div className="muted">{count(e.consecutive_failures)} failed in a row</div> : null}
               </td>
               <td>
                 <EndpointStatusBadge status={e.status} />
