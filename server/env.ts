@@ -59,6 +59,11 @@ const schema = z.object({
   PIN_PROMPTS_PER_NUMBER_PER_HOUR: positiveInt(10),
   /** New payments one test-mode payment link or checkout session takes per minute, from every payer together. */
   TEST_PAGE_PAYMENTS_PER_MINUTE: positiveInt(30),
+  /**
+   * New payments started on payment link and checkout pages (live and test, every merchant's) from
+   * one client address per minute; counted only where the address is known (TRUSTED_PROXY_HOPS).
+   */
+  PAGE_PAYMENTS_PER_ADDRESS_PER_MINUTE: positiveInt(20),
   /** A request holding an idempotency key longer than this is presumed crashed and may be taken over. */
   IDEMPOTENCY_LOCK_TIMEOUT_MS: positiveInt(15_000),
   /**

@@ -12,6 +12,7 @@ type Limiters = {
   promptsPerMinute: RateLimiterAbstract;
   promptsPerHour: RateLimiterAbstract;
   testPagePayments: RateLimiterAbstract;
+  pagePaymentsByAddress: RateLimiterAbstract;
 };
 
 /** How long a request waits on Redis for its count before the in-memory limiter counts instead. */
@@ -24,7 +25,7 @@ const limiters = (): Promise<Limiters> => (holder.__mariLimiters ??= build());
 
 /** Counters in memory, or in Redis when REDIS_URL is set (shared by every instance). */
 async function build(): Promise<Limiters> {
-  const { REDIS_URL, RATE_LIMIT_TEST_PER_SECOND, RATE_LIMIT_LIVE_PER_SECOND, SIGN_IN_ATTEMPTS_PER_15_MIN, PIN_PROMPTS_PER_NUMBER_PER_MINUTE, PIN_PROMPTS_PER_NUMBER_PER_HOUR, TEST_PAGE_PAYMENTS_PER_MINUTE } =
+  const { REDIS_URL, RATE_LIMIT_TEST_PER_SECOND, RATE_LIMIT_LIVE_PER_SECOND, SIGN_IN_ATTEMPTS_PER_15_MIN, PIN_PROMPTS_PER_NUMBER_PER_MINUTE, PIN_PROMPTS_PER_NUMBER_PER_HOUR, TEST_PAGE_PAYMENTS_PER_MINUTE, PAGE_PAYMENTS_PER_ADDRESS_PER_MINUTE } =
     env();
   const memory = (keyPrefix: string, points: number, duration: number) => new RateLimiterMemory({ points, duration, keyPrefix });
   let make: (keyPrefix: string, points: number, duration: number) => RateLimiterAbstract = memory;
@@ -52,6 +53,7 @@ async function build(): Promise<Limiters> {
     promptsPerMinute: make("mari:prompt-1m", PIN_PROMPTS_PER_NUMBER_PER_MINUTE, 60),
     promptsPerHour: make("mari:prompt-1h", PIN_PROMPTS_PER_NUMBER_PER_HOUR, 60 * 60),
     testPagePayments: make("mari:test-page", TEST_PAGE_PAYMENTS_PER_MINUTE, 60),
+    pagePaymentsByAddress: make("mari:page-ip", PAGE_PAYMENTS_PER_ADDRESS_PER_MINUTE, 60),
   };
 }
 
@@ -125,6 +127,20 @@ export const consumeTestPagePayment = (originId: string): Promise<Verdict> => co
 /** Gives back a test page's payment that consumeTestPagePayment counted but that was never made. */
 export async function returnTestPagePayment(originId: string): Promise<void> {
   await (await limiters()).testPagePayments.reward(originId, 1);
+}
+
+/**
+ * One new payment started on a link's or a session's page from a client address (known only behind
+ * TRUSTED_PROXY_HOPS), whichever page and merchant: those pages take payments without a key, and a
+ * live one prompts any number typed into it (each number is held to a few a minute, but not the
+ * count of numbers), so this is what keeps one source from prompting phone after phone. Generous,
+ * since a mobile network puts many customers behind one address.
+ */
+export const consumePagePaymentByAddress = (clientAddress: string): Promise<Verdict> => consume((l) => l.pagePaymentsByAddress, clientAddress);
+
+/** Gives back a page payment that consumePagePaymentByAddress counted but that was never made. */
+export async function returnPagePaymentByAddress(clientAddress: string): Promise<void> {
+  await (await limiters()).pagePaymentsByAddress.reward(clientAddress, 1);
 }
 
 /**

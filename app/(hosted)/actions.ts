@@ -1,17 +1,24 @@
 "use server";
 
+import { headers } from "next/headers";
 import { redirect, RedirectType } from "next/navigation";
 import { isServiceError } from "@/server/domain/errors";
 import { isAttemptKey } from "@/server/domain/hosted";
 import { isId } from "@/server/domain/ids";
+import { trustedClientAddress } from "@/server/http/client-address";
 import { log } from "@/server/log";
 import { payCheckoutSession } from "@/server/services/checkout-sessions/pay-checkout-session";
 import { payPaymentLink } from "@/server/services/payment-links/pay-payment-link";
 import { QUOTE_CHANGED_PARAM } from "@/server/services/payments/create-payment";
-import type { CustomerAttempt } from "@/server/services/payments/pay-through-origin";
+import type { CustomerAttempt, CustomerContext } from "@/server/services/payments/pay-through-origin";
 import { systemContext } from "@/server/system-context";
 import { AMOUNT_CHANGED_PARAM, type PayFormState } from "@/components/checkout/pay-form-state";
 import { keepOwnAttemptKey } from "./own-attempts";
+
+/** The verbs' context for a customer's tap: no key, and the customer's address when the proxies in front tell it. */
+async function customerContext(): Promise<CustomerContext> {
+  return { ...(await systemContext()), clientAddress: trustedClientAddress((await headers()).get("x-forwarded-for")) };
+}
 
 /** Answers that mean the page itself has changed (used, expired, an attempt in flight): show it again. */
 const RELOAD_PAGE = new Set(["link_used", "link_expired", "checkout_session_closed", "payment_in_progress", "resource_missing"]);
@@ -67,7 +74,7 @@ export async function payLinkAction(linkId: string, _previous: PayFormState, for
   return attempt(
     form,
     async (customer) => {
-      const payment = await payPaymentLink(await systemContext(), { linkId, ...customer });
+      const payment = await payPaymentLink(await customerContext(), { linkId, ...customer });
       // This browser made it: its page shows it this browser's receipt, and no one else's (showsAttempt).
       await keepOwnAttemptKey(linkId, customer.idempotencyKey);
       return payment;
@@ -80,5 +87,5 @@ export async function payLinkAction(linkId: string, _previous: PayFormState, for
 
 export async function payCheckoutAction(sessionId: string, _previous: PayFormState, form: FormData): Promise<PayFormState> {
   const path = `/checkout/${sessionId}`;
-  return attempt(form, async (customer) => payCheckoutSession(await systemContext(), { sessionId, ...customer }), path, () => path);
+  return attempt(form, async (customer) => payCheckoutSession(await customerContext(), { sessionId, ...customer }), path, () => path);
 }

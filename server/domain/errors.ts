@@ -100,6 +100,15 @@ export const testPageLimitReached = (retryAfterSeconds: number) =>
     { retryAfterSeconds },
   );
 
+/** Payments started on link and checkout pages from one client address: past the minute's budget. */
+export const pageAddressLimitReached = (retryAfterSeconds: number) =>
+  new ServiceError(
+    "rate_limited",
+    `Many payments have been started from your network in the last minute. Wait ${waitWords(retryAfterSeconds)} before trying again.`,
+    undefined,
+    { retryAfterSeconds },
+  );
+
 /** Spec rule 4, for payments and for the checkout sessions that share their references. */
 export const referenceInUse = (reference: string, holder: "payment" | "checkout session" = "payment") =>
   new ServiceError("reference_in_use", `A ${holder} with reference '${reference}' already exists. Fetch it instead of creating another.`, "reference");

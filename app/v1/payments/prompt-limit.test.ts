@@ -5,6 +5,8 @@ import { getDb } from "@/db/client";
 import { idempotencyKeys, payments } from "@/db/schema";
 import { resetRateLimitersForTests } from "@/server/rate-limit";
 import { createPaymentLink } from "@/server/services/payment-links/create-payment-link";
+import { createCheckoutSession } from "@/server/services/checkout-sessions/create-checkout-session";
+import { payCheckoutSession } from "@/server/services/checkout-sessions/pay-checkout-session";
 import { payPaymentLink } from "@/server/services/payment-links/pay-payment-link";
 import { transitionPayment } from "@/server/services/payments/transition-payment";
 import { api } from "@/server/testing/api";
@@ -19,6 +21,11 @@ import { paymentBody, seedTestMerchant, type TestMerchant } from "@/server/testi
  */
 const freshNumber = () => `26377${String(randomInt(1_000_000, 9_999_999))}`;
 
+/** A client address of this test's own (shared counters with REDIS_URL, as for numbers). */
+const freshAddress = () => `198.51.${randomInt(0, 256)}.${randomInt(1, 255)}:${randomUUID().slice(0, 8)}`;
+
+const LIMITS = { PIN_PROMPTS_PER_NUMBER_PER_MINUTE: "3", PIN_PROMPTS_PER_NUMBER_PER_HOUR: "5", TEST_PAGE_PAYMENTS_PER_MINUTE: "3", PAGE_PAYMENTS_PER_ADDRESS_PER_MINUTE: "3" };
+
 let a: TestMerchant;
 let b: TestMerchant;
 let restore: () => void;
@@ -31,7 +38,7 @@ const create = (m: TestMerchant, msisdn: string, opts: { live?: boolean; idempot
   });
 
 beforeAll(async () => {
-  restore = setEnv({ PIN_PROMPTS_PER_NUMBER_PER_MINUTE: "3", PIN_PROMPTS_PER_NUMBER_PER_HOUR: "5", TEST_PAGE_PAYMENTS_PER_MINUTE: "3" });
+  restore = setEnv(LIMITS);
   resetRateLimitersForTests();
   [a, b] = await Promise.all([seedTestMerchant(), seedTestMerchant()]);
 });
@@ -107,7 +114,7 @@ describe("PIN prompts per phone number", () => {
       expect(refused.body.error.message).toMatch(/ Wait \d+ minutes before trying again\.$/);
     } finally {
       restore();
-      restore = setEnv({ PIN_PROMPTS_PER_NUMBER_PER_MINUTE: "3", PIN_PROMPTS_PER_NUMBER_PER_HOUR: "5", TEST_PAGE_PAYMENTS_PER_MINUTE: "3" });
+      restore = setEnv(LIMITS);
       resetRateLimitersForTests();
     }
   });
@@ -184,5 +191,57 @@ describe("payments through a test page", () => {
     const second = await payPaymentLink(test, { linkId: once.id, msisdn: "263770000003", idempotencyKey: randomUUID() });
     await transitionPayment(test, { paymentId: second.id, to: "failed", failure: { code: "insufficient_funds", message: "Not enough money." } });
     await payPaymentLink(test, { linkId: once.id, msisdn: "263770000003", idempotencyKey: randomUUID() });
+  });
+});
+
+describe("payments started on pages from one client address", () => {
+  it("a few a minute from one address, across links, sessions, merchants and modes; a double tap is one, other addresses go on", async () => {
+    const address = freshAddress();
+    const [aLive, bLive, bTest] = [await a.ctx(true), await b.ctx(true), await b.ctx(false)];
+    const from = <C extends object>(ctx: C, clientAddress: string | null = address) => ({ ...ctx, clientAddress });
+    const linkA = await createPaymentLink(aLive, { amount: 2_000, currency: "USD", description: "Address limit A" });
+    const linkB = await createPaymentLink(bTest, { amount: 2_000, currency: "USD", description: "Address limit B" });
+    const session = await createCheckoutSession(bLive, { amount: 1_500, currency: "USD", reference: `addr-${randomUUID()}`, successUrl: "https://shop.example/thanks" });
+
+    const tap = randomUUID();
+    const first = await payPaymentLink(from(aLive), { linkId: linkA.id, msisdn: freshNumber(), idempotencyKey: tap });
+    expect((await payPaymentLink(from(aLive), { linkId: linkA.id, msisdn: first.customerMsisdn, idempotencyKey: tap })).id).toBe(first.id);
+    await payPaymentLink(from(bTest), { linkId: linkB.id, msisdn: freshNumber(), idempotencyKey: randomUUID() });
+    await payCheckoutSession(from(bLive), { sessionId: session.id, msisdn: freshNumber(), idempotencyKey: randomUUID() });
+
+    const refusal = await serviceRefusal(payPaymentLink(from(aLive), { linkId: linkA.id, msisdn: freshNumber(), idempotencyKey: randomUUID() }));
+    expect(refusal).toMatchObject({ code: "rate_limited", param: undefined });
+    expect(refusal.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    expect(refusal.retryAfterSeconds).toBeLessThanOrEqual(60);
+    expect(refusal.message).toMatch(/^Many payments have been started from your network in the last minute\. Wait (a second|\d+ seconds) before trying again\.$/);
+    const db = await getDb();
+    expect(await db.select({ id: payments.id }).from(payments).where(eq(payments.paymentLinkId, linkA.id))).toHaveLength(1);
+
+    // Another address, a page whose address is not known, and the API (a key's own limit) go on.
+    await payPaymentLink(from(aLive, freshAddress()), { linkId: linkA.id, msisdn: freshNumber(), idempotencyKey: randomUUID() });
+    await payPaymentLink(from(aLive, null), { linkId: linkA.id, msisdn: freshNumber(), idempotencyKey: randomUUID() });
+    expect((await create(a, freshNumber())).status).toBe(201);
+  });
+
+  it("attempts refused for another reason (the number's prompts spent, a single-use link in use) spend none of the address's", async () => {
+    const address = freshAddress();
+    const live = await a.ctx(true);
+    const from = { ...live, clientAddress: address };
+    const open = await createPaymentLink(live, { amount: 2_000, currency: "USD", description: "Open" });
+    // The number's minute is spent through the API, where no address counts.
+    const busy = freshNumber();
+    for (let i = 0; i < 3; i++) expect((await create(a, busy)).status).toBe(201);
+    for (let i = 0; i < 4; i++) {
+      const refused = await serviceRefusal(payPaymentLink(from, { linkId: open.id, msisdn: busy, idempotencyKey: randomUUID() }));
+      expect(refused.message).toMatch(/^Too many payment prompts have been sent to this number\./);
+    }
+    // A single-use link whose payment waits (paid from elsewhere) refuses every other attempt.
+    const once = await createPaymentLink(live, { amount: 2_000, currency: "USD", description: "Once", singleUse: true });
+    await payPaymentLink(live, { linkId: once.id, msisdn: freshNumber(), idempotencyKey: randomUUID() });
+    for (let i = 0; i < 4; i++) expect((await serviceRefusal(payPaymentLink(from, { linkId: once.id, msisdn: freshNumber(), idempotencyKey: randomUUID() }))).code).toBe("link_used");
+
+    // The address's three are all there.
+    for (let i = 0; i < 3; i++) await payPaymentLink(from, { linkId: open.id, msisdn: freshNumber(), idempotencyKey: randomUUID() });
+    expect((await serviceRefusal(payPaymentLink(from, { linkId: open.id, msisdn: freshNumber(), idempotencyKey: randomUUID() }))).message).toMatch(/^Many payments have been started from your network/);
   });
 });

@@ -4,9 +4,7 @@ import { checkoutSessions, payments, type CheckoutSession, type Payment } from "
 import { attemptReference, checkoutSessionStatus, inFlight } from "@/server/domain/checkout";
 import { resourceMissing, ServiceError } from "@/server/domain/errors";
 import { isId } from "@/server/domain/ids";
-import type { BaseContext } from "@/server/context";
-import type { ProviderRegistry } from "@/server/providers/port";
-import { payThroughOrigin, type CustomerAttempt } from "../payments/pay-through-origin";
+import { payThroughOrigin, type CustomerAttempt, type CustomerContext } from "../payments/pay-through-origin";
 import { paymentThrough } from "../payments/payments-through";
 import { reconfirmExpiredAttempts } from "../payments/reconfirm-expired-attempts";
 
@@ -17,7 +15,7 @@ import { reconfirmExpiredAttempts } from "../payments/reconfirm-expired-attempts
  * closed session or one with an attempt in flight, counts the attempt and points the session at
  * it, in the transaction that inserts the payment.
  */
-export async function payCheckoutSession(base: BaseContext & { providers: ProviderRegistry }, input: CustomerAttempt & { sessionId: string }): Promise<Payment> {
+export async function payCheckoutSession(base: CustomerContext, input: CustomerAttempt & { sessionId: string }): Promise<Payment> {
   if (!isId("checkoutSession", input.sessionId)) throw resourceMissing("checkout session", input.sessionId);
   const [session] = await base.db.select().from(checkoutSessions).where(eq(checkoutSessions.id, input.sessionId));
   if (!session) throw resourceMissing("checkout session", input.sessionId);

@@ -8,11 +8,11 @@ import type { ProviderRegistry } from "@/server/providers/port";
  * a link's or a session's page acts in the world of the object they opened, and nowhere else.
  */
 export async function actForMerchant(
-  base: BaseContext & { providers: ProviderRegistry },
+  base: BaseContext & { providers: ProviderRegistry; clientAddress?: string | null },
   owner: { merchantId: string; livemode: boolean },
   actor: Actor,
 ): Promise<ServiceContext> {
   const [merchant] = await base.db.select().from(merchants).where(eq(merchants.id, owner.merchantId));
   if (!merchant) throw new Error(`merchant ${owner.merchantId} of a stored object is missing`);
-  return { db: base.db, clock: base.clock, providers: base.providers, merchant, livemode: owner.livemode, actor };
+  return { db: base.db, clock: base.clock, providers: base.providers, merchant, livemode: owner.livemode, actor, clientAddress: base.clientAddress ?? null };
 }

@@ -3,9 +3,7 @@ import { paymentLinks, type Payment } from "@/db/schema";
 import { resourceMissing, ServiceError } from "@/server/domain/errors";
 import { isId } from "@/server/domain/ids";
 import { holdsSingleUseLink, linkClosedReason, linkPaymentReference } from "@/server/domain/payment-links";
-import type { BaseContext } from "@/server/context";
-import type { ProviderRegistry } from "@/server/providers/port";
-import { payThroughOrigin, type CustomerAttempt } from "../payments/pay-through-origin";
+import { payThroughOrigin, type CustomerAttempt, type CustomerContext } from "../payments/pay-through-origin";
 import { paymentThrough } from "../payments/payments-through";
 import { reconfirmExpiredAttempts } from "../payments/reconfirm-expired-attempts";
 
@@ -13,7 +11,7 @@ import { reconfirmExpiredAttempts } from "../payments/reconfirm-expired-attempts
  * A customer pays a link (the `/pay/{id}` page calls this). The claim runs with the link's row
  * locked, so two customers on one single-use link at once make one payment.
  */
-export async function payPaymentLink(base: BaseContext & { providers: ProviderRegistry }, input: CustomerAttempt & { linkId: string }): Promise<Payment> {
+export async function payPaymentLink(base: CustomerContext, input: CustomerAttempt & { linkId: string }): Promise<Payment> {
   if (!isId("paymentLink", input.linkId)) throw resourceMissing("payment link", input.linkId);
   const [link] = await base.db.select().from(paymentLinks).where(eq(paymentLinks.id, input.linkId));
   if (!link) throw resourceMissing("payment link", input.linkId);

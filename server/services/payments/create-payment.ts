@@ -2,7 +2,7 @@ import { and, eq } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { payments, type Payment } from "@/db/schema";
 import { violatedUniqueConstraint } from "@/db/errors";
-import { idempotencyKeyReused, invalidParam, promptLimitReached, referenceInUse, ServiceError, testPageLimitReached } from "@/server/domain/errors";
+import { idempotencyKeyReused, invalidParam, pageAddressLimitReached, promptLimitReached, referenceInUse, ServiceError, testPageLimitReached } from "@/server/domain/errors";
 import { quoteFee } from "@/server/domain/fees";
 import { newId } from "@/server/domain/ids";
 import { sameMetadata } from "@/server/domain/metadata";
@@ -12,7 +12,14 @@ import type { ServiceContext } from "@/server/context";
 import { env } from "@/server/env";
 import { IDEMPOTENCY_TTL_MS } from "@/server/domain/idempotency";
 import { log } from "@/server/log";
-import { consumePinPrompt, consumeTestPagePayment, returnPinPrompt, returnTestPagePayment } from "@/server/rate-limit";
+import {
+  consumePagePaymentByAddress,
+  consumePinPrompt,
+  consumeTestPagePayment,
+  returnPagePaymentByAddress,
+  returnPinPrompt,
+  returnTestPagePayment,
+} from "@/server/rate-limit";
 import type { KeyClaim } from "@/server/services/idempotency/claim";
 import type { ResponseRecord } from "@/server/services/idempotency/completion";
 import { signalJobs } from "@/server/services/job-signals";
@@ -109,19 +116,41 @@ export async function createPayment(ctx: ServiceContext, input: CreatePaymentInp
  * page); only a retry after a crash counts twice, and the budget leaves room for that.
  */
 async function spendPromptBudget(ctx: ServiceContext, msisdn: string, originId: string | null = null): Promise<void> {
-  if (!ctx.livemode) {
-    if (originId === null) return;
-    const allowed = await consumeTestPagePayment(originId);
-    if (!allowed.ok) throw testPageLimitReached(allowed.retryAfterSeconds);
-    return;
+  // A page's payment also counts against the payer's address, when the proxies tell it: spent
+  // first, and given back when the number's or the page's budget refuses, so a refusal costs none.
+  const address = pageAddress(ctx, originId);
+  if (address !== null) {
+    const allowed = await consumePagePaymentByAddress(address);
+    if (!allowed.ok) throw pageAddressLimitReached(allowed.retryAfterSeconds);
   }
-  const allowed = await consumePinPrompt(msisdn);
-  if (!allowed.ok) throw promptLimitReached(allowed.retryAfterSeconds);
+  try {
+    if (!ctx.livemode) {
+      if (originId === null) return;
+      const allowed = await consumeTestPagePayment(originId);
+      if (!allowed.ok) throw testPageLimitReached(allowed.retryAfterSeconds);
+      return;
+    }
+    const allowed = await consumePinPrompt(msisdn);
+    if (!allowed.ok) throw promptLimitReached(allowed.retryAfterSeconds);
+  } catch (e) {
+    if (address !== null) await giveBack(returnPagePaymentByAddress(address));
+    throw e;
+  }
 }
 
+/** The client address a payment through a link or a session (`originId`) counts against, if known. */
+const pageAddress = (ctx: ServiceContext, originId: string | null): string | null => (originId !== null && ctx.clientAddress ? ctx.clientAddress : null);
+
 async function giveBackPromptBudget(ctx: ServiceContext, msisdn: string, originId: string | null = null): Promise<void> {
-  const given = ctx.livemode ? returnPinPrompt(msisdn) : originId !== null ? returnTestPagePayment(originId) : undefined;
-  await given?.catch((error: unknown) => log.warn("prompt budget not given back", { error }));
+  const address = pageAddress(ctx, originId);
+  await Promise.all([
+    giveBack(ctx.livemode ? returnPinPrompt(msisdn) : originId !== null ? returnTestPagePayment(originId) : undefined),
+    giveBack(address !== null ? returnPagePaymentByAddress(address) : undefined),
+  ]);
+}
+
+async function giveBack(returned: Promise<void> | undefined): Promise<void> {
+  await returned?.catch((error: unknown) => log.warn("prompt budget not given back", { error }));
 }
 
 async function findByIdempotencyKey(ctx: ServiceContext, key: string): Promise<Payment | undefined> {

@@ -12,6 +12,9 @@ import { createPayment, type PaymentOrigin } from "./create-payment";
 /** A link or a session as a customer pays it: its owner, and what every payment through it carries. */
 export type PayableOrigin = { id: string; merchantId: string; livemode: boolean; amount: number; currency: Currency; metadata: Record<string, string> };
 
+/** What a customer's page gives the verbs it calls: no key, and the customer's address when the proxies tell it. */
+export type CustomerContext = BaseContext & { providers: ProviderRegistry; clientAddress?: string | null };
+
 export type CustomerAttempt = {
   /** The customer's number as typed. */
   msisdn: string;
@@ -27,7 +30,7 @@ export type CustomerAttempt = {
  * made by createPayment with the origin's claim in the insert's transaction.
  */
 export async function payThroughOrigin(
-  base: BaseContext & { providers: ProviderRegistry },
+  base: CustomerContext,
   owner: PayableOrigin,
   attempt: CustomerAttempt,
   origin: PaymentOrigin,
