@@ -64,6 +64,8 @@ const schema = z.object({
    * one client address per minute; counted only where the address is known (TRUSTED_PROXY_HOPS).
    */
   PAGE_PAYMENTS_PER_ADDRESS_PER_MINUTE: positiveInt(20),
+  /** /v1 requests with a missing or invalid API key from one client address per minute (TRUSTED_PROXY_HOPS); past it, 429 until the minute ends. */
+  API_KEY_FAILURES_PER_ADDRESS_PER_MINUTE: positiveInt(60),
   /** A request holding an idempotency key longer than this is presumed crashed and may be taken over. */
   IDEMPOTENCY_LOCK_TIMEOUT_MS: positiveInt(15_000),
   /**

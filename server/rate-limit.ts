@@ -13,6 +13,7 @@ type Limiters = {
   promptsPerHour: RateLimiterAbstract;
   testPagePayments: RateLimiterAbstract;
   pagePaymentsByAddress: RateLimiterAbstract;
+  keyFailuresByAddress: RateLimiterAbstract;
 };
 
 /** How long a request waits on Redis for its count before the in-memory limiter counts instead. */
@@ -25,7 +26,7 @@ const limiters = (): Promise<Limiters> => (holder.__mariLimiters ??= build());
 
 /** Counters in memory, or in Redis when REDIS_URL is set (shared by every instance). */
 async function build(): Promise<Limiters> {
-  const { REDIS_URL, RATE_LIMIT_TEST_PER_SECOND, RATE_LIMIT_LIVE_PER_SECOND, SIGN_IN_ATTEMPTS_PER_15_MIN, PIN_PROMPTS_PER_NUMBER_PER_MINUTE, PIN_PROMPTS_PER_NUMBER_PER_HOUR, TEST_PAGE_PAYMENTS_PER_MINUTE, PAGE_PAYMENTS_PER_ADDRESS_PER_MINUTE } =
+  const { REDIS_URL, RATE_LIMIT_TEST_PER_SECOND, RATE_LIMIT_LIVE_PER_SECOND, SIGN_IN_ATTEMPTS_PER_15_MIN, PIN_PROMPTS_PER_NUMBER_PER_MINUTE, PIN_PROMPTS_PER_NUMBER_PER_HOUR, TEST_PAGE_PAYMENTS_PER_MINUTE, PAGE_PAYMENTS_PER_ADDRESS_PER_MINUTE, API_KEY_FAILURES_PER_ADDRESS_PER_MINUTE } =
     env();
   const memory = (keyPrefix: string, points: number, duration: number) => new RateLimiterMemory({ points, duration, keyPrefix });
   let make: (keyPrefix: string, points: number, duration: number) => RateLimiterAbstract = memory;
@@ -54,6 +55,7 @@ async function build(): Promise<Limiters> {
     promptsPerHour: make("mari:prompt-1h", PIN_PROMPTS_PER_NUMBER_PER_HOUR, 60 * 60),
     testPagePayments: make("mari:test-page", TEST_PAGE_PAYMENTS_PER_MINUTE, 60),
     pagePaymentsByAddress: make("mari:page-ip", PAGE_PAYMENTS_PER_ADDRESS_PER_MINUTE, 60),
+    keyFailuresByAddress: make("mari:key-fail-ip", API_KEY_FAILURES_PER_ADDRESS_PER_MINUTE, 60),
   };
 }
 
@@ -141,6 +143,18 @@ export const consumePagePaymentByAddress = (clientAddress: string): Promise<Verd
 /** Gives back a page payment that consumePagePaymentByAddress counted but that was never made. */
 export async function returnPagePaymentByAddress(clientAddress: string): Promise<void> {
   await (await limiters()).pagePaymentsByAddress.reward(clientAddress, 1);
+}
+
+/**
+ * Seconds until a client address may present an API key again: 0 while it has failures left this
+ * minute. Asked before the key is looked up, so that a flood of made-up keys from one address
+ * stops reaching the database (a key is 160 random bits: the flood can only cost, never guess).
+ */
+export const keyFailuresWait = (clientAddress: string): Promise<number> => secondsUntilFree((l) => l.keyFailuresByAddress, clientAddress);
+
+/** A request from `clientAddress` whose key was missing, malformed, unknown or revoked. */
+export async function countKeyFailure(clientAddress: string): Promise<void> {
+  await consume((l) => l.keyFailuresByAddress, clientAddress);
 }
 
 /**

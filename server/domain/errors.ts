@@ -109,6 +109,15 @@ export const pageAddressLimitReached = (retryAfterSeconds: number) =>
     { retryAfterSeconds },
   );
 
+/** A client address that sent too many requests with a missing or invalid API key this minute. */
+export const keyFailuresLimited = (retryAfterSeconds: number) =>
+  new ServiceError(
+    "rate_limited",
+    `Too many requests with a missing or invalid API key from this address. Check the key, then retry after the Retry-After interval (${waitWords(retryAfterSeconds)}).`,
+    undefined,
+    { retryAfterSeconds },
+  );
+
 /** Spec rule 4, for payments and for the checkout sessions that share their references. */
 export const referenceInUse = (reference: string, holder: "payment" | "checkout session" = "payment") =>
   new ServiceError("reference_in_use", `A ${holder} with reference '${reference}' already exists. Fetch it instead of creating another.`, "reference");

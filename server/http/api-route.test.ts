@@ -428,6 +428,51 @@ describe("rate limiting", () => {
   });
 });
 
+describe("requests with a missing or invalid key, per client address", () => {
+  it("behind a trusted proxy, an address past its minute's failures is refused before any key is looked up, a valid one too; other addresses go on", async () => {
+    const restore = setEnv({ TRUSTED_PROXY_HOPS: "1", API_KEY_FAILURES_PER_ADDRESS_PER_MINUTE: "3" });
+    resetRateLimitersForTests();
+    try {
+      const merchant = await seedTestMerchant();
+      const address = `192.0.2.${randomBytes(1)[0]}-${randomBytes(4).toString("hex")}`;
+      // The entry the client wrote changes on every request; the proxy's (the last) does not.
+      const from = (addr: string) => ({ "x-forwarded-for": `10.1.${randomBytes(1)[0]}.1, ${addr}` });
+      const unknownKey = `sk_test_${"x".repeat(32)}`;
+      for (const key of [unknownKey, undefined, "not-a-key"]) {
+        expectError(await api("GET", "/v1/payments", { key, headers: from(address) }), 401, "authentication_error", "api_key_invalid");
+      }
+      for (const key of [unknownKey, merchant.keys.test]) {
+        const refused = await api("GET", "/v1/payments", { key, headers: from(address) });
+        const err = expectError(refused, 429, "rate_limited", "rate_limited");
+        expect(err.message).toMatch(/^Too many requests with a missing or invalid API key from this address\./);
+        const retryAfter = Number(refused.headers.get("retry-after"));
+        expect(retryAfter).toBeGreaterThanOrEqual(1);
+        expect(retryAfter).toBeLessThanOrEqual(60);
+      }
+      expect((await api("GET", "/v1/payments", { key: merchant.keys.test, headers: from(`192.0.2.1-${randomBytes(4).toString("hex")}`) })).status).toBe(200);
+      // Valid keys spend none of an address's failures.
+      const busy = `192.0.2.2-${randomBytes(4).toString("hex")}`;
+      for (let i = 0; i < 5; i++) expect((await api("GET", "/v1/payments", { key: merchant.keys.test, headers: from(busy) })).status).toBe(200);
+    } finally {
+      restore();
+      resetRateLimitersForTests();
+    }
+  });
+
+  it("without trusted proxies, X-Forwarded-For is not read and every such request is a plain 401", async () => {
+    const restore = setEnv({ TRUSTED_PROXY_HOPS: "0", API_KEY_FAILURES_PER_ADDRESS_PER_MINUTE: "3" });
+    resetRateLimitersForTests();
+    try {
+      for (let i = 0; i < 6; i++) {
+        expectError(await api("GET", "/v1/payments", { key: `sk_test_${"y".repeat(32)}`, headers: { "x-forwarded-for": "192.0.2.9" } }), 401, "authentication_error", "api_key_invalid");
+      }
+    } finally {
+      restore();
+      resetRateLimitersForTests();
+    }
+  });
+});
+
 describe("unexpected faults", () => {
   it("answers 500 api_error/internal without leaking the fault", async () => {
     const original = sandbox.push;

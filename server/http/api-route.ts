@@ -1,12 +1,12 @@
 import type { z } from "zod";
 import { getDb } from "@/db/client";
 import { keyAllows, presentedKey } from "@/server/domain/api-keys";
-import { idempotencyKeyReused, isServiceError, ServiceError } from "@/server/domain/errors";
+import { idempotencyKeyReused, isServiceError, keyFailuresLimited, ServiceError } from "@/server/domain/errors";
 import { newId } from "@/server/domain/ids";
 import { seal, unseal } from "@/server/domain/sealing";
 import { dataKey } from "@/server/data-key";
 import { systemClock } from "@/server/clock";
-import type { ServiceContext } from "@/server/context";
+import type { BaseContext, ServiceContext } from "@/server/context";
 import { log } from "@/server/log";
 import { providers } from "@/server/providers/registry";
 import type { Operation } from "@/server/schemas/common";
@@ -18,7 +18,7 @@ import { discardUnreadBody, readJsonBody } from "./body";
 import { trustedClientAddress } from "./client-address";
 import { errorBody, internalError, raw, statusOf, unrecognizedPathResponse } from "./errors";
 import { requestFingerprint, validateIdempotencyKey } from "./idempotency";
-import { consumeRateLimit } from "@/server/rate-limit";
+import { consumeRateLimit, countKeyFailure, keyFailuresWait } from "@/server/rate-limit";
 import { parseOrThrow, queryObject } from "./validation";
 
 type Out<T> = T extends z.ZodType ? z.output<T> : undefined;
@@ -64,6 +64,23 @@ class Replayed extends Error {
   }
 }
 
+/**
+ * Key auth, with a budget of failures per client address where the proxies in front tell it: an
+ * address past its minute's failures is refused before its key is looked up, whatever key it sends.
+ */
+async function authenticateFrom(base: BaseContext, authorization: string | null, clientAddress: string | null) {
+  if (clientAddress !== null) {
+    const wait = await keyFailuresWait(clientAddress);
+    if (wait > 0) throw keyFailuresLimited(wait);
+  }
+  try {
+    return await authenticateApiKey(base, presentedKey(authorization));
+  } catch (e) {
+    if (clientAddress !== null && isServiceError(e) && e.code === "api_key_invalid") await countKeyFailure(clientAddress);
+    throw e;
+  }
+}
+
 type RouteContext = { params: Promise<Record<string, string | string[] | undefined>> };
 
 /**
@@ -92,7 +109,8 @@ export function apiRoute<B extends z.ZodType | undefined, Q extends z.ZodType | 
       const base = { db, clock: systemClock };
       if (op.scope === null) throw new Error(`${op.operationId} has no scope; serve public documents without apiRoute`);
 
-      const { key, merchant } = await authenticateApiKey(base, presentedKey(request.headers.get("authorization")));
+      const clientAddress = trustedClientAddress(request.headers.get("x-forwarded-for"));
+      const { key, merchant } = await authenticateFrom(base, request.headers.get("authorization"), clientAddress);
       if (!keyAllows(key.kind, key.scopes, op.scope)) {
         throw new ServiceError("scope_missing", `This API key does not have the '${op.scope}' scope needed for ${op.method} ${op.path}.`);
       }
@@ -171,7 +189,7 @@ export function apiRoute<B extends z.ZodType | undefined, Q extends z.ZodType | 
         livemode: key.livemode,
         actor: { type: "api_key", keyId: key.id, displayPrefix: key.displayPrefix },
         requestId,
-        clientAddress: trustedClientAddress(request.headers.get("x-forwarded-for")),
+        clientAddress,
       };
       const stored: { completion?: Completion } = {};
       // Asked for before the handler runs; the key is held by the time the service's last write
