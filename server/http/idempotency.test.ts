@@ -3,13 +3,14 @@ import { and, eq, sql } from "drizzle-orm";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "@/db/client";
 import { rowsOf } from "@/db/rows";
-import { idempotencyKeys, payments } from "@/db/schema";
+import { checkoutSessions, idempotencyKeys, paymentLinks, payments, webhookEndpoints } from "@/db/schema";
 import { quoteFee } from "@/server/domain/fees";
 import { newId } from "@/server/domain/ids";
 import { requestFingerprint } from "@/server/http/idempotency";
 import { systemClock } from "@/server/clock";
 import { providers, sandbox } from "@/server/providers/registry";
 import { sandboxReference } from "@/server/providers/sandbox/client";
+import { createPaymentLink } from "@/server/services/payment-links/create-payment-link";
 import { receiveProviderCallback } from "@/server/services/providers/receive-callback";
 import { api, type ApiResponse } from "@/server/testing/api";
 import { setEnv } from "@/server/testing/env";
@@ -543,6 +544,102 @@ describe("concurrency and crashes", () => {
     expect(retry.body).toMatchObject({ id: halfMade!.id, amount: body.amount, reference: body.reference });
     expect(await paymentsOf(m.merchant.id)).toHaveLength(1);
     expect(sandbox.pushCalls(halfMade!.id)).toBe(1);
+  });
+});
+
+describe("creates whose retry after a 5xx finds nothing of theirs to finish", () => {
+  /**
+   * Makes the completion of one key's record fail, as a database that goes away between a
+   * create's write and the record of its answer would: a trigger refusing that one UPDATE.
+   */
+  async function refuseCompletion(key: string): Promise<() => Promise<void>> {
+    const db = await getDb();
+    const name = `refuse_completion_${randomBytes(6).toString("hex")}`;
+    await db.execute(sql.raw(`create function ${name}() returns trigger language plpgsql as $$ begin raise exception 'completion refused'; end $$`));
+    await db.execute(
+      sql.raw(`create trigger ${name} before update on idempotency_keys for each row when (new.key = '${key}' and new.state = 'completed') execute function ${name}()`),
+    );
+    return async () => {
+      await db.execute(sql.raw(`drop trigger ${name} on idempotency_keys`));
+      await db.execute(sql.raw(`drop function ${name}()`));
+    };
+  }
+
+  /** The first request fails after its write; the retry with the same key must make exactly one object. */
+  async function failThenRetry(m: TestMerchant, path: string, body: Record<string, unknown> | undefined) {
+    const key = newKey();
+    const allow = await refuseCompletion(key);
+    try {
+      expectError(await api("POST", path, { key: m.keys.test, body, idempotencyKey: key }), 500, "api_error", "internal");
+    } finally {
+      await allow();
+    }
+    const retry = await api("POST", path, { key: m.keys.test, body, idempotencyKey: key });
+    const replay = await api("POST", path, { key: m.keys.test, body, idempotencyKey: key });
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    expect(replay.text).toBe(retry.text);
+    return retry;
+  }
+
+  it("a payment link is made once", async () => {
+    const m = await seedTestMerchant();
+    const retry = await failThenRetry(m, "/v1/payment_links", { amount: 1_500, currency: "USD", description: "Ticket" });
+    expect(retry.status).toBe(201);
+    const db = await getDb();
+    expect(await db.select().from(paymentLinks).where(eq(paymentLinks.merchantId, m.merchant.id))).toHaveLength(1);
+  });
+
+  it("a checkout session is made once, and its retry is not told its own reference is in use", async () => {
+    const m = await seedTestMerchant();
+    const retry = await failThenRetry(m, "/v1/checkout_sessions", { amount: 1_500, currency: "USD", reference: `order-${randomBytes(4).toString("hex")}`, success_url: "https://shop.example/thanks" });
+    expect(retry.status).toBe(201);
+    const db = await getDb();
+    expect(await db.select().from(checkoutSessions).where(eq(checkoutSessions.merchantId, m.merchant.id))).toHaveLength(1);
+  });
+
+  it("a webhook endpoint is made once", async () => {
+    const m = await seedTestMerchant();
+    const retry = await failThenRetry(m, "/v1/webhook_endpoints", { url: "http://127.0.0.1:9/hooks", enabled_events: ["*"] });
+    expect(retry.status).toBe(201);
+    const db = await getDb();
+    expect(await db.select().from(webhookEndpoints).where(eq(webhookEndpoints.merchantId, m.merchant.id))).toHaveLength(1);
+  });
+
+  it("a secret is rolled once: the secret the merchant holds keeps signing beside the new one", async () => {
+    const m = await seedTestMerchant();
+    const created = await api<{ id: string; secret: string }>("POST", "/v1/webhook_endpoints", { key: m.keys.test, body: { url: "http://127.0.0.1:9/hooks", enabled_events: ["*"] } });
+    const retry = await failThenRetry(m, `/v1/webhook_endpoints/${created.body.id}/roll_secret`, undefined);
+    expect(retry.status).toBe(200);
+    const db = await getDb();
+    const [row] = await db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, created.body.id));
+    expect(row).toMatchObject({ secret: (retry.body as { secret: string }).secret, previousSecret: created.body.secret });
+  });
+
+  it("a create whose key was taken over meanwhile (it ran past the lock timeout) writes nothing: the new holder makes the object", async () => {
+    const m = await seedTestMerchant();
+    const db = await getDb();
+    const key = newKey();
+    const takenOverAt = new Date();
+    await db.insert(idempotencyKeys).values({
+      merchantId: m.merchant.id,
+      livemode: false,
+      key,
+      requestHash: "another holder's",
+      state: "in_progress",
+      lockedAt: takenOverAt,
+      createdAt: takenOverAt,
+      expiresAt: new Date(takenOverAt.getTime() + 24 * HOUR),
+    });
+    // This request's claim: older than the lock the new holder took.
+    const response = {
+      completionFor: () => ({ merchantId: m.merchant.id, livemode: false, key, lockedAt: new Date(takenOverAt.getTime() - 20_000).toISOString(), status: 201, body: "{}", sent: "{}" }),
+      completedWith: () => {
+        throw new Error("nothing was stored");
+      },
+    };
+    await expect(createPaymentLink(await m.ctx(), { amount: 1_500, currency: "USD", description: "Ticket", response })).rejects.toMatchObject({ code: "request_in_progress" });
+    expect(await db.select().from(paymentLinks).where(eq(paymentLinks.merchantId, m.merchant.id))).toHaveLength(0);
+    expect(await record(m.merchant.id, key)).toMatchObject({ state: "in_progress", lockedAt: takenOverAt });
   });
 });
 

@@ -1,10 +1,11 @@
+import type { CheckoutSession } from "@/db/schema";
 import { apiRoute, listResponse, notFoundRoute } from "@/server/http/api-route";
 import { checkoutSessionOperations, toCheckoutSessionResource } from "@/server/schemas/checkout-sessions";
 import { createCheckoutSession } from "@/server/services/checkout-sessions/create-checkout-session";
 import { listCheckoutSessions } from "@/server/services/checkout-sessions/list-checkout-sessions";
 
 // POST /v1/checkout_sessions – a hosted checkout for one order
-export const POST = apiRoute(checkoutSessionOperations.create, async ({ ctx, body }) =>
+export const POST = apiRoute(checkoutSessionOperations.create, async ({ ctx, body, responseRecord }) =>
   toCheckoutSessionResource(
     await createCheckoutSession(ctx, {
       amount: body.amount,
@@ -14,6 +15,7 @@ export const POST = apiRoute(checkoutSessionOperations.create, async ({ ctx, bod
       successUrl: body.success_url,
       cancelUrl: body.cancel_url,
       expiresIn: body.expires_in,
+      response: responseRecord((s: CheckoutSession) => toCheckoutSessionResource(s, ctx.clock.now())),
     }),
     ctx.clock.now(),
   ),

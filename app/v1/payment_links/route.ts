@@ -4,7 +4,7 @@ import { createPaymentLink } from "@/server/services/payment-links/create-paymen
 import { listPaymentLinks } from "@/server/services/payment-links/list-payment-links";
 
 // POST /v1/payment_links – a shareable page that charges a fixed amount
-export const POST = apiRoute(paymentLinkOperations.create, async ({ ctx, body }) =>
+export const POST = apiRoute(paymentLinkOperations.create, async ({ ctx, body, responseRecord }) =>
   toPaymentLinkResource(
     await createPaymentLink(ctx, {
       amount: body.amount,
@@ -13,6 +13,7 @@ export const POST = apiRoute(paymentLinkOperations.create, async ({ ctx, body })
       singleUse: body.single_use,
       expiresAt: body.expires_at,
       metadata: body.metadata,
+      response: responseRecord(toPaymentLinkResource),
     }),
   ),
 );

@@ -1,12 +1,19 @@
+import type { WebhookEndpoint } from "@/db/schema";
 import { apiRoute, listResponse, notFoundRoute } from "@/server/http/api-route";
 import { toEndpointResource, webhookOperations } from "@/server/schemas/webhooks";
 import { createEndpoint } from "@/server/services/webhooks/create-endpoint";
 import { listEndpoints } from "@/server/services/webhooks/list-endpoints";
 
 // POST /v1/webhook_endpoints – register a URL; the answer shows the signing secret, once
-export const POST = apiRoute(webhookOperations.createEndpoint, async ({ ctx, body }) =>
+export const POST = apiRoute(webhookOperations.createEndpoint, async ({ ctx, body, responseRecord }) =>
   toEndpointResource(
-    await createEndpoint(ctx, { url: body.url, enabledEvents: body.enabled_events, description: body.description, metadata: body.metadata }),
+    await createEndpoint(ctx, {
+      url: body.url,
+      enabledEvents: body.enabled_events,
+      description: body.description,
+      metadata: body.metadata,
+      response: responseRecord((e: WebhookEndpoint) => toEndpointResource(e, { withSecret: true })),
+    }),
     { withSecret: true },
   ),
 );

@@ -5,6 +5,8 @@ import { invalidParam, referenceInUse } from "@/server/domain/errors";
 import { newId } from "@/server/domain/ids";
 import type { Currency } from "@/server/domain/money";
 import type { ServiceContext } from "@/server/context";
+import type { ResponseRecord } from "@/server/services/idempotency/completion";
+import { writeWithResponse } from "@/server/services/idempotency/with-response";
 
 export type CreateCheckoutSessionInput = {
   amount: number;
@@ -15,6 +17,8 @@ export type CreateCheckoutSessionInput = {
   cancelUrl?: string;
   /** Seconds; SESSION_EXPIRES_IN.default when omitted. */
   expiresIn?: number;
+  /** The request's idempotency record: the session and the answer naming it commit together. */
+  response?: ResponseRecord<CheckoutSession>;
 };
 
 /**
@@ -30,24 +34,26 @@ export async function createCheckoutSession(ctx: ServiceContext, input: CreateCh
   }
   const now = ctx.clock.now();
   try {
-    const [row] = await ctx.db
-      .insert(checkoutSessions)
-      .values({
-        id: newId("checkoutSession", now),
-        merchantId: ctx.merchant.id,
-        livemode: ctx.livemode,
-        amount: input.amount,
-        currency: input.currency,
-        reference: input.reference,
-        metadata: input.metadata ?? {},
-        successUrl: input.successUrl,
-        cancelUrl: input.cancelUrl ?? null,
-        expiresAt: new Date(now.getTime() + (input.expiresIn ?? SESSION_EXPIRES_IN.default) * 1000),
-        createdAt: now,
-        updatedAt: now,
-      })
-      .returning();
-    return row!;
+    return await writeWithResponse(ctx.db, input.response, async (tx) => {
+      const [row] = await tx
+        .insert(checkoutSessions)
+        .values({
+          id: newId("checkoutSession", now),
+          merchantId: ctx.merchant.id,
+          livemode: ctx.livemode,
+          amount: input.amount,
+          currency: input.currency,
+          reference: input.reference,
+          metadata: input.metadata ?? {},
+          successUrl: input.successUrl,
+          cancelUrl: input.cancelUrl ?? null,
+          expiresAt: new Date(now.getTime() + (input.expiresIn ?? SESSION_EXPIRES_IN.default) * 1000),
+          createdAt: now,
+          updatedAt: now,
+        })
+        .returning();
+      return row!;
+    });
   } catch (e) {
     // Another session holds the reference (the unique index), or a payment does (migration 0009's trigger).
     const constraint = violatedUniqueConstraint(e);

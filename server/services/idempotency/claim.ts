@@ -236,7 +236,15 @@ function owned<R extends ClaimRow>(ctx: BaseContext, scope: Scope, key: string, 
  */
 const completionFor = preparedOnce((db: Db) => completeRecordStatement(db).returning({ key: idempotencyKeys.key }).prepare("idempotency_complete"));
 
-const inProgress = () =>
+/**
+ * Completes a record through `db` (a service's transaction: see writeWithResponse). False when
+ * the key is no longer its holder's: taken over as presumed dead.
+ */
+export async function completeRecord(db: Db, done: Completion): Promise<boolean> {
+  return (await completionFor(db).execute(done)).length > 0;
+}
+
+export const inProgress = () =>
   new ServiceError(
     "request_in_progress",
     "A request with this Idempotency-Key is still being processed. Retry shortly; the original response will be replayed.",

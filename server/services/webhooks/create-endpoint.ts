@@ -4,17 +4,26 @@ import { ServiceError } from "@/server/domain/errors";
 import { newId } from "@/server/domain/ids";
 import { MAX_ENDPOINTS, newWebhookSecret } from "@/server/domain/webhooks";
 import type { ServiceContext } from "@/server/context";
+import type { ResponseRecord } from "@/server/services/idempotency/completion";
+import { writeWithResponse } from "@/server/services/idempotency/with-response";
 import { recordSecurityEvent } from "@/server/services/security-log/record-security-event";
 import { endpointEntry } from "./endpoint-security-entry";
 import { vetEndpointUrl } from "./endpoint-url";
 
-export type CreateEndpointInput = { url: string; enabledEvents: string[]; description?: string; metadata?: Record<string, string> };
+export type CreateEndpointInput = {
+  url: string;
+  enabledEvents: string[];
+  description?: string;
+  metadata?: Record<string, string>;
+  /** The request's idempotency record: the endpoint and the answer showing its secret commit together. */
+  response?: ResponseRecord<WebhookEndpoint>;
+};
 
 /** A new endpoint with a fresh signing secret; at most MAX_ENDPOINTS per merchant and environment. */
 export async function createEndpoint(ctx: ServiceContext, input: CreateEndpointInput): Promise<WebhookEndpoint> {
   const url = await vetEndpointUrl(ctx, input.url);
   const now = ctx.clock.now();
-  return ctx.db.transaction(async (tx) => {
+  return writeWithResponse(ctx.db, input.response, async (tx) => {
     // The merchant row serialises concurrent creates, so the cap holds under races.
     await tx.select({ id: merchants.id }).from(merchants).where(eq(merchants.id, ctx.merchant.id)).for("update");
     const [existing] = await tx
