@@ -20,8 +20,8 @@ describe("env", () => {
   });
 
   it("reads a variable set to nothing as unset: its default, not an empty value", () => {
-    restore = setEnv({ PGLITE_DIR: "", DATABASE_URL: "", PUBLIC_BASE_URL: "", PORT: "3055", RATE_LIMIT_TEST_PER_SECOND: "" });
-    expect(env()).toMatchObject({ PGLITE_DIR: ".data/pglite", embedded: true, PUBLIC_BASE_URL: "http://localhost:3055", RATE_LIMIT_TEST_PER_SECOND: 25 });
+    restore = setEnv({ PGLITE_DIR: "", DATABASE_URL: "", PUBLIC_BASE_URL: "", PORT: "3055", RATE_LIMIT_TEST_PER_SECOND: "", RATE_LIMIT_LIVE_PER_SECOND: "" });
+    expect(env()).toMatchObject({ PGLITE_DIR: ".data/pglite", embedded: true, PUBLIC_BASE_URL: "http://localhost:3055", RATE_LIMIT_TEST_PER_SECOND: 25, RATE_LIMIT_LIVE_PER_SECOND: 100 });
     expect(env().DATABASE_URL).toBeUndefined();
   });
 

@@ -10,6 +10,20 @@ describe("newId", () => {
     }
   });
 
+  it("gives the public objects the prefixes the API promises", () => {
+    expect(ID_PREFIXES).toMatchObject({
+      payment: "pay",
+      refund: "re",
+      paymentLink: "plink",
+      checkoutSession: "cs",
+      event: "evt",
+      webhookEndpoint: "we",
+      webhookDelivery: "whd",
+      settlement: "stl",
+      request: "req",
+    });
+  });
+
   it("sorts by creation time as a plain string", () => {
     const start = Date.UTC(2026, 0, 1);
     const ids = Array.from({ length: 500 }, (_, i) => newId("payment", new Date(start + i * 7)));
