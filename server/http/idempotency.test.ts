@@ -16,6 +16,7 @@ import { api, type ApiResponse } from "@/server/testing/api";
 import { setEnv } from "@/server/testing/env";
 import { forgetRemembered } from "@/server/services/idempotency/remembered";
 import { expectError } from "@/server/testing/expect-error";
+import { refuseCompletion } from "@/server/testing/refuse-completion";
 import { paymentBody, seedTestMerchant, type TestMerchant } from "@/server/testing/fixtures";
 
 const HOUR = 60 * 60 * 1000;
@@ -548,23 +549,6 @@ describe("concurrency and crashes", () => {
 });
 
 describe("creates whose retry after a 5xx finds nothing of theirs to finish", () => {
-  /**
-   * Makes the completion of one key's record fail, as a database that goes away between a
-   * create's write and the record of its answer would: a trigger refusing that one UPDATE.
-   */
-  async function refuseCompletion(key: string): Promise<() => Promise<void>> {
-    const db = await getDb();
-    const name = `refuse_completion_${randomBytes(6).toString("hex")}`;
-    await db.execute(sql.raw(`create function ${name}() returns trigger language plpgsql as $$ begin raise exception 'completion refused'; end $$`));
-    await db.execute(
-      sql.raw(`create trigger ${name} before update on idempotency_keys for each row when (new.key = '${key}' and new.state = 'completed') execute function ${name}()`),
-    );
-    return async () => {
-      await db.execute(sql.raw(`drop trigger ${name} on idempotency_keys`));
-      await db.execute(sql.raw(`drop function ${name}()`));
-    };
-  }
-
   /** The first request fails after its write; the retry with the same key must make exactly one object. */
   async function failThenRetry(m: TestMerchant, path: string, body: Record<string, unknown> | undefined) {
     const key = newKey();

@@ -4,7 +4,9 @@ import { describe, expect, it } from "vitest";
 import { getDb } from "@/db/client";
 import { apiKeys, paymentLinks, staffUsers, webhookEndpoints } from "@/db/schema";
 import { api } from "@/server/testing/api";
+import { dashboardIdempotencyKey } from "@/server/domain/idempotency";
 import { seedTestMerchant } from "@/server/testing/fixtures";
+import { refuseCompletion } from "@/server/testing/refuse-completion";
 import { dashboardAs, STAFF_TEST_PASSWORD } from "./testing";
 
 const formKey = () => randomBytes(16).toString("hex");
@@ -85,5 +87,71 @@ describe("dashboard actions sent again with their form key", () => {
   it("refuses a form key that is not 32 hexadecimal characters", async () => {
     const dev = await dashboardAs(await seedTestMerchant(), "developer");
     await expect(dev.paymentLinks.create({ amount: 500, currency: "USD", description: "x", formKey: "short" })).rejects.toThrow(/formKey must be 32 hexadecimal characters/);
+  });
+});
+
+/**
+ * A try whose write committed but whose answer was not stored (the database gone between the two)
+ * would leave its object made and its form key free: the try sent again would make a second one.
+ * The answer commits with the write instead, so the failed try leaves nothing.
+ */
+describe("dashboard actions whose answer could not be stored after their write", () => {
+  async function failThenRetry<T>(action: string, run: (formKey: string) => Promise<T>): Promise<T> {
+    const form = formKey();
+    const allow = await refuseCompletion(dashboardIdempotencyKey(action, form));
+    try {
+      await expect(run(form)).rejects.toThrow();
+    } finally {
+      await allow();
+    }
+    const retry = await run(form);
+    expect(await run(form)).toEqual(retry);
+    return retry;
+  }
+
+  it("make an API key, an endpoint, a link and a login once, when the form sends its key again", async () => {
+    const m = await seedTestMerchant();
+    const admin = await dashboardAs(m, "admin");
+    const db = await getDb();
+
+    await failThenRetry("apiKeys.create", (form) => admin.apiKeys.create({ kind: "secret", name: "answer lost", formKey: form }));
+    expect(await db.select().from(apiKeys).where(and(eq(apiKeys.merchantId, m.merchant.id), eq(apiKeys.name, "answer lost")))).toHaveLength(1);
+
+    await failThenRetry("webhooks.create", (form) => admin.webhooks.create({ url: "http://127.0.0.1:9/lost", enabledEvents: ["*"], formKey: form }));
+    expect(await db.select().from(webhookEndpoints).where(eq(webhookEndpoints.merchantId, m.merchant.id))).toHaveLength(1);
+
+    await failThenRetry("paymentLinks.create", (form) => admin.paymentLinks.create({ amount: 500, currency: "USD", description: "lost", formKey: form }));
+    expect(await db.select().from(paymentLinks).where(eq(paymentLinks.merchantId, m.merchant.id))).toHaveLength(1);
+
+    const email = `lost-${Date.now().toString(36)}@example.test`;
+    const added = await failThenRetry("staff.add", (form) => admin.staff.add({ email, role: "viewer", confirmPassword: STAFF_TEST_PASSWORD, formKey: form }));
+    expect(added.email).toBe(email);
+    expect(await db.select().from(staffUsers).where(and(eq(staffUsers.merchantId, m.merchant.id), eq(staffUsers.email, email)))).toHaveLength(1);
+  });
+
+  it("roll a secret and reset a password once: the failed try changed neither", async () => {
+    const m = await seedTestMerchant();
+    const admin = await dashboardAs(m, "admin");
+    const db = await getDb();
+
+    const created = await admin.webhooks.create({ url: "http://127.0.0.1:9/roll-lost", enabledEvents: ["*"], formKey: formKey() });
+    const rolled = await failThenRetry(`webhooks.rollSecret:${created.id}`, (form) => admin.webhooks.rollSecret({ id: created.id, formKey: form }));
+    const [endpoint] = await db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, created.id));
+    // Rolled once: the secret the merchant held signs beside the new one.
+    expect(endpoint!.previousSecret).toBe(created.secret);
+    expect(endpoint!.secret).toBe(rolled.secret);
+
+    const member = await admin.staff.add({ email: `reset-${Date.now().toString(36)}@example.test`, role: "viewer", confirmPassword: STAFF_TEST_PASSWORD });
+    const before = await db.select({ hash: staffUsers.passwordHash }).from(staffUsers).where(eq(staffUsers.id, member.id));
+    const action = `staff.resetPassword:${member.id}`;
+    const allow = await refuseCompletion(dashboardIdempotencyKey(action, "0".repeat(32)));
+    try {
+      await expect(admin.staff.resetPassword({ id: member.id, confirmPassword: STAFF_TEST_PASSWORD, formKey: "0".repeat(32) })).rejects.toThrow();
+    } finally {
+      await allow();
+    }
+    expect(await db.select({ hash: staffUsers.passwordHash }).from(staffUsers).where(eq(staffUsers.id, member.id))).toEqual(before);
+    const reset = await admin.staff.resetPassword({ id: member.id, confirmPassword: STAFF_TEST_PASSWORD, formKey: "0".repeat(32) });
+    expect(reset.password).toBeTruthy();
   });
 });

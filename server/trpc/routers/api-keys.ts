@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { KEY_KINDS, SCOPES } from "@/server/domain/api-keys";
-import { createApiKey } from "@/server/services/api-keys/create-api-key";
+import { createApiKey, type CreatedApiKey } from "@/server/services/api-keys/create-api-key";
+
 import { listApiKeys, type ApiKeySummary } from "@/server/services/api-keys/list-api-keys";
 import { revokeApiKey } from "@/server/services/api-keys/revoke-api-key";
 import { confirmCallerPassword, confirmPasswordInput, developerProcedure, objectId, pageInput, router, viewerProcedure } from "../init";
@@ -46,17 +47,25 @@ export const apiKeysRouter = router({
     )
     .mutation(async ({ ctx, input }) => {
       if (ctx.service.livemode) await confirmCallerPassword(ctx, input.confirmPassword);
-      return once(ctx.service, "apiKeys.create", input.formKey, async () => {
-        const { key, secret } = await createApiKey(ctx.service, {
-          merchantId: ctx.service.merchant.id,
-          livemode: ctx.service.livemode,
-          kind: input.kind,
-          scopes: input.kind === "restricted" ? input.scopes : [],
-          name: input.name || undefined,
-        });
-        const { hash: _hash, ...summary } = key;
-        return { key: toApiKeyView(summary), secret };
-      });
+      const shown = ({ key: { hash: _hash, ...summary }, secret }: CreatedApiKey) => ({ key: toApiKeyView(summary), secret });
+      return once(
+        ctx.service,
+        "apiKeys.create",
+        input.formKey,
+        (record) =>
+          createApiKey(
+            ctx.service,
+            {
+              merchantId: ctx.service.merchant.id,
+              livemode: ctx.service.livemode,
+              kind: input.kind,
+              scopes: input.kind === "restricted" ? input.scopes : [],
+              name: input.name || undefined,
+            },
+            record,
+          ),
+        shown,
+      );
     }),
 
   revoke: developerProcedure.input(z.object({ id: objectId })).mutation(async ({ ctx, input }) => {

@@ -45,16 +45,21 @@ export const paymentLinksRouter = router({
       }),
     )
     .mutation(({ ctx, input }) =>
-      once(ctx.service, "paymentLinks.create", input.formKey, async () => {
-        const link = await createPaymentLink(ctx.service, {
-          amount: input.amount,
-          currency: input.currency,
-          description: input.description,
-          singleUse: input.singleUse,
-          expiresAt: input.expiresAt,
-        });
-        return linkView(link, undefined, ctx.service.clock.now(), ctx.service.merchant);
-      }),
+      once(
+        ctx.service,
+        "paymentLinks.create",
+        input.formKey,
+        (record) =>
+          createPaymentLink(ctx.service, {
+            amount: input.amount,
+            currency: input.currency,
+            description: input.description,
+            singleUse: input.singleUse,
+            expiresAt: input.expiresAt,
+            response: record,
+          }),
+        (link: PaymentLink) => linkView(link, undefined, ctx.service.clock.now(), ctx.service.merchant),
+      ),
     ),
 
   deactivate: developerProcedure.input(z.object({ id: objectId })).mutation(async ({ ctx, input }) => {

@@ -1,12 +1,12 @@
 import { z } from "zod";
 import { STAFF_ROLES } from "@/server/domain/staff";
-import { addStaffMember } from "@/server/services/staff/add-staff-member";
+import { addStaffMember, type AddedStaff } from "@/server/services/staff/add-staff-member";
 import { PASSWORD_MAX_LENGTH } from "@/server/domain/passwords";
 import { changeOwnPassword } from "@/server/services/staff/change-own-password";
 import { changeStaffRole } from "@/server/services/staff/change-staff-role";
 import { listStaff } from "@/server/services/staff/list-staff";
 import { removeStaffMember } from "@/server/services/staff/remove-staff-member";
-import { resetStaffPassword } from "@/server/services/staff/reset-staff-password";
+import { resetStaffPassword, type ResetPassword } from "@/server/services/staff/reset-staff-password";
 import { revokeStaffSessions } from "@/server/services/staff/revoke-staff-sessions";
 import { adminProcedure, confirmCallerPassword, confirmPasswordInput, objectId, router, viewerProcedure } from "../init";
 import { formKeyInput, once } from "../once";
@@ -21,10 +21,8 @@ export const staffRouter = router({
     .input(z.object({ email: z.string().max(320), role: z.enum(STAFF_ROLES), confirmPassword: confirmPasswordInput, formKey: formKeyInput.optional() }))
     .mutation(async ({ ctx, input }) => {
       await confirmCallerPassword(ctx, input.confirmPassword);
-      return once(ctx.service, "staff.add", input.formKey, async () => {
-        const { staff, password } = await addStaffMember(ctx.service, { email: input.email, role: input.role });
-        return { id: staff.id, email: staff.email, role: staff.role, password, business: ctx.service.merchant.slug };
-      });
+      const shown = ({ staff, password }: AddedStaff) => ({ id: staff.id, email: staff.email, role: staff.role, password, business: ctx.service.merchant.slug });
+      return once(ctx.service, "staff.add", input.formKey, (record) => addStaffMember(ctx.service, { email: input.email, role: input.role }, record), shown);
     }),
   /**
    * Changes what someone may do: the admin's own password first. Making someone admin hands them
@@ -50,10 +48,8 @@ export const staffRouter = router({
   /** A new one-time password for someone else on the team, who is signed out everywhere; the admin's own password first. */
   resetPassword: adminProcedure.input(z.object({ id: objectId, confirmPassword: confirmPasswordInput, formKey: formKeyInput.optional() })).mutation(async ({ ctx, input }) => {
     await confirmCallerPassword(ctx, input.confirmPassword);
-    return once(ctx.service, `staff.resetPassword:${input.id}`, input.formKey, async () => {
-      const { staff, password } = await resetStaffPassword(ctx.service, { staffId: input.id, by: ctx.staff.id });
-      return { id: staff.id, email: staff.email, password, business: ctx.service.merchant.slug };
-    });
+    const shown = ({ staff, password }: ResetPassword) => ({ id: staff.id, email: staff.email, password, business: ctx.service.merchant.slug });
+    return once(ctx.service, `staff.resetPassword:${input.id}`, input.formKey, (record) => resetStaffPassword(ctx.service, { staffId: input.id, by: ctx.staff.id }, record), shown);
   }),
   /** Takes someone's login away, and signs them out: the admin's own password first (see changeRole). */
   remove: adminProcedure.input(z.object({ id: objectId, confirmPassword: confirmPasswordInput })).mutation(async ({ ctx, input }) => {

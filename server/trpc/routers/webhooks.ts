@@ -2,6 +2,7 @@ import { z } from "zod";
 import { ALL_EVENTS } from "@/server/domain/webhooks";
 import { SUBSCRIBABLE_EVENT_TYPES } from "@/server/domain/events";
 import { toDeliveryResource, toEndpointResource } from "@/server/schemas/webhooks";
+import type { WebhookEndpoint } from "@/db/schema";
 import { createEndpoint } from "@/server/services/webhooks/create-endpoint";
 import { deleteEndpoint } from "@/server/services/webhooks/delete-endpoint";
 import { endpointAttemptStats, STATS_WINDOW_MS, type EndpointAttemptStats } from "@/server/services/webhooks/endpoint-attempt-stats";
@@ -71,10 +72,14 @@ export const webhooksRouter = router({
     .input(z.object({ url, enabledEvents, description: description.optional(), confirmPassword: confirmPasswordInput, formKey: formKeyInput.optional() }))
     .mutation(async ({ ctx, input }) => {
       if (ctx.service.livemode) await confirmCallerPassword(ctx, input.confirmPassword);
-      return once(ctx.service, "webhooks.create", input.formKey, async () => {
-        const endpoint = await createEndpoint(ctx.service, { url: input.url, enabledEvents: input.enabledEvents, description: input.description || undefined });
-        return toEndpointResource(endpoint, { withSecret: true, now: ctx.service.clock.now() });
-      });
+      const shown = (e: WebhookEndpoint) => toEndpointResource(e, { withSecret: true, now: ctx.service.clock.now() });
+      return once(
+        ctx.service,
+        "webhooks.create",
+        input.formKey,
+        (record) => createEndpoint(ctx.service, { url: input.url, enabledEvents: input.enabledEvents, description: input.description || undefined, response: record }),
+        shown,
+      );
     }),
 
   /**
@@ -108,10 +113,11 @@ export const webhooksRouter = router({
   rollSecret: developerProcedure.input(z.object({ id: objectId, confirmPassword: confirmPasswordInput, formKey: formKeyInput.optional() })).mutation(async ({ ctx, input }) => {
     if (ctx.service.livemode) await confirmCallerPassword(ctx, input.confirmPassword);
     // Rolled again after a lost answer, the first roll's secret is shown, and the one it kept still signs.
-    return once(ctx.service, `webhooks.rollSecret:${input.id}`, input.formKey, async () => ({
-      ...toEndpointResource(await rollEndpointSecret(ctx.service, input.id), { withSecret: true, now: ctx.service.clock.now() }),
+    const shown = (e: WebhookEndpoint) => ({
+      ...toEndpointResource(e, { withSecret: true, now: ctx.service.clock.now() }),
       overlapHours: ROLLED_SECRET_OVERLAP_MS / 3_600_000,
-    }));
+    });
+    return once(ctx.service, `webhooks.rollSecret:${input.id}`, input.formKey, (record) => rollEndpointSecret(ctx.service, input.id, record), shown);
   }),
 
   delete: developerProcedure.input(z.object({ id: objectId })).mutation(async ({ ctx, input }) => deleteEndpoint(ctx.service, input.id)),
