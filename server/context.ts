@@ -12,6 +12,12 @@ export type Actor =
 /** What verbs that act before a merchant is known (sign-in, key auth, seeding) receive. */
 export type BaseContext = { db: Db; clock: Clock };
 
+/**
+ * What a customer's page gives the verbs it calls (no key, no merchant yet: the object opened names
+ * it), with the customer's address when the proxies in front tell it.
+ */
+export type CustomerContext = BaseContext & { providers: ProviderRegistry; clientAddress?: string | null };
+
 /** What every merchant-scoped service verb receives: never `process.env`, never `Date.now()`. */
 export type ServiceContext = BaseContext & {
   providers: ProviderRegistry;

@@ -4,7 +4,8 @@ import { checkoutSessions, payments, type CheckoutSession, type Payment } from "
 import { attemptReference, checkoutSessionStatus, inFlight } from "@/server/domain/checkout";
 import { resourceMissing, ServiceError } from "@/server/domain/errors";
 import { isId } from "@/server/domain/ids";
-import { payThroughOrigin, type CustomerAttempt, type CustomerContext } from "../payments/pay-through-origin";
+import type { CustomerContext } from "@/server/context";
+import { payThroughOrigin, type CustomerAttempt } from "../payments/pay-through-origin";
 import { paymentThrough } from "../payments/payments-through";
 import { reconfirmExpiredAttempts } from "../payments/reconfirm-expired-attempts";
 

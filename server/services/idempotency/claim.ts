@@ -221,8 +221,7 @@ function owned<R extends ClaimRow>(ctx: BaseContext, scope: Scope, key: string, 
     async complete(status, body) {
       const done = completion(status, body);
       // No row: the key is no longer ours (taken over as presumed dead), and its record not our answer.
-      const [row] = await completionFor(ctx.db).execute(done);
-      if (row) completed(done);
+      if (await completeRecord(ctx.db, done)) completed(done);
     },
     async release() {
       await ctx.db.delete(idempotencyKeys).where(mine());

@@ -1,14 +1,13 @@
 import { eq } from "drizzle-orm";
 import { merchants } from "@/db/schema";
-import type { Actor, BaseContext, ServiceContext } from "@/server/context";
-import type { ProviderRegistry } from "@/server/providers/port";
+import type { Actor, CustomerContext, ServiceContext } from "@/server/context";
 
 /**
  * The context for acting in one merchant's environment without an API key: a customer paying on
  * a link's or a session's page acts in the world of the object they opened, and nowhere else.
  */
 export async function actForMerchant(
-  base: BaseContext & { providers: ProviderRegistry; clientAddress?: string | null },
+  base: CustomerContext,
   owner: { merchantId: string; livemode: boolean },
   actor: Actor,
 ): Promise<ServiceContext> {

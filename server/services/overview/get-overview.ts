@@ -113,12 +113,12 @@ export async function getOverview(ctx: ServiceContext): Promise<Overview> {
   const today: PeriodStats = { volume: zeroVolume(), refunded: zeroVolume(), counts: zeroCounts(), successRate: null };
   const week: PeriodStats = { volume: zeroVolume(), refunded: zeroVolume(), counts: zeroCounts(), successRate: null };
 
-  for (const row of buckets) {
-    const b = { ...row, day: new Date(row.day * DAY_MS).toISOString().slice(0, 10) };
-    const d = byDate.get(b.day);
+  for (const b of buckets) {
+    const date = new Date(b.day * DAY_MS).toISOString().slice(0, 10);
+    const d = byDate.get(date);
     if (!d) continue;
     d.total += b.n;
-    const periods = [b.day === todayDate ? today : null, b.day >= weekFrom ? week : null].filter((p) => p !== null);
+    const periods = [date === todayDate ? today : null, date >= weekFrom ? week : null].filter((p) => p !== null);
     for (const p of periods) p.counts[b.status] += b.n;
     if (b.status !== "succeeded") continue;
     d.succeeded += b.n;

@@ -3,7 +3,8 @@ import { paymentLinks, type Payment } from "@/db/schema";
 import { resourceMissing, ServiceError } from "@/server/domain/errors";
 import { isId } from "@/server/domain/ids";
 import { holdsSingleUseLink, linkClosedReason, linkPaymentReference } from "@/server/domain/payment-links";
-import { payThroughOrigin, type CustomerAttempt, type CustomerContext } from "../payments/pay-through-origin";
+import type { CustomerContext } from "@/server/context";
+import { payThroughOrigin, type CustomerAttempt } from "../payments/pay-through-origin";
 import { paymentThrough } from "../payments/payments-through";
 import { reconfirmExpiredAttempts } from "../payments/reconfirm-expired-attempts";
 

@@ -4,16 +4,12 @@ import { payments, type Payment } from "@/db/schema";
 import { invalidParam } from "@/server/domain/errors";
 import { isAttemptKey, MAX_ATTEMPT_KEYS } from "@/server/domain/hosted";
 import type { Currency } from "@/server/domain/money";
-import type { BaseContext } from "@/server/context";
-import type { ProviderRegistry } from "@/server/providers/port";
+import type { CustomerContext } from "@/server/context";
 import { actForMerchant } from "../merchants/act-for-merchant";
 import { createPayment, type PaymentOrigin } from "./create-payment";
 
 /** A link or a session as a customer pays it: its owner, and what every payment through it carries. */
 export type PayableOrigin = { id: string; merchantId: string; livemode: boolean; amount: number; currency: Currency; metadata: Record<string, string> };
-
-/** What a customer's page gives the verbs it calls: no key, and the customer's address when the proxies tell it. */
-export type CustomerContext = BaseContext & { providers: ProviderRegistry; clientAddress?: string | null };
 
 export type CustomerAttempt = {
   /** The customer's number as typed. */
