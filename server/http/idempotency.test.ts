@@ -548,18 +548,19 @@ describe("concurrency and crashes", () => {
   });
 });
 
-describe("creates whose retry after a 5xx finds nothing of theirs to finish", () => {
+describe("writes whose retry after a 5xx finds nothing of theirs to finish", () => {
   /** The first request fails after its write; the retry with the same key must make exactly one object. */
-  async function failThenRetry(m: TestMerchant, path: string, body: Record<string, unknown> | undefined) {
+  async function failThenRetry(m: TestMerchant, path: string, body: Record<string, unknown> | undefined, method: "POST" | "DELETE" = "POST", meanwhile?: () => Promise<void>) {
     const key = newKey();
     const allow = await refuseCompletion(key);
     try {
-      expectError(await api("POST", path, { key: m.keys.test, body, idempotencyKey: key }), 500, "api_error", "internal");
+      expectError(await api(method, path, { key: m.keys.test, body, idempotencyKey: key }), 500, "api_error", "internal");
     } finally {
       await allow();
     }
-    const retry = await api("POST", path, { key: m.keys.test, body, idempotencyKey: key });
-    const replay = await api("POST", path, { key: m.keys.test, body, idempotencyKey: key });
+    await meanwhile?.();
+    const retry = await api(method, path, { key: m.keys.test, body, idempotencyKey: key });
+    const replay = await api(method, path, { key: m.keys.test, body, idempotencyKey: key });
     expect(replay.headers.get("idempotent-replayed")).toBe("true");
     expect(replay.text).toBe(retry.text);
     return retry;
@@ -597,6 +598,26 @@ describe("creates whose retry after a 5xx finds nothing of theirs to finish", ()
     const db = await getDb();
     const [row] = await db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, created.body.id));
     expect(row).toMatchObject({ secret: (retry.body as { secret: string }).secret, previousSecret: created.body.secret });
+  });
+
+  it("an endpoint is deleted once: the retry answers the delete rather than finding the endpoint gone", async () => {
+    const m = await seedTestMerchant();
+    const created = await api<{ id: string }>("POST", "/v1/webhook_endpoints", { key: m.keys.test, body: { url: "http://127.0.0.1:9/hooks", enabled_events: ["*"] } });
+    const retry = await failThenRetry(m, `/v1/webhook_endpoints/${created.body.id}`, undefined, "DELETE");
+    expect(retry.status).toBe(200);
+    expect(retry.body).toEqual({ id: created.body.id, object: "webhook_endpoint", livemode: false, deleted: true });
+    expect((await api("GET", `/v1/webhook_endpoints/${created.body.id}`, { key: m.keys.test })).status).toBe(404);
+  });
+
+  it("an endpoint's change commits with its answer: one that answered 500 changed nothing, and its retry applies it once", async () => {
+    const m = await seedTestMerchant();
+    const created = await api<{ id: string }>("POST", "/v1/webhook_endpoints", { key: m.keys.test, body: { url: "http://127.0.0.1:9/hooks", enabled_events: ["*"] } });
+    const path = `/v1/webhook_endpoints/${created.body.id}`;
+    const retry = await failThenRetry(m, path, { disabled: true, description: "paused" }, "POST", async () => {
+      expect((await api("GET", path, { key: m.keys.test })).body).toMatchObject({ status: "enabled", description: null });
+    });
+    expect(retry.status).toBe(200);
+    expect(retry.body).toMatchObject({ id: created.body.id, status: "disabled", description: "paused" });
   });
 
   it("a create whose key was taken over meanwhile (it ran past the lock timeout) writes nothing: the new holder makes the object", async () => {

@@ -5,6 +5,8 @@ import { invalidParam } from "@/server/domain/errors";
 import { mergeMetadata, METADATA_MAX_KEYS } from "@/server/domain/metadata";
 import { changedFields } from "@/server/domain/security-log";
 import type { ServiceContext } from "@/server/context";
+import type { ResponseRecord } from "@/server/services/idempotency/completion";
+import { writeWithResponse } from "@/server/services/idempotency/with-response";
 import { recordSecurityEvent } from "@/server/services/security-log/record-security-event";
 import { endpointEntry } from "./endpoint-security-entry";
 import { vetEndpointUrl } from "./endpoint-url";
@@ -21,13 +23,15 @@ export type UpdateEndpointInput = {
 
 /**
  * Changes what is given; `metadata` is merged into what the endpoint has (mergeMetadata). Disabling stops deliveries at their next attempt (they fail, saying so);
- * enabling resumes with new events, and a replay sends what was missed.
+ * enabling resumes with new events, and a replay sends what was missed. With `response`, the answer
+ * is stored with the change: a retry after a failure that followed it answers it again rather than
+ * applying it over a change made since.
  */
-export async function updateEndpoint(ctx: ServiceContext, id: string, input: UpdateEndpointInput): Promise<WebhookEndpoint> {
+export async function updateEndpoint(ctx: ServiceContext, id: string, input: UpdateEndpointInput, response?: ResponseRecord<WebhookEndpoint>): Promise<WebhookEndpoint> {
   await getEndpoint(ctx, id);
   const url = input.url === undefined ? undefined : await vetEndpointUrl(ctx, input.url);
   const status = input.disabled === undefined ? undefined : input.disabled ? ("disabled" as const) : ("enabled" as const);
-  return ctx.db.transaction(async (tx) => {
+  return writeWithResponse(ctx.db, response, async (tx) => {
     // Disabling waits for a replay being queued; one after it sees the endpoint disabled (queueReplay).
     if (status === "disabled") await lockUntilCommit(tx, replayLock(ctx.merchant.id, ctx.livemode));
     // Deleted since the first read: missing. Locked, so the log's "from" is what was changed.
