@@ -37,6 +37,7 @@ test("every page of the dashboard passes axe's checks", async ({ page, request }
       await expect(page.getByRole("heading", { name: heading, exact: false }).first()).toBeVisible();
       // Lists and details load after the shell: check what the page shows once they have.
       await expect(page.getByText(/^Loading /)).toHaveCount(0);
+      await expect(page, `${path}: the title says whose page it is`).toHaveTitle(/\S · Mari dashboard$/);
       await expectAccessible(page, path);
     }
 
@@ -63,6 +64,7 @@ test("the sign-in page passes axe's checks, also when it refuses a password", as
   const page = await context.newPage();
   await page.goto("/dashboard/sign-in");
   await expect(page.getByRole("heading", { name: "Sign in to Mari" })).toBeVisible();
+  await expect(page).toHaveTitle("Sign in · Mari dashboard");
   await expectAccessible(page, "sign-in");
   await fillSignIn(page, `nobody-${Date.now()}@example.test`, "not a password of anyone's");
   await page.getByRole("button", { name: "Sign in" }).click();

@@ -6,7 +6,7 @@ import { authSecret } from "@/server/auth/secret";
 import { BUSINESS_INPUT_MAX } from "@/server/domain/staff";
 import "@/components/dashboard/dashboard.css";
 
-export const metadata = { title: "Sign in · Mari dashboard", robots: { index: false } };
+export const metadata = { title: { absolute: "Sign in · Mari dashboard" }, robots: { index: false } };
 
 type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
 
