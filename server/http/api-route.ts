@@ -12,7 +12,7 @@ import { providers } from "@/server/providers/registry";
 import type { Operation } from "@/server/schemas/common";
 import { authenticateApiKey } from "@/server/services/api-keys/authenticate-api-key";
 import { recallCompleted } from "@/server/services/idempotency/remembered";
-import { claimIdempotencyKey, keyRequestHash, type ClaimRow, type ClaimStatement, type KeyClaim, type OwnedKey, type Replay } from "@/server/services/idempotency/claim";
+import { claimIdempotencyKey, heldRecord, keyRequestHash, type ClaimRow, type ClaimStatement, type KeyClaim, type OwnedKey, type Replay } from "@/server/services/idempotency/claim";
 import type { Completion, ResponseRecord } from "@/server/services/idempotency/completion";
 import { discardUnreadBody, readJsonBody } from "./body";
 import { trustedClientAddress } from "./client-address";
@@ -194,18 +194,15 @@ export function apiRoute<B extends z.ZodType | undefined, Q extends z.ZodType | 
       const stored: { completion?: Completion } = {};
       // Asked for before the handler runs; the key is held by the time the service's last write
       // asks for the completion (claimed before the handler, or by the service's first write).
+      const holder = () => {
+        if (!held) throw new Error(`${op.operationId}: the response's record was asked for before the key was claimed`);
+        return held;
+      };
       const responseRecord = <T>(toBody: (result: T) => unknown): ResponseRecord<T> | undefined =>
-        claimKey && {
-          completionFor: (result) => {
-            if (!held) throw new Error(`${op.operationId}: the response's record was asked for before the key was claimed`);
-            const text = JSON.stringify(toBody(result));
-            return held.completion(op.status, storable(text), text);
-          },
-          completedWith: (completion) => {
-            stored.completion = completion;
-            held?.completed(completion);
-          },
-        };
+        claimKey &&
+        heldRecord(holder, op.status, toBody, storable, (completion) => {
+          stored.completion = completion;
+        });
       const claim = options.claimInFirstWrite && claimKey ? keyClaim(claimKey) : undefined;
       const result = await handler({ ctx, body, query, params, idempotencyKey, url, responseRecord, claim });
       if (claimKey && !claimed) throw new Error(`${op.operationId}: the handler never claimed its Idempotency-Key`);

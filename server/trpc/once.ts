@@ -4,7 +4,7 @@ import { dataKey } from "@/server/data-key";
 import { dashboardIdempotencyKey } from "@/server/domain/idempotency";
 import { seal, unseal } from "@/server/domain/sealing";
 import type { ServiceContext } from "@/server/context";
-import { claimIdempotencyKey } from "@/server/services/idempotency/claim";
+import { claimIdempotencyKey, heldRecord } from "@/server/services/idempotency/claim";
 import type { ResponseRecord } from "@/server/services/idempotency/completion";
 
 /**
@@ -40,20 +40,12 @@ export async function once<Row, T>(
   const fingerprint = createHash("sha256").update(`dashboard:${action}`).digest("hex");
   const claim = await claimIdempotencyKey(service, scope, dashboardIdempotencyKey(action, formKey), fingerprint);
   if (claim.kind === "replay") return JSON.parse(unseal(dataKey(), claim.body)) as T;
-  // The answer the verb's write stored, which is then the one returned.
-  let pending: { shown: T } | undefined;
-  let stored: { shown: T } | undefined;
-  const record: ResponseRecord<Row> = {
-    completionFor: (row) => {
-      pending = { shown: show(row) };
-      const text = JSON.stringify(pending.shown);
-      return claim.completion(200, seal(dataKey(), text), text);
-    },
-    completedWith: (completion) => {
-      stored = pending;
-      claim.completed(completion);
-    },
-  };
+  const sealed = (text: string) => seal(dataKey(), text);
+  // Whether the verb's write stored the answer with it.
+  let stored = false;
+  const record = heldRecord(() => claim, 200, show, sealed, () => {
+    stored = true;
+  });
   let made: Row;
   try {
     made = await make(record);
@@ -61,8 +53,7 @@ export async function once<Row, T>(
     await claim.release();
     throw e;
   }
-  if (stored) return stored.shown;
   const shown = show(made);
-  await claim.complete(200, seal(dataKey(), JSON.stringify(shown)));
+  if (!stored) await claim.complete(200, sealed(JSON.stringify(shown)));
   return shown;
 }

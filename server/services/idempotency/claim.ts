@@ -6,7 +6,7 @@ import { idempotencyKeyReused, ServiceError } from "@/server/domain/errors";
 import { IDEMPOTENCY_TTL_MS } from "@/server/domain/idempotency";
 import type { BaseContext } from "@/server/context";
 import { env } from "@/server/env";
-import { completeRecordStatement, type Completion } from "./completion";
+import { completeRecordStatement, type Completion, type ResponseRecord } from "./completion";
 import { rememberCompleted } from "./remembered";
 
 export type Scope = { merchantId: string; livemode: boolean };
@@ -241,6 +241,31 @@ const completionFor = preparedOnce((db: Db) => completeRecordStatement(db).retur
  */
 export async function completeRecord(db: Db, done: Completion): Promise<boolean> {
   return (await completionFor(db).execute(done)).length > 0;
+}
+
+/**
+ * The held key's record as a ResponseRecord, for a service's write to store its answer with:
+ * `render` gives the answer of the service's result, kept as `store` makes it of its text (sealed
+ * when it shows a secret) and sent as the text itself; `stored` hears of a completion so stored.
+ * `holder` is read when the service asks, by which time the key is held.
+ */
+export function heldRecord<T>(
+  holder: () => OwnedKey,
+  status: number,
+  render: (result: T) => unknown,
+  store: (text: string) => string,
+  stored: (completion: Completion) => void,
+): ResponseRecord<T> {
+  return {
+    completionFor: (result) => {
+      const text = JSON.stringify(render(result));
+      return holder().completion(status, store(text), text);
+    },
+    completedWith: (completion) => {
+      stored(completion);
+      holder().completed(completion);
+    },
+  };
 }
 
 export const inProgress = () =>

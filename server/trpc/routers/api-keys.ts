@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { KEY_KINDS, SCOPES } from "@/server/domain/api-keys";
 import { createApiKey, type CreatedApiKey } from "@/server/services/api-keys/create-api-key";
-
 import { listApiKeys, type ApiKeySummary } from "@/server/services/api-keys/list-api-keys";
 import { revokeApiKey } from "@/server/services/api-keys/revoke-api-key";
 import { confirmCallerPassword, confirmPasswordInput, developerProcedure, objectId, pageInput, router, viewerProcedure } from "../init";
