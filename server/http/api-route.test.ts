@@ -341,6 +341,14 @@ describe("query strings", () => {
     expectError(await list(qs), 400, "invalid_request", "parameter_invalid", param);
   });
 
+  it("says the same of every limit it refuses", async () => {
+    for (const limit of ["0", "101", "-1", "1.5", "abc", "9007199254740992", "1e2"]) {
+      expect(expectError(await list(`?limit=${limit}`), 400, "invalid_request", "parameter_invalid", "limit").message, limit).toBe(
+        "limit must be an integer between 1 and 100.",
+      );
+    }
+  });
+
   it("takes limit 1 and 100", async () => {
     for (const limit of [1, 100]) {
       const res = await list(`?limit=${limit}`);

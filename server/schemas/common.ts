@@ -54,11 +54,14 @@ export const timeBound = z
  */
 export const unsetWhenNull = <T extends z.ZodType>(schema: T) => schema.nullish().transform((v) => v ?? undefined);
 
+const LIMIT_RANGE = "limit must be an integer between 1 and 100";
+
+/** One message for every way a `limit` misses (a sign, a fraction, 0, 101, past 2^53). */
 export const limitParam = z
   .string()
-  .regex(/^\d+$/, "limit must be an integer between 1 and 100")
+  .regex(/^\d+$/, LIMIT_RANGE)
   .transform(Number)
-  .pipe(z.number().int().min(1, "limit must be between 1 and 100").max(100, "limit must be between 1 and 100"))
+  .pipe(z.number().int(LIMIT_RANGE).min(1, LIMIT_RANGE).max(100, LIMIT_RANGE))
   .default(10)
   .describe("How many objects to return, 1–100 (default 10).");
 
