@@ -79,3 +79,35 @@ describe.each(parts.map((part) => [part.name, part] as const))("the %s's stylesh
     expect(missing).toEqual([]);
   });
 });
+
+/** WCAG's contrast ratio of two `#rrggbb` colours. */
+function contrast(a: string, b: string): number {
+  const luminance = (hex: string) => {
+    const [r, g, bl] = [1, 3, 5].map((i) => {
+      const c = parseInt(hex.slice(i, i + 2), 16) / 255;
+      return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r! + 0.7152 * g! + 0.0722 * bl!;
+  };
+  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+  return (hi! + 0.05) / (lo! + 0.05);
+}
+
+describe("what marks a control (WCAG 1.4.11: 3:1 against what it sits on)", () => {
+  const variable = (name: string) => new RegExp(`--${name}:\\s*(#[0-9a-f]{6})`, "i").exec(read(GLOBAL))?.[1];
+
+  it("the field's border and the focus ring stand out from the white card and the grey page", () => {
+    for (const name of ["control-border", "focus-ring"]) {
+      const colour = variable(name);
+      expect(colour, name).toBeDefined();
+      for (const ground of ["#ffffff", "#f7f8fa"]) expect(contrast(colour!, ground), `${name} on ${ground}`).toBeGreaterThanOrEqual(3);
+    }
+  });
+
+  it("every sheet draws its focus rings and its fields' borders with them", () => {
+    const stray = [...parts.flatMap((p) => p.sheets), GLOBAL].flatMap((sheet) =>
+      [...read(sheet).matchAll(/(outline|(?:input|select|textarea|button)[^{}]*\{[^}]*border):[^;}]*#[0-9a-f]{3,6}/gi)].map((m) => `${sheet}: ${m[0]}`),
+    );
+    expect(stray).toEqual([]);
+  });
+});
