@@ -64,6 +64,17 @@ describe("the pay action's answer when it does not redirect", () => {
   });
 });
 
+describe("the pay action on a checkout whose last attempt is under way", () => {
+  it("sends the page back to follow that attempt, marked so that it says why this tap sent no prompt", async () => {
+    request.headers = new Headers();
+    const s = await createCheckoutSession(await merchant.ctx(), { amount: 1_500, currency: "USD", reference: `busy-${randomUUID()}`, successUrl: "https://shop.example/thanks" });
+    // 0770000003 never answers: its prompt stays out until it expires.
+    const tap = (msisdn: string) => outcome(payCheckoutAction(s.id, INITIAL_PAY_FORM_STATE, formOf({ msisdn, attempt_key: randomUUID() })));
+    expect(await tap("0770000003")).toEqual({ redirectedTo: `/checkout/${s.id}` });
+    expect(await tap("0771111111")).toEqual({ redirectedTo: `/checkout/${s.id}?in_progress=1` });
+  });
+});
+
 describe("the pay action behind a trusted proxy", () => {
   it("counts new payments against the client's address, not an address the client wrote, and says how long to wait", async () => {
     const address = `203.0.113.${randomInt(1, 255)}-${randomUUID().slice(0, 8)}`;

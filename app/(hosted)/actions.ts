@@ -13,7 +13,7 @@ import { QUOTE_CHANGED_PARAM } from "@/server/services/payments/create-payment";
 import type { CustomerContext } from "@/server/context";
 import type { CustomerAttempt } from "@/server/services/payments/pay-through-origin";
 import { systemContext } from "@/server/system-context";
-import { AMOUNT_CHANGED_PARAM, type PayFormState } from "@/components/checkout/pay-form-state";
+import { AMOUNT_CHANGED_PARAM, IN_PROGRESS_PARAM, type PayFormState } from "@/components/checkout/pay-form-state";
 import { keepOwnAttemptKey } from "./own-attempts";
 
 /** The verbs' context for a customer's tap: no key, and the customer's address when the proxies in front tell it. */
@@ -21,8 +21,8 @@ async function customerContext(): Promise<CustomerContext> {
   return { ...(await systemContext()), clientAddress: trustedClientAddress((await headers()).get("x-forwarded-for")) };
 }
 
-/** Answers that mean the page itself has changed (used, expired, an attempt in flight): show it again. */
-const RELOAD_PAGE = new Set(["link_used", "link_expired", "checkout_session_closed", "payment_in_progress", "resource_missing"]);
+/** Answers that mean the page itself has changed (used, expired): show it again. */
+const RELOAD_PAGE = new Set(["link_used", "link_expired", "checkout_session_closed", "resource_missing"]);
 
 const UNAVAILABLE =
   "We could not start the payment just now. Try again in a moment: the same attempt is reused, so you will not be charged twice.";
@@ -56,6 +56,9 @@ async function attempt(
       return answer({ code: "api_error", message: UNAVAILABLE, param: null });
     }
     if (RELOAD_PAGE.has(e.code)) redirect(reloadPath);
+    // Another attempt at this order is under way (another tab, another phone): the page again,
+    // following that one, with a word on why this number got no prompt.
+    if (e.code === "payment_in_progress") redirect(`${pagePath}?${IN_PROGRESS_PARAM}=1`);
     // The charge changed since the page was rendered: the page again, with the new amount and a word on why.
     if (e.param === QUOTE_CHANGED_PARAM) redirect(`${pagePath}?${AMOUNT_CHANGED_PARAM}=1`);
     // The attempt's reference taken by another payment at the same moment: the merchant's matter,

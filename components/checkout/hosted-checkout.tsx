@@ -12,6 +12,8 @@ type Props = {
   attemptKey: string;
   /** Shown again because the charge changed as Pay was tapped (AMOUNT_CHANGED_PARAM). */
   amountChanged?: boolean;
+  /** Shown again because Pay was refused: another attempt at the order was under way (IN_PROGRESS_PARAM). */
+  refusedInProgress?: boolean;
   /** This response's script nonce (proxy.ts), for the page's one inline script. */
   nonce: string | undefined;
 };
@@ -22,9 +24,11 @@ type Props = {
  * and follows the attempt (or, on a closed page, says why, and shows this browser's own attempt if
  * it made one).
  */
-export function HostedCheckout({ page, action, attemptKey, amountChanged = false, nonce }: Props) {
+export function HostedCheckout({ page, action, attemptKey, amountChanged = false, refusedInProgress = false, nonce }: Props) {
   const attempt = page.attempt;
   const followsAttempt = attempt !== null && !PHASE_IS_FINAL[attempt.phase];
+  // A single-use link someone else is paying: looked at again until that payment ends.
+  const waitsForLink = page.link_in_use;
   // Not while another attempt's prompt is out: the page warns of it first (SecondChargeWarning).
   const paidCheckout = attempt?.phase === "succeeded" && page.success_url !== null && page.other_attempt === null;
   return (
@@ -35,11 +39,23 @@ export function HostedCheckout({ page, action, attemptKey, amountChanged = false
           "Link already used" while the island's script is on its way. */}
       <script nonce={nonce} suppressHydrationWarning dangerouslySetInnerHTML={{ __html: holdBackScript(page.id, page.state !== "open") }} />
       {/* A new island for each state the server shows (an attempt, a link used since): none of the last one's is carried over. */}
-      <PayPanel key={`${page.state}:${attempt?.id ?? "new"}`} initial={page} action={action} attemptKey={attemptKey} amountChanged={amountChanged} />
+      <PayPanel
+        key={`${page.state}:${attempt?.id ?? "new"}`}
+        initial={page}
+        action={action}
+        attemptKey={attemptKey}
+        amountChanged={amountChanged}
+        refusedInProgress={refusedInProgress}
+      />
       {/* Without JavaScript the page follows the attempt by reloading itself, and a paid checkout goes on to the merchant. */}
       {followsAttempt ? (
         <noscript>
           <meta httpEquiv="refresh" content={String(Math.ceil((attempt.status === "unresolved" ? SLOW_POLL_MS : POLL_MS) / 1000))} />
+        </noscript>
+      ) : null}
+      {waitsForLink ? (
+        <noscript>
+          <meta httpEquiv="refresh" content={String(SLOW_POLL_MS / 1000)} />
         </noscript>
       ) : null}
       {paidCheckout ? (

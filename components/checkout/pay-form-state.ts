@@ -16,3 +16,6 @@ export const INITIAL_PAY_FORM_STATE: PayFormState = { msisdn: "", attemptKey: nu
 
 /** The query parameter a page is shown again with when its charge changed as Pay was tapped. */
 export const AMOUNT_CHANGED_PARAM = "amount_changed";
+
+/** The query parameter a checkout is shown again with when Pay was refused: another attempt was already under way. */
+export const IN_PROGRESS_PARAM = "in_progress";

@@ -3,6 +3,7 @@
 import { unstable_rethrow } from "next/navigation";
 import { Component, useActionState, useEffect, useLayoutEffect, useRef, useState, type ReactNode } from "react";
 import {
+  closedPageFailureMessage,
   EXPIRED_ATTEMPT_MESSAGE,
   formatCountdown,
   formatHarareTime,
@@ -19,7 +20,7 @@ import type { HostedAttempt, HostedPage } from "@/server/schemas/hosted";
 import { dropQueryParam } from "@/components/ui/drop-query-param";
 import { useHydrated } from "@/components/ui/use-hydrated";
 import { useTypedBeforeHydration } from "@/components/ui/use-typed-before-hydration";
-import { AMOUNT_CHANGED_PARAM, INITIAL_PAY_FORM_STATE, type PayFormState } from "./pay-form-state";
+import { AMOUNT_CHANGED_PARAM, IN_PROGRESS_PARAM, INITIAL_PAY_FORM_STATE, type PayFormState } from "./pay-form-state";
 import { POLL_MS, SLOW_POLL_MS } from "./polling";
 import { formKey, keepTypedNumber, keysToAsk, readSentAttempts, typedNumberOf, updateSentAttempts, withAnswer, withDone, withSent } from "./sent-attempts";
 
@@ -32,6 +33,8 @@ type Props = {
   attemptKey: string;
   /** Shown again because the charge changed as Pay was tapped (AMOUNT_CHANGED_PARAM). */
   amountChanged: boolean;
+  /** Shown again because Pay was refused: another attempt at the order was under way (IN_PROGRESS_PARAM). */
+  refusedInProgress: boolean;
 };
 
 /**
@@ -39,7 +42,7 @@ type Props = {
  * rendered first, so without JavaScript the same markup works (the form posts; the page reloads
  * itself while the attempt is under way).
  */
-export function PayPanel({ initial, action, attemptKey, amountChanged }: Props) {
+export function PayPanel({ initial, action, attemptKey, amountChanged, refusedInProgress }: Props) {
   const { page, serverNow, adopt, offline } = useFollowedPage(initial);
   const { key, lookup } = useSentAttempt(page, attemptKey, adopt);
   const attempt = page.attempt;
@@ -56,7 +59,8 @@ export function PayPanel({ initial, action, attemptKey, amountChanged }: Props) 
   // The notice is for this customer, this once: a reload, or the address shared, shows the page without it.
   useEffect(() => {
     if (amountChanged) dropQueryParam(AMOUNT_CHANGED_PARAM);
-  }, [amountChanged]);
+    if (refusedInProgress) dropQueryParam(IN_PROGRESS_PARAM);
+  }, [amountChanged, refusedInProgress]);
   return (
     <>
       {/* A page that takes nothing (expired, deactivated, used by someone else) shows no amount: nothing is owed. */}
@@ -64,6 +68,13 @@ export function PayPanel({ initial, action, attemptKey, amountChanged }: Props) 
       {amountChanged && canPay ? (
         <p className="card changed" role="alert">
           The amount changed just as you tapped Pay, so nothing was sent to your phone. Check the amount above, then tap Pay again.
+        </p>
+      ) : null}
+      {/* Said while the attempt that got in first is under way; once it ends, the page shows what follows (its receipt, or the form). */}
+      {refusedInProgress && attempt && !PHASE_IS_FINAL[attempt.phase] ? (
+        <p className="card changed" role="alert">
+          A payment for this order was already under way, from <span className="msisdn">{attempt.msisdn_masked}</span>, so nothing was sent to your
+          number. If that payment does not go through, you can pay with your number here.
         </p>
       ) : null}
       {/* Always there, so that what changes inside it is announced (a region that appears with its text is not). */}
@@ -244,8 +255,9 @@ function useFollowedPage(initial: HostedPage): { page: HostedPage; serverNow: nu
   // An expired attempt is still asked about, slowly, for a while: if the customer entered the PIN
   // as the prompt ran out, the provider confirms it late, and the page then shows the receipt.
   const lateWatch = watchesForLateConfirmation(page.attempt, page.server_time);
-  const following = underWay || lateWatch;
-  const slow = page.attempt?.status === "unresolved" || lateWatch;
+  // A single-use link someone else is paying takes payments again if that payment fails: the form comes back by itself.
+  const following = underWay || lateWatch || page.link_in_use;
+  const slow = page.attempt?.status === "unresolved" || lateWatch || page.link_in_use;
 
   useEffect(() => {
     if (!following) return;
@@ -256,12 +268,15 @@ function useFollowedPage(initial: HostedPage): { page: HostedPage; serverNow: nu
       if (stopped) return;
       if (!document.hidden) {
         const sent = Date.now();
+        const path = page.status_path;
         try {
-          const next = await askStatus(page.status_path);
+          const next = await askStatus(path);
           // The answer's time stands for the middle of the round trip.
           offset.current = Date.parse(next.server_time) - (sent + Date.now()) / 2;
           if (!stopped) {
-            setPage(next);
+            // Unless the page has meanwhile taken up another attempt (a kept one looked up, as
+            // this answer was on its way): an answer about what it followed before is stale.
+            setPage((shown) => (shown.status_path === path ? next : shown));
             setUnanswered(0);
           }
         } catch {
@@ -401,7 +416,7 @@ function AttemptStatus({ page, attempt, serverNow, early }: { page: HostedPage; 
             {attempt.phase === "expired"
               ? `${EXPIRED_ATTEMPT_MESSAGE}${closed ? "" : " You can try again below."}`
               : closed
-                ? "You have not been charged."
+                ? closedPageFailureMessage(attempt.failure_message)
                 : attempt.failure_message}
           </p>
           {closed ? (

@@ -1,13 +1,14 @@
 import { expect, test } from "@playwright/test";
 import { seed } from "../support/seed";
-import { createSession, getPayment, getSession, pay, statusRegion, testHelper } from "./support";
+import { createSession, getPayment, getSession, pay, searchPayments, statusRegion, testHelper } from "./support";
 
 /** `/checkout/{cs_id}`: the order, its attempts, and the way back to the merchant. */
 
 test("a paid checkout shows its receipt, then goes to success_url with the session id", async ({ page, request }) => {
   const session = await createSession(request, { amount: 1_800 });
   await page.goto(`/checkout/${session.id}`);
-  await expect(page.getByRole("heading", { level: 1 })).toHaveText(`Order ${session.reference}`);
+  // "order-…" heads the page as it is: "Order" is said once.
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText(session.reference);
   await pay(page, "0770000001");
   await expect(statusRegion(page)).toContainText("+263 77 *** *001");
   await expect(statusRegion(page).getByRole("heading")).toHaveText("Payment received", { timeout: 15_000 });
@@ -46,6 +47,33 @@ test("reopening a checkout while its attempt is under way shows that attempt, an
   await expect(statusRegion(again).getByRole("heading")).toHaveText("Check your phone and enter your PIN");
   await expect(again.getByLabel(/mobile money number/i)).toHaveCount(0);
   await other.close();
+});
+
+test("Pay on a checkout another phone is paying: this page follows that attempt and says why its number got no prompt", async ({ page, browser, request }) => {
+  const session = await createSession(request);
+  await page.goto(`/checkout/${session.id}`);
+  // Meanwhile, someone else with the same order open pays first.
+  const other = await browser.newContext();
+  const first = await other.newPage();
+  await first.goto(`/checkout/${session.id}`);
+  await pay(first, "0770000003");
+  await expect(statusRegion(first).getByRole("timer")).toBeVisible();
+  await other.close();
+
+  await pay(page, "0771111111");
+  await expect(page.getByRole("alert").filter({ hasText: "already under way" })).toHaveText(
+    "A payment for this order was already under way, from +263 77 *** *003, so nothing was sent to your number. If that payment does not go through, you can pay with your number here.",
+  );
+  await expect(statusRegion(page).getByRole("heading")).toHaveText("Check your phone and enter your PIN");
+  // Said this once: the address a reload or a share opens carries no mark.
+  await expect(page).toHaveURL(`${seed().base_url}/checkout/${session.id}`);
+  const attempts = await searchPayments(request, session.reference);
+  expect(attempts.map((p) => p.customer_msisdn_masked)).toEqual(["+263 77 *** *003"]);
+
+  // That attempt fails: the notice goes, and the form is back for this customer.
+  await testHelper(request, attempts[0]!.id, "fail");
+  await expect(page.getByLabel(/mobile money number/i)).toBeVisible({ timeout: 10_000 });
+  await expect(page.getByText("already under way")).toHaveCount(0);
 });
 
 test("an expired checkout says so and offers the way back, never a form", async ({ page, request }) => {

@@ -93,3 +93,23 @@ test("a form the server gives back (no redirect) sends the attempt it was sent w
   expect(attemptOf(page)).toBe(payment!.id);
   expect(await paymentsOfLink(request, link.id)).toHaveLength(1);
 });
+
+test("with JavaScript off a single-use link in use reloads itself, and shows its form once that payment fails", async ({ page, browser, request }) => {
+  const link = await createLink(request, { single_use: true });
+  // Someone else's prompt is out (0770000003 never answers).
+  const other = await browser.newContext({ javaScriptEnabled: false });
+  const first = await other.newPage();
+  await first.goto(`/pay/${link.id}`);
+  await first.getByLabel(/mobile money number/i).fill("077 000 0003");
+  await first.getByRole("button", { name: /^Pay / }).click();
+  await first.waitForURL(/\?payment=pay_/);
+  await other.close();
+
+  await page.goto(`/pay/${link.id}`);
+  await expect(page.getByRole("heading", { level: 2 })).toHaveText("Link in use");
+  await expect(page.locator('meta[http-equiv="refresh"]')).toHaveAttribute("content", "10");
+  const [held] = await paymentsOfLink(request, link.id);
+  await testHelper(request, held!.id, "fail");
+  await expect(page.getByLabel(/mobile money number/i)).toBeVisible({ timeout: 15_000 });
+  await expect(page.locator('meta[http-equiv="refresh"]')).toHaveCount(0);
+});

@@ -19,5 +19,8 @@ export function checkoutSessionStatus(session: { status: CheckoutSessionStatus; 
 /** A payment whose outcome is still to come: while one exists, a session takes no other attempt. */
 export const inFlight = (status: PaymentStatus): boolean => !TERMINAL[status];
 
+/** What a checkout's page heads with: "Order INV-7", or the reference alone when it says so itself ("order-7", "Order #7"). */
+export const orderTitle = (reference: string) => (/^order\b/i.test(reference) ? reference : `Order ${reference}`);
+
 /** The attempt's reference: the session's, numbered, so the merchant can trace each attempt to its order. */
 export const attemptReference = (sessionReference: string, attempt: number) => `${sessionReference}#${attempt}`;

@@ -1,10 +1,13 @@
 import { describe, expect, it } from "vitest";
 import {
   ATTEMPT_PHASE,
+  closedPageFailureMessage,
+  CUSTOMER_FAILURE_MESSAGES,
   formatCountdown,
   formatHarareTime,
   formatOwnAttemptKeys,
   formatPageAmount,
+  GENERIC_FAILURE_MESSAGE,
   LATE_CONFIRMATION_WINDOW_MS,
   MAX_ATTEMPT_KEYS,
   parseOwnAttemptKeys,
@@ -84,6 +87,22 @@ describe("an expired attempt on a hosted page", () => {
     expect(watchesForLateConfirmation({ phase: "expired", expires_at }, at(LATE_CONFIRMATION_WINDOW_MS))).toBe(false);
     for (const phase of ["waiting", "confirming", "succeeded", "failed"] as const) expect(watchesForLateConfirmation({ phase, expires_at }, at(1_000))).toBe(false);
     expect(watchesForLateConfirmation(null, at(0))).toBe(false);
+  });
+});
+
+describe("a failed attempt on a page that takes no other", () => {
+  it("keeps the reason and says nothing was taken, without advice to try again", () => {
+    expect(closedPageFailureMessage(CUSTOMER_FAILURE_MESSAGES.insufficient_funds)).toBe(
+      "Your wallet does not hold enough money for this payment. You have not been charged.",
+    );
+    expect(closedPageFailureMessage(CUSTOMER_FAILURE_MESSAGES.declined)).toBe("Your wallet provider declined the payment. You have not been charged.");
+    expect(closedPageFailureMessage(GENERIC_FAILURE_MESSAGE)).toBe(GENERIC_FAILURE_MESSAGE);
+    expect(closedPageFailureMessage(null)).toBe("You have not been charged.");
+    for (const message of Object.values(CUSTOMER_FAILURE_MESSAGES)) {
+      const said = closedPageFailureMessage(message);
+      expect(said).not.toMatch(/try again|top up|Check the number/i);
+      expect(said.match(/You have not been charged\./g)).toHaveLength(1);
+    }
   });
 });
 

@@ -115,6 +115,16 @@ export const CUSTOMER_FAILURE_MESSAGES = {
 /** A fallback for a failed payment without a code (it should not happen; the page still needs words). */
 export const GENERIC_FAILURE_MESSAGE = "The payment did not go through. You have not been charged.";
 
+/**
+ * Why an attempt failed, on a page that takes no other (its notice says what can be done): the
+ * reason's first sentence, without the advice to try again that may follow it, and that nothing
+ * was taken.
+ */
+export function closedPageFailureMessage(message: string | null): string {
+  const reason = message?.split(/(?<=\.) /)[0];
+  return reason ? `${reason} You have not been charged.` : "You have not been charged.";
+}
+
 /** Whole seconds left until `expiresAt` by the server's clock, never negative. */
 export function secondsLeft(expiresAtMs: number, serverNowMs: number): number {
   return Math.max(0, Math.ceil((expiresAtMs - serverNowMs) / 1000));

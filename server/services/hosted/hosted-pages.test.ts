@@ -183,12 +183,24 @@ describe("the payment link page", () => {
     const paidKey = key();
     const paid = await payPaymentLink(await base(), { linkId: link.id, msisdn: "0712345678", idempotencyKey: paidKey });
     const held = await viewPaymentLinkPage(await base(), { linkId: link.id, paymentId: declined.id, ownAttemptKeys });
-    expect(held).toMatchObject({ state: "link_used", link_in_use: true, attempt: { id: declined.id, phase: "failed" } });
+    // In use: the page looks again until that payment ends (the link may take payments again).
+    expect(held).toMatchObject({
+      state: "link_used",
+      link_in_use: true,
+      notice: expect.stringContaining("this page then shows its form"),
+      attempt: { id: declined.id, phase: "failed" },
+    });
     expect(takesAnotherAttempt(held!.state, held!.attempt!.phase)).toBe(false);
     // Once that payment succeeds, the link is used for good.
     await transitionPayment(await base(), { paymentId: paid.id, to: "succeeded" });
     const used = await viewPaymentLinkPage(await base(), { linkId: link.id, paymentId: declined.id, ownAttemptKeys });
-    expect(used).toMatchObject({ state: "link_used", link_in_use: false, notice: expect.stringContaining("already been used"), attempt: { id: declined.id, phase: "failed" } });
+    // Said to the customer whose own attempt failed: not "if you paid through it", which they know they did not.
+    expect(used).toMatchObject({
+      state: "link_used",
+      link_in_use: false,
+      notice: "This payment link has been used since, and it takes one payment. If you still need to pay, ask the merchant for a new link.",
+      attempt: { id: declined.id, phase: "failed" },
+    });
     expect(takesAnotherAttempt(used!.state, used!.attempt!.phase)).toBe(false);
     // The one who paid it still sees their own attempt on an open page.
     expect(await viewPaymentLinkPage(await base(), { linkId: link.id, paymentId: paid.id, ownAttemptKeys: [paidKey] })).toMatchObject({ state: "open", attempt: { id: paid.id } });
@@ -321,7 +333,8 @@ describe("the checkout page", () => {
     const s = await session(customerPays);
     expect(await viewCheckoutPage(await base(), s.id)).toMatchObject({
       kind: "checkout_session",
-      description: `Order ${s.reference}`,
+      // "order-…" heads the page as it is, not as "Order order-…" (orderTitle).
+      description: s.reference,
       state: "open",
       attempt: null,
       // Where a paid checkout goes is told once it is paid: the page is no shortcut to it.

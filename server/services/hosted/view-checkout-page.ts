@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { checkoutSessions, merchants, payments } from "@/db/schema";
-import { checkoutSessionStatus } from "@/server/domain/checkout";
+import { checkoutSessionStatus, orderTitle } from "@/server/domain/checkout";
 import { quoteFee } from "@/server/domain/fees";
 import { returnToMerchant } from "@/server/domain/hosted";
 import { isId } from "@/server/domain/ids";
@@ -47,7 +47,7 @@ export async function viewCheckoutPage(base: BaseContext, sessionId: string, att
     id: session.id,
     livemode: session.livemode,
     merchant_name: merchant.name,
-    description: `Order ${session.reference}`,
+    description: orderTitle(session.reference),
     quote: pageQuote(quoteFee(merchant.feePlan, merchant.feeBearer, session.amount, session.currency), attempt, state),
     state,
     notice: NOTICES[state],

@@ -13,7 +13,9 @@ import { madeByAttempt, newestPaymentOfAttempts } from "../payments/pay-through-
 const USED =
   "This payment link has already been used. If you paid through it, check your wallet's messages before paying again; otherwise ask the merchant for a new one.";
 const IN_USE =
-  "Someone is paying through this link now, and it takes one payment. If that payment does not go through, the link takes payments again: try again in a few minutes, or ask the merchant for a new one.";
+  "Someone is paying through this link now, and it takes one payment. If that payment does not go through, the link takes payments again, and this page then shows its form. Or ask the merchant for a new link.";
+/** To the customer whose own attempt failed or expired, on a single-use link paid (or being paid) since. */
+const USED_SINCE = "This payment link has been used since, and it takes one payment. If you still need to pay, ask the merchant for a new link.";
 
 /**
  * `/pay/{id}` as the customer sees it, or null for no such link. `paymentId` is the attempt in the
@@ -66,7 +68,7 @@ export async function viewPaymentLinkPage(
     description: link.description,
     quote: pageQuote(quoteFee(merchant.feePlan, merchant.feeBearer, link.amount, link.currency), mine, state),
     state,
-    notice: closed ?? (inUse ? IN_USE : used ? USED : null),
+    notice: closed ?? (inUse ? IN_USE : used ? (mine ? USED_SINCE : USED) : null),
     link_in_use: inUse,
     attempt: mine ? toHostedAttempt(mine) : null,
     attempt_key: mine && byKey ? byKey.key : null,

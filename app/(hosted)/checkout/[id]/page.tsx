@@ -5,7 +5,7 @@ import { notFound } from "next/navigation";
 import { connection } from "next/server";
 import { cache } from "react";
 import { HostedCheckout } from "@/components/checkout/hosted-checkout";
-import { AMOUNT_CHANGED_PARAM } from "@/components/checkout/pay-form-state";
+import { AMOUNT_CHANGED_PARAM, IN_PROGRESS_PARAM } from "@/components/checkout/pay-form-state";
 import { viewCheckoutPage } from "@/server/services/hosted/view-checkout-page";
 import { systemContext } from "@/server/system-context";
 import { payCheckoutAction } from "../../actions";
@@ -17,7 +17,7 @@ const view = cache(async (sessionId: string) => viewCheckoutPage(await systemCon
 async function load({ params, searchParams }: Props) {
   await connection();
   const [{ id }, query] = await Promise.all([params, searchParams]);
-  return { id, page: await view(id), amountChanged: query[AMOUNT_CHANGED_PARAM] !== undefined };
+  return { id, page: await view(id), amountChanged: query[AMOUNT_CHANGED_PARAM] !== undefined, refusedInProgress: query[IN_PROGRESS_PARAM] !== undefined };
 }
 
 export async function generateMetadata(props: Props): Promise<Metadata> {
@@ -27,8 +27,17 @@ export async function generateMetadata(props: Props): Promise<Metadata> {
 
 // /checkout/{cs_id} – a checkout session's page
 export default async function CheckoutSessionPage(props: Props) {
-  const { id, page, amountChanged } = await load(props);
+  const { id, page, amountChanged, refusedInProgress } = await load(props);
   if (!page) notFound();
   const nonce = (await headers()).get("x-nonce") ?? undefined;
-  return <HostedCheckout page={page} action={payCheckoutAction.bind(null, id)} attemptKey={randomUUID()} amountChanged={amountChanged} nonce={nonce} />;
+  return (
+    <HostedCheckout
+      page={page}
+      action={payCheckoutAction.bind(null, id)}
+      attemptKey={randomUUID()}
+      amountChanged={amountChanged}
+      refusedInProgress={refusedInProgress}
+      nonce={nonce}
+    />
+  );
 }
