@@ -3,7 +3,7 @@ import { NextResponse, type NextRequest } from "next/server";
 import { authSecret, secureCookies } from "@/server/auth/secret";
 import { env } from "@/server/env";
 import { newId } from "@/server/domain/ids";
-import { isMalformedPath, malformedPathResponse } from "@/server/http/errors";
+import { isMalformedPath, malformedPathResponse, otherVersionOf, unrecognizedPathResponse } from "@/server/http/errors";
 import { originMatchesHost } from "@/server/http/same-origin";
 import { contentSecurityPolicy } from "@/server/http/security-headers";
 import { PAGE_PATH_HEADER } from "@/server/domain/staff";
@@ -19,6 +19,8 @@ import { PAGE_PATH_HEADER } from "@/server/domain/staff";
  * would answer with a bare 500: a 400 here instead, in the error envelope on /v1. Only such /v1
  * and /api paths come here (the matcher wants a `%`), so the API's other requests never pay for a
  * proxy.
+ * And a path naming another version of the API (`/v2/…`, `/V1/…`): 404 in the error envelope,
+ * naming the /v1 path, not the site's HTML page. The matcher leaves /v1 itself out.
  * And a page path with a trailing slash is sent to the path without it (Next's own redirect is off:
  * on /v1 it answered without a Request-Id; apiRoute answers those).
  * And a hosted page's form posted from another site is refused with a 403 that says why. Next
@@ -32,6 +34,7 @@ export async function proxy(request: NextRequest): Promise<Response> {
     return new Response("This address is not valid.", { status: 400, headers: { "Content-Type": "text/plain; charset=utf-8" } });
   }
   if (pathname.startsWith("/v1/") || pathname.startsWith("/api/")) return NextResponse.next();
+  if (otherVersionOf(pathname) !== null) return unrecognizedPathResponse(request.method, pathname, newId("request"));
   if (request.method === "POST" && postedFromAnotherSite(request)) {
     return new Response("This form can only be sent from its own page.", { status: 403, headers: { "Content-Type": "text/plain; charset=utf-8" } });
   }
@@ -65,4 +68,15 @@ function postedFromAnotherSite(request: NextRequest): boolean {
   return origin !== null && origin !== "null" && !originMatchesHost(origin, request.headers);
 }
 
-export const config = { matcher: ["/dashboard", "/dashboard/:path*", "/pay/:path*", "/checkout/:path*", "/v1/:path(.*%.*)", "/api/:path(.*%.*)"] };
+export const config = {
+  matcher: [
+    "/dashboard",
+    "/dashboard/:path*",
+    "/pay/:path*",
+    "/checkout/:path*",
+    "/v1/:path(.*%.*)",
+    "/api/:path(.*%.*)",
+    "/:version((?!v1(?![^/]))[vV]\\d[^/]*)",
+    "/:version((?!v1(?![^/]))[vV]\\d[^/]*)/:path*",
+  ],
+};

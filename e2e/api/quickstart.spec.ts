@@ -83,6 +83,20 @@ test.describe("service endpoints", () => {
     }
   });
 
+  test("another version of the API (/v2, /V1, /v1.1) is a JSON 404 naming the /v1 path, not the site's HTML page", async ({ request }) => {
+    for (const [method, path, meant] of [
+      ["GET", "/v2/payments", "/v1/payments"],
+      ["POST", "/V1/payments", "/v1/payments"],
+      ["GET", "/v1.1/payments/pay_00000000000000000000000000", "/v1/payments/pay_00000000000000000000000000"],
+      ["GET", "/v2", "/v1"],
+    ] as const) {
+      const res = await request.fetch(path, { method, headers: bearer(seed().keys.test), data: method === "POST" ? {} : undefined, maxRedirects: 0 });
+      expect((await expectError(res, 404, "not_found", "resource_missing")).message).toBe(
+        `Unrecognized request URL (${method} ${path}). This API has one version, v1: ${method} ${meant}.`,
+      );
+    }
+  });
+
   test("a /v1 path with a trailing slash is a 404 in the envelope naming the path meant; a page's is sent to the path without it", async ({ request }) => {
     for (const [method, path] of [
       ["POST", "/v1/payments/"],

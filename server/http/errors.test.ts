@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ERROR_CODES, ERROR_TYPES, ServiceError, type ErrorCode } from "@/server/domain/errors";
-import { HTTP_STATUS, errorBody, statusOf } from "./errors";
+import { HTTP_STATUS, errorBody, otherVersionOf, statusOf } from "./errors";
 
 // The spec's codes (§7) and the HTTP status of their type, as DESIGN.md assigns them.
 const SPEC: Record<string, [string, number]> = {
@@ -51,5 +51,15 @@ describe("error table", () => {
       error: { type: "invalid_request", code: "parameter_invalid", message: "Bad amount.", param: "amount", request_id: "req_1" },
     });
     expect(Object.keys(errorBody(new ServiceError("internal", "x"), "req_2").error)).toEqual(["type", "code", "message", "request_id"]);
+  });
+});
+
+describe("a path naming another version of the API", () => {
+  it("is the same path under /v1; /v1's own paths and the site's are not", () => {
+    expect(otherVersionOf("/v2/payments")).toBe("/v1/payments");
+    expect(otherVersionOf("/V1/payments/pay_x")).toBe("/v1/payments/pay_x");
+    expect(otherVersionOf("/v1.1/refunds")).toBe("/v1/refunds");
+    expect(otherVersionOf("/v10")).toBe("/v1");
+    for (const path of ["/v1", "/v1/payments", "/vendors", "/pay/plink_x", "/", "/api/health"]) expect(otherVersionOf(path), path).toBeNull();
   });
 });

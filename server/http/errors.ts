@@ -65,9 +65,26 @@ export function isMalformedPath(rawPath: string): boolean {
  */
 export function unrecognizedPathResponse(method: string, pathname: string, requestId: string): Response {
   const trimmed = pathname.replace(/\/+$/, "");
-  const hint = trimmed !== pathname && trimmed !== "/v1" ? ` Paths take no trailing slash: ${method} ${trimmed}.` : "";
+  const meant = otherVersionOf(pathname);
+  const hint =
+    meant !== null
+      ? ` This API has one version, v1: ${method} ${meant}.`
+      : trimmed !== pathname && trimmed !== "/v1"
+        ? ` Paths take no trailing slash: ${method} ${trimmed}.`
+        : "";
   const error = new ServiceError("resource_missing", `Unrecognized request URL (${method} ${pathname}).${hint}`);
   return raw(statusOf(error), JSON.stringify(errorBody(error, requestId)), requestId);
+}
+
+/**
+ * A path that names a version of the API other than v1 (`/v2/payments`, `/V1/payments`,
+ * `/v1.1/payments`): the same path under /v1, else null. proxy.ts answers these in the error
+ * envelope, as it would any /v1 path no operation serves, rather than with the site's HTML 404.
+ */
+export function otherVersionOf(pathname: string): string | null {
+  const m = /^\/[vV]\d[^/]*(\/.*)?$/.exec(pathname);
+  if (!m || pathname === "/v1" || pathname.startsWith("/v1/")) return null;
+  return `/v1${m[1] ?? ""}`;
 }
 
 /** The answer to a malformed /v1 path: 400 in the error envelope. */
