@@ -18,11 +18,12 @@ export function errorMessage(e: unknown): string {
 }
 
 /**
- * No answer at all (the browser's own "Failed to fetch"): the call may not have reached Mari, or
- * may have been done with its answer lost on the way back.
+ * No answer of Mari's: none at all (the browser's own "Failed to fetch"), or one that is not
+ * Mari's envelope (a gateway's HTML error page, a body cut short). The call may not have reached
+ * Mari, or may have been done with its answer lost on the way back.
  */
 export function isUnanswered(e: unknown): boolean {
-  return e instanceof TRPCClientError && e.data === undefined && e.cause instanceof TypeError;
+  return e instanceof TRPCClientError && e.data === undefined;
 }
 
 const UNREACHABLE = "Could not reach Mari, or its answer was lost on the way. Check your connection, then try again.";

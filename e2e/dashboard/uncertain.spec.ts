@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test, type APIRequestContext, type Page, type Route } from "@playwright/test";
 import { seed } from "../support/seed";
 import { eventOf, fillSignIn, succeededPayment, v1 } from "./support";
 
@@ -128,14 +128,26 @@ test("a resolve whose answer was lost, pressed again, says it was resolved by yo
   await expect(page.locator("h1")).toContainText("Succeeded");
 });
 
-test("a refund answered with Mari's own error may have been made: the page reads the payment again, and sent again it is one refund", async ({ page, request }) => {
+/** A gateway in front of Mari answering with its own page (a 502 with HTML), as proxies do. */
+const GATEWAY_PAGE = { status: 502, contentType: "text/html", body: "<html><body><h1>502 Bad Gateway</h1></body></html>" };
+
+for (const [answer, fulfilled] of [
+  ["Mari's own error", { status: 500, json: [{ error: INTERNAL }] }],
+  ["a gateway's error page", GATEWAY_PAGE],
+] as const) {
+  test(`a refund answered with ${answer} may have been made: the page reads the payment again, and sent again it is one refund`, async ({ page, request }) => {
+    await refundWithLostAnswer(page, request, fulfilled);
+  });
+}
+
+async function refundWithLostAnswer(page: Page, request: APIRequestContext, fulfilled: Parameters<Route["fulfill"]>[0]): Promise<void> {
   const payment = await succeededPayment(request);
   await page.goto(`/dashboard/payments/${payment.id}`);
   await expect(page.getByText("USD 42.50 of USD 42.50 can be refunded")).toBeVisible();
-  // The refund is made; the answer is an internal error all the same.
+  // The refund is made; the answer is an error all the same.
   await page.route(/payments\.refund/, async (route) => {
     await route.fetch();
-    await route.fulfill({ status: 500, json: [{ error: INTERNAL }] });
+    await route.fulfill(fulfilled);
   });
   await page.getByLabel("Amount (USD)").fill("2.00");
   await page.getByRole("button", { name: "Refund…" }).click();
@@ -143,12 +155,21 @@ test("a refund answered with Mari's own error may have been made: the page reads
   const lost = page.getByRole("alert").filter({ hasText: "Your refund of USD 2.00 got no answer, or an error from Mari: it may have been made, or not." });
   await expect(lost).toBeVisible();
   await expect(page.getByText("USD 40.50 of USD 42.50 can be refunded")).toBeVisible();
-  await expect(page.getByText("Something went wrong on our side")).toHaveCount(0);
+  await expect(page.getByText(/Something went wrong on our side|is not valid JSON|Unexpected token/)).toHaveCount(0);
   await page.unroute(/payments\.refund/);
   await lost.getByRole("button", { name: "Send it again" }).click();
-  // One refund of USD 2.00, not two.
-  await expect(page.getByRole("status").filter({ hasText: /Refund re_\w+ of USD 2\.00 is done/ })).toBeVisible({ timeout: 20_000 });
-  expect(await v1(request, "GET", `/v1/payments/${payment.id}`)).toMatchObject({ amount_refunded: 200 });
+  // One refund of USD 2.00, not two, and no question left open that would send another.
+  await expect(page.getByRole("status").filter({ hasText: /Refund re_\w+ of USD 2\.00 is/ })).toBeVisible({ timeout: 20_000 });
+  await expect(page.getByRole("button", { name: /^Yes, refund/ })).toHaveCount(0);
+  await expect.poll(async () => (await v1<{ amount_refunded: number }>(request, "GET", `/v1/payments/${payment.id}`)).amount_refunded, { timeout: 20_000 }).toBe(200);
+  expect((await v1<{ data: unknown[] }>(request, "GET", `/v1/refunds?payment=${payment.id}`)).data).toHaveLength(1);
+}
+
+test("a list whose reading gets a gateway's error page says so in words, not the browser's parser error", async ({ page }) => {
+  await page.route(/\/api\/trpc\/[^?]*payments\.list/, (route) => route.fulfill(GATEWAY_PAGE));
+  await page.goto("/dashboard/payments");
+  await expect(page.getByText(/Could not reach Mari, or its answer was lost on the way/).first()).toBeVisible({ timeout: 20_000 });
+  await expect(page.getByText(/is not valid JSON|Unexpected token/)).toHaveCount(0);
 });
 
 test("replay waits for the endpoints, and says when they could not be read rather than that there are none", async ({ page, request }) => {

@@ -61,6 +61,9 @@ export function RefundForm({
   const refund = useSingleFlightMutation(
     trpc.payments.refund.mutationOptions({
       onSuccess: (r) => {
+        // The question is answered: a Yes still showing (the form not drawn afresh, what remains
+        // read the same) would send a second refund under the key the page has just renewed.
+        setConfirming(false);
         onDone({ id: r.id, amount: r.amount, status: r.status });
         void queryClient.invalidateQueries({ queryKey: trpc.payments.pathKey() });
       },
