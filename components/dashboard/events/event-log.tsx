@@ -144,7 +144,8 @@ export function EventLog() {
           {list.data.data.length === 0 ? (
             <NothingThisWay cursor={cursor} what="events" filtered={filtered} onNewest={() => go(filters)} />
           ) : (
-            <div className="table-wrap">
+            // The rows of the last filters or page while the new ones are read: dimmed, so they are not taken for the answer.
+            <div className="table-wrap" aria-busy={list.isPlaceholderData}>
               <table className="data cards ev-table">
                 <thead>
                   <tr>

@@ -158,7 +158,8 @@ export function PaymentsList() {
           {list.data.data.length === 0 ? (
             <NothingThisWay cursor={cursor} what="payments" filtered={filtered} onNewest={() => setFilter({})} />
           ) : (
-            <div className="table-wrap" aria-busy={list.isFetching}>
+            // The rows of the last filters or page while the new ones are read: dimmed, so they are not taken for the answer.
+            <div className="table-wrap" aria-busy={list.isPlaceholderData}>
               <table className="data cards pay-table">
                 <thead>
                   <tr>

@@ -83,7 +83,7 @@ export function SettlementList() {
                       <td className="num">{formatAmount(s.fee_total, s.currency)}</td>
                       <td className="num">{formatAmount(s.refund_total, s.currency)}</td>
                       <td className="num">{s.payment_count + s.refund_count}</td>
-                      <td>
+                      <td className="cell-wrap">
                         {formatWhen(s.period_start)} –<div>{formatWhen(s.period_end)}</div>
                       </td>
                     </tr>
@@ -295,7 +295,7 @@ function SettlementLines({ id, currency }: { id: string; currency: "USD" | "ZWG"
           <tbody>
             {q.data.data.map((l) => (
               <tr key={l.source}>
-                <td>
+                <td className="ref-cell">
                   {/* The reference is the payment's: a refund's line names the payment it refunded. */}
                   <Link href={`/dashboard/payments/${l.payment}`}>
                     <MiddleClip text={l.reference} />

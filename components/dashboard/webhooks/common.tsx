@@ -153,7 +153,9 @@ function DeliveryRow({ d, show, endpointUrl }: { d: Delivery; show: "endpoint" |
             d.attempt_count
           )}
         </td>
-        <td className="last-answer">{lastAttempt(d)}</td>
+        <td className="last-answer" title={lastAttempt(d)}>
+          {lastAttempt(d)}
+        </td>
         <td className="cell-wrap">{when(d.created_at)}</td>
         <td className="cell-wrap">{d.next_attempt_at ? when(d.next_attempt_at) : "—"}</td>
       </tr>
