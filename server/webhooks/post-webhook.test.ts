@@ -2,7 +2,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { checkWebhookUrl, type Resolver } from "./address-guard";
-import { WebhookPoster } from "./post-webhook";
+import { describeError, WebhookPoster } from "./post-webhook";
 
 const relaxed = { allowPrivateNetworks: true };
 const strict = { allowPrivateNetworks: false };
@@ -149,6 +149,17 @@ describe("WebhookPoster", () => {
 
     const result = await poster().post(`http://127.0.0.1:${port}/hook`, payload, headers);
     expect(result).toMatchObject({ ok: false, statusCode: null, error: expect.stringContaining("ECONNREFUSED") });
+  });
+
+  it("says in words why a receiver's TLS certificate was refused, after its code", () => {
+    const refused = (code: string, message: string) => Object.assign(new Error(message), { code });
+    expect(
+      describeError(refused("ERR_TLS_CERT_ALTNAME_INVALID", "Hostname/IP does not match certificate's altnames: IP: 93.184.216.34 is not in the cert's list: ")),
+    ).toBe("ERR_TLS_CERT_ALTNAME_INVALID: the TLS certificate is not for this host name");
+    expect(describeError(refused("CERT_HAS_EXPIRED", "certificate has expired"))).toBe("CERT_HAS_EXPIRED: the TLS certificate has expired");
+    // Other causes keep Node's message, which names the address.
+    expect(describeError(refused("ECONNREFUSED", "connect ECONNREFUSED 127.0.0.1:9"))).toBe("connect ECONNREFUSED 127.0.0.1:9");
+    expect(describeError(refused("EHOSTUNREACH", "no route"))).toBe("EHOSTUNREACH: no route");
   });
 
   it("reports every address tried when none accepts the connection", async () => {

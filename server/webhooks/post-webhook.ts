@@ -26,10 +26,27 @@ const STALE_CONNECTION = new Set(["ECONNRESET", "EPIPE"]);
 
 type Attempt = { result: WebhookPostResult; staleConnection: boolean };
 
-function describeError(err: unknown): string {
+/**
+ * A receiver's TLS certificate refused, in words a merchant can act on: Node's own messages name
+ * the check, not the fix ("Hostname/IP does not match certificate's altnames: IP: … is not in the
+ * cert's list: ."). The code stays in front, for searching.
+ */
+const TLS_IN_WORDS: Record<string, string> = {
+  ERR_TLS_CERT_ALTNAME_INVALID: "the TLS certificate is not for this host name",
+  CERT_HAS_EXPIRED: "the TLS certificate has expired",
+  CERT_NOT_YET_VALID: "the TLS certificate is not valid yet",
+  DEPTH_ZERO_SELF_SIGNED_CERT: "the TLS certificate is self-signed",
+  SELF_SIGNED_CERT_IN_CHAIN: "the TLS certificate chain ends in a self-signed certificate",
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: "the TLS certificate chain is incomplete: serve the intermediate certificates too",
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: "the TLS certificate's issuer is not a trusted authority",
+};
+
+/** What a failed post says of its cause: the error code, then the message or, for a refused certificate, plain words. */
+export function describeError(err: unknown): string {
   if (!(err instanceof Error)) return String(err);
   const code = (err as NodeJS.ErrnoException).code;
   if (code === "WEBHOOK_ADDRESS_REFUSED") return err.message;
+  if (code && Object.hasOwn(TLS_IN_WORDS, code)) return `${code}: ${TLS_IN_WORDS[code]}`;
   // Node reports a failed Happy Eyeballs connect as an AggregateError with an empty message.
   const message =
     err.message || (err instanceof AggregateError ? err.errors.map((e: unknown) => describeError(e)).join("; ") : err.name);
