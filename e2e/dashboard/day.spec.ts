@@ -874,6 +874,24 @@ test.describe("on a phone", () => {
   });
 });
 
+test("a checkout's attempt leads to the session's other attempts", async ({ page, request }) => {
+  const reference = `order-${randomUUID().slice(0, 8)}`;
+  const session = await v1<{ id: string }>(request, "POST", "/v1/checkout_sessions", { amount: 1_200, currency: "USD", reference, success_url: "https://shop.example/done" });
+  const customer = await page.context().newPage();
+  await customer.goto(`/checkout/${session.id}`);
+  await customer.getByLabel(/mobile money number/i).fill("0770000002"); // declined
+  await customer.getByRole("button", { name: /^Pay / }).click();
+  await expect(customer.getByRole("heading", { name: "Payment not completed" })).toBeVisible({ timeout: 15_000 });
+  await customer.close();
+  const [attempt] = (await v1<{ data: Array<{ id: string }> }>(request, "GET", `/v1/payments?search=${reference}`)).data;
+
+  await page.goto(`/dashboard/payments/${attempt!.id}`);
+  await expect(page.getByText(session.id)).toBeVisible();
+  await page.getByRole("link", { name: "its attempts" }).click();
+  await expect(page).toHaveURL(new RegExp(`/dashboard/payments\\?q=${reference}$`));
+  await expect(page.getByRole("link", { name: `${reference}#1` })).toBeVisible();
+});
+
 test("the link form quotes what customers will pay, fee included; a single-use link reads as its payment left it", async ({ page, request }) => {
   const usd = (minor: number) => `USD ${(minor / 100).toFixed(2)}`;
   const quote = await v1<{ fee: number; charged_amount: number }>(request, "POST", "/v1/payments/preview", { amount: 2_500, currency: "USD", method: "wallet" });
@@ -902,9 +920,15 @@ test("the link form quotes what customers will pay, fee included; a single-use l
   await expect(row.getByText("Used", { exact: true })).toBeVisible();
   await expect(row.getByRole("button", { name: "Deactivate" })).toHaveCount(0);
 
+  // The link's row leads to its payments, and a payment back to the others made through its link.
+  await row.getByRole("link", { name: `Payments through ${description}` }).click();
+  await expect(page).toHaveURL(new RegExp(`/dashboard/payments\\?q=${link.id}$`));
+  await page.goto(`/dashboard/payments/${made.data[0]!.id}`);
+  await page.getByRole("link", { name: "payments through it" }).click();
+  await expect(page).toHaveURL(new RegExp(`/dashboard/payments\\?q=${link.id}$`));
+
   // The payments list cuts a long reference in the middle: the end that tells a link's payments apart stays in sight.
   const payment = await v1<{ reference: string }>(request, "GET", `/v1/payments/${made.data[0]!.id}`);
-  await page.goto(`/dashboard/payments?q=${link.id}`);
   const cell = page.getByRole("link", { name: payment.reference });
   await expect(cell).toHaveAttribute("href", `/dashboard/payments/${made.data[0]!.id}`);
   const tail = cell.locator(".mid-clip-tail");

@@ -1,6 +1,7 @@
 "use client";
 
 import { useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
 import { useState, type FormEvent } from "react";
 import { Pager, type Cursor } from "@/components/ui/pager";
 import { Badge } from "@/components/ui/status-badge";
@@ -10,6 +11,7 @@ import { CURRENCIES, formatAmount, parseMajorAmount, type Currency } from "@/ser
 import type { LinkStatus } from "@/server/domain/payment-links";
 import type { StaffRole } from "@/server/domain/staff";
 import { ConfirmAction, CopyButton, CopyValue, ErrorNote, FilterControls, ListView, Problem, RoleNote, formatWhen, roleRefusal, useFormKey, useRole, useSingleFlightMutation } from "../kit";
+import { writeFilters } from "../payments/filters";
 import { isOutcomeUnknown, useTRPC } from "../trpc";
 
 const STATUS_BADGE = {
@@ -183,6 +185,9 @@ function LinkList({ canDeactivate, role }: { canDeactivate: boolean; role: Staff
                       <td className="cell-wrap">{formatWhen(l.created_at)}</td>
                       <td>
                         <div className="actions">
+                          <Link href={`/dashboard/payments${writeFilters({ q: l.id })}`} aria-label={`Payments through ${l.description}`}>
+                            Payments
+                          </Link>
                           <CopyButton text={l.url} label="Copy URL" />
                           {!l.active || l.status === "used" || !role ? null : canDeactivate ? (
                             <ConfirmAction

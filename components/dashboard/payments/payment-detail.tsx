@@ -1,12 +1,14 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
 import { useState, type ReactNode } from "react";
 import { errorMessage, isMissing, useTRPC } from "@/components/dashboard/trpc";
 import { Failed, Loading } from "@/components/ui/states";
 import { PaymentStatusBadge } from "@/components/ui/status-badge";
 import { formatAmount } from "@/server/domain/money";
 import { BackToList, RoleUnread, StaleReading, useFormKey } from "../kit";
+import { writeFilters } from "./filters";
 import { settlesSoon, STATUS_LABEL, when } from "./format";
 import { RefundForm, type LostRefund, type RefundDone } from "./refund-form";
 import { ResolveForm } from "./resolve-form";
@@ -127,6 +129,9 @@ export function PaymentDetail({ id }: { id: string }) {
   );
 }
 
+/** A checkout attempt's reference less its number (`order-7#2` → `order-7`): the search that finds all of the session's attempts. */
+const sessionReferenceOf = (attemptReference: string) => attemptReference.replace(/#\d+$/, "");
+
 function Fields({ p }: { p: PaymentView }) {
   const money = (n: number) => formatAmount(n, p.currency);
   const rows: [string, ReactNode][] = [
@@ -143,8 +148,28 @@ function Fields({ p }: { p: PaymentView }) {
     ["Customer (masked)", p.customer_msisdn_masked],
     ["Failure", p.failure_code ? `${p.failure_code}: ${p.failure_message ?? ""}` : "—"],
     ["Provider reference", p.provider_reference ?? "—"],
-    ["Payment link", p.payment_link ?? "—"],
-    ["Checkout session", p.checkout_session ?? "—"],
+    // Where the payment came from, and the way to the other payments made there.
+    [
+      "Payment link",
+      p.payment_link ? (
+        <span key="pl">
+          <code>{p.payment_link}</code> · <Link href={`/dashboard/payments${writeFilters({ q: p.payment_link })}`}>payments through it</Link>
+        </span>
+      ) : (
+        "—"
+      ),
+    ],
+    [
+      "Checkout session",
+      p.checkout_session ? (
+        <span key="cs">
+          <code>{p.checkout_session}</code> ·{" "}
+          <Link href={`/dashboard/payments${writeFilters({ q: sessionReferenceOf(p.reference) })}`}>its attempts</Link>
+        </span>
+      ) : (
+        "—"
+      ),
+    ],
     ["Mode", p.livemode ? "Live" : "Test"],
     ["Created", <time key="c" dateTime={p.created_at}>{when(p.created_at)}</time>],
     // When the prompt stops waiting for the customer: a deadline while it waits, history after.
