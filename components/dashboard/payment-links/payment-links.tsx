@@ -170,7 +170,10 @@ function LinkList({ canDeactivate, role }: { canDeactivate: boolean; role: Staff
                       <td className="cell-wrap">
                         {l.description}
                         <div className="hint">
-                          <code>{l.id}</code>
+                          <code>{l.id}</code> ·{" "}
+                          <Link href={`/dashboard/payments${writeFilters({ q: l.id })}`} aria-label={`Payments through ${l.description}`}>
+                            Payments
+                          </Link>
                         </div>
                       </td>
                       <td className="num">
@@ -185,9 +188,6 @@ function LinkList({ canDeactivate, role }: { canDeactivate: boolean; role: Staff
                       <td className="cell-wrap">{formatWhen(l.created_at)}</td>
                       <td>
                         <div className="actions">
-                          <Link href={`/dashboard/payments${writeFilters({ q: l.id })}`} aria-label={`Payments through ${l.description}`}>
-                            Payments
-                          </Link>
                           <CopyButton text={l.url} label="Copy URL" />
                           {!l.active || l.status === "used" || !role ? null : canDeactivate ? (
                             <ConfirmAction
