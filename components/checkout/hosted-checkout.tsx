@@ -27,8 +27,9 @@ type Props = {
 export function HostedCheckout({ page, action, attemptKey, amountChanged = false, refusedInProgress = false, nonce }: Props) {
   const attempt = page.attempt;
   const followsAttempt = attempt !== null && !PHASE_IS_FINAL[attempt.phase];
-  // A single-use link someone else is paying: looked at again until that payment ends.
-  const waitsForLink = page.link_in_use;
+  // Without JavaScript the page looks again by reloading itself: at an attempt under way, and at a
+  // single-use link someone else is paying, until that payment ends (slowly, as for unresolved).
+  const reloadMs = followsAttempt && attempt.status !== "unresolved" ? POLL_MS : followsAttempt || page.link_in_use ? SLOW_POLL_MS : null;
   // Not while another attempt's prompt is out: the page warns of it first (SecondChargeWarning).
   const paidCheckout = attempt?.phase === "succeeded" && page.success_url !== null && page.other_attempt === null;
   return (
@@ -47,15 +48,10 @@ export function HostedCheckout({ page, action, attemptKey, amountChanged = false
         amountChanged={amountChanged}
         refusedInProgress={refusedInProgress}
       />
-      {/* Without JavaScript the page follows the attempt by reloading itself, and a paid checkout goes on to the merchant. */}
-      {followsAttempt ? (
+      {/* Without JavaScript the page follows the attempt (or the link in use) by reloading itself, and a paid checkout goes on to the merchant. */}
+      {reloadMs !== null ? (
         <noscript>
-          <meta httpEquiv="refresh" content={String(Math.ceil((attempt.status === "unresolved" ? SLOW_POLL_MS : POLL_MS) / 1000))} />
-        </noscript>
-      ) : null}
-      {waitsForLink ? (
-        <noscript>
-          <meta httpEquiv="refresh" content={String(SLOW_POLL_MS / 1000)} />
+          <meta httpEquiv="refresh" content={String(Math.ceil(reloadMs / 1000))} />
         </noscript>
       ) : null}
       {paidCheckout ? (

@@ -24,3 +24,6 @@ export const orderTitle = (reference: string) => (/^order\b/i.test(reference) ? 
 
 /** The attempt's reference: the session's, numbered, so the merchant can trace each attempt to its order. */
 export const attemptReference = (sessionReference: string, attempt: number) => `${sessionReference}#${attempt}`;
+
+/** The session's reference an attempt's was made from (`order-7#2` → `order-7`): the search that finds all of its attempts. */
+export const sessionReferenceOf = (attemptRef: string) => attemptRef.replace(/#\d+$/, "");

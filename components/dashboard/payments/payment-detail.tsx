@@ -6,6 +6,7 @@ import { useState, type ReactNode } from "react";
 import { errorMessage, isMissing, useTRPC } from "@/components/dashboard/trpc";
 import { Failed, Loading } from "@/components/ui/states";
 import { PaymentStatusBadge } from "@/components/ui/status-badge";
+import { sessionReferenceOf } from "@/server/domain/checkout";
 import { formatAmount } from "@/server/domain/money";
 import { BackToList, RoleUnread, StaleReading, useFormKey } from "../kit";
 import { writeFilters } from "./filters";
@@ -128,9 +129,6 @@ export function PaymentDetail({ id }: { id: string }) {
     </section>
   );
 }
-
-/** A checkout attempt's reference less its number (`order-7#2` → `order-7`): the search that finds all of the session's attempts. */
-const sessionReferenceOf = (attemptReference: string) => attemptReference.replace(/#\d+$/, "");
 
 function Fields({ p }: { p: PaymentView }) {
   const money = (n: number) => formatAmount(n, p.currency);
