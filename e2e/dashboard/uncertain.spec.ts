@@ -18,21 +18,27 @@ const proceduresOf = (url: URL): string[] => (url.pathname.startsWith("/api/trpc
 /**
  * Every call of `procedure` is answered with Mari's own error, whatever else its request carries:
  * the others batched with it are answered as the server answers them. Until the function it
- * returns is called.
+ * returns is called: a call on its way then (a poll) gets the server's own answer, as the browser
+ * lets it through once the route is gone.
  */
 async function failing(page: Page, procedure: string): Promise<() => Promise<void>> {
   const matches = (url: URL) => proceduresOf(url).includes(procedure);
+  let stopped = false;
   await page.route(
     matches,
     async (route) => {
       const names = proceduresOf(new URL(route.request().url()));
       const res = await route.fetch();
       const answers = (await res.json()) as unknown[];
+      if (stopped) return;
       const json = names.map((name, i) => (name === procedure ? { error: INTERNAL } : answers[i]));
       await route.fulfill({ response: res, status: names.length > 1 ? 207 : 500, json });
     },
   );
-  return () => page.unroute(matches);
+  return () => {
+    stopped = true;
+    return page.unroute(matches);
+  };
 }
 
 /** The request of `pattern` reaches Mari, which does what it asks; its answer is lost on the way back. */
