@@ -2,7 +2,7 @@
 
 import { useMutation, useQuery, type DefaultError, type MutateOptions, type UseMutationOptions, type UseMutationResult, type UseQueryResult } from "@tanstack/react-query";
 import Link from "next/link";
-import { useCallback, useEffect, useId, useRef, useState, useSyncExternalStore, type ReactNode, type RefObject } from "react";
+import { useCallback, useEffect, useId, useRef, useState, useSyncExternalStore, type KeyboardEvent, type ReactNode, type RefObject } from "react";
 import { formatAmount, type Currency } from "@/server/domain/money";
 import { modeName, roleAllows, type StaffRole } from "@/server/domain/staff";
 import { CURSOR_PARAMS, isCursored, type Cursor } from "@/components/ui/pager";
@@ -263,7 +263,23 @@ export function useLeaveGuard(active: boolean, question: string, beside?: RefObj
  * warning, the secret with a copy button, what to do with it, and the button that hides it.
  * Leaving the page before that button asks first.
  */
-export function SecretOnce({ title, secret, warning, copyLabel, onDone, children }: { title: string; secret: string; warning: string; copyLabel: string; onDone: () => void; children?: ReactNode }) {
+export function SecretOnce({
+  title,
+  secret,
+  warning,
+  copyLabel,
+  doneLabel = "I have stored it",
+  onDone,
+  children,
+}: {
+  title: string;
+  secret: string;
+  warning: string;
+  copyLabel: string;
+  doneLabel?: string;
+  onDone: () => void;
+  children?: ReactNode;
+}) {
   const id = useId();
   const panel = useRef<HTMLElement>(null);
   useLeaveGuard(true, "Leave this page? The secret shown here is shown only this once: it cannot be shown again once you leave.", panel);
@@ -280,7 +296,7 @@ export function SecretOnce({ title, secret, warning, copyLabel, onDone, children
       {children}
       <div>
         <button type="button" onClick={onDone}>
-          I have stored it
+          {doneLabel}
         </button>
       </div>
     </section>
@@ -315,7 +331,7 @@ export function useSingleFlightMutation<TData = unknown, TError = DefaultError, 
 
 /**
  * A destructive action asks first, in place: the question and a second button replace the first
- * one, so nothing happens on a single stray click.
+ * one, so nothing happens on a single stray click. Cancel or Escape puts the question away.
  */
 export function ConfirmAction({
   label,
@@ -326,6 +342,7 @@ export function ConfirmAction({
   tone = "danger",
   disabled,
   askPassword,
+  refused,
 }: {
   label: string;
   question: ReactNode;
@@ -337,13 +354,24 @@ export function ConfirmAction({
   disabled?: boolean;
   /** The action needs the member's own password again (ConfirmPasswordField). */
   askPassword?: boolean;
+  /** Why the password of this action's last try was refused (passwordRefusalOf): the question is asked again, saying so. */
+  refused?: string | null;
 }) {
   const [asking, setAsking] = useState(false);
   // Cancel puts the question away and gives the focus back to the button that asked it.
   const [putAway, setPutAway] = useState(false);
+  // A refusal that arrives asks again, saying why; one already seen does not reopen a question put
+  // away, nor is it said when the question is asked afresh.
+  const [seenRefusal, setSeenRefusal] = useState(refused);
+  const [askedAgain, setAskedAgain] = useState(false);
+  if (refused !== seenRefusal) {
+    setSeenRefusal(refused);
+    if (refused) setAsking(true);
+    setAskedAgain(Boolean(refused));
+  }
   if (!asking) {
     return (
-      <button type="button" className={tone} disabled={disabled || pending} onClick={() => setAsking(true)} autoFocus={putAway}>
+      <button type="button" className={tone} disabled={disabled || pending} onClick={() => (setAsking(true), setAskedAgain(false))} autoFocus={putAway}>
         {pending ? "Working…" : label}
       </button>
     );
@@ -356,6 +384,7 @@ export function ConfirmAction({
       tone={tone}
       autoFocus
       askPassword={askPassword}
+      refusal={askedAgain ? refused : null}
       onConfirm={(password) => {
         setAsking(false);
         onConfirm(password);
@@ -368,7 +397,17 @@ export function ConfirmAction({
   );
 }
 
-/** The question of a confirmation, its confirming button and Cancel, as one labelled group. */
+/**
+ * For the keydown handler of a question asked in place: Escape puts it away, as its Cancel does.
+ * Not while `busy` (its answer on the way), when Cancel is off too.
+ */
+export function cancelOnEscape(e: KeyboardEvent, cancel: () => void, busy = false): void {
+  if (busy || e.key !== "Escape" || e.defaultPrevented) return;
+  e.preventDefault();
+  cancel();
+}
+
+/** The question of a confirmation, its confirming button and Cancel, as one labelled group; Escape cancels. */
 export function Confirmation({
   label,
   question,
@@ -376,6 +415,7 @@ export function Confirmation({
   tone,
   autoFocus,
   askPassword,
+  refusal,
   onConfirm,
   onCancel,
 }: {
@@ -387,32 +427,52 @@ export function Confirmation({
   autoFocus?: boolean;
   /** Asks for the member's own password too, and confirms with it (Enter confirms). */
   askPassword?: boolean;
+  /** Why the password typed last time was refused, said beside the field, which is asked again. */
+  refusal?: string | null;
   onConfirm: (password?: string) => void;
   onCancel: () => void;
 }) {
+  const refusalId = useId();
   if (askPassword) {
     return (
       <form
         className="confirm"
         aria-label={label}
+        onKeyDown={(e) => cancelOnEscape(e, onCancel)}
         onSubmit={(e) => {
           e.preventDefault();
           onConfirm(confirmPasswordOf(e.currentTarget));
         }}
       >
         <span>{question}</span>{" "}
-        <input name="confirmPassword" type="password" aria-label="Your password" placeholder="Your password" autoComplete="current-password" required maxLength={1024} autoFocus={autoFocus} />{" "}
+        <input
+          name="confirmPassword"
+          type="password"
+          aria-label="Your password"
+          placeholder="Your password"
+          autoComplete="current-password"
+          required
+          maxLength={1024}
+          autoFocus={autoFocus || Boolean(refusal)}
+          aria-invalid={refusal ? true : undefined}
+          aria-describedby={refusal ? refusalId : undefined}
+        />{" "}
         <button type="submit" className={tone}>
           {confirmLabel}
         </button>{" "}
         <button type="button" onClick={onCancel}>
           Cancel
         </button>
+        {refusal ? (
+          <span id={refusalId} className="error confirm-refusal" role="alert">
+            {refusal}
+          </span>
+        ) : null}
       </form>
     );
   }
   return (
-    <span className="confirm" role="group" aria-label={label}>
+    <span className="confirm" role="group" aria-label={label} onKeyDown={(e) => cancelOnEscape(e, onCancel)}>
       <span>{question}</span>{" "}
       <button type="button" className={tone} autoFocus={autoFocus} onClick={() => onConfirm()}>
         {confirmLabel}
@@ -528,6 +588,25 @@ export function FilterControls({ children }: { children: ReactNode }) {
       {children}
     </fieldset>
   );
+}
+
+/**
+ * What is said under a form's field, tied to it by `id` (its aria-describedby): what is wrong with
+ * it, announced, when something is; else its hint, if it has one.
+ */
+export function FieldNote({ id, problem, children }: { id: string; problem: string | null | undefined; children?: ReactNode }) {
+  if (problem) {
+    return (
+      <span id={id} className="error" role="alert">
+        {problem}
+      </span>
+    );
+  }
+  return children ? (
+    <span id={id} className="hint">
+      {children}
+    </span>
+  ) : null;
 }
 
 /** A page of a list query, as every dashboard list procedure answers. */

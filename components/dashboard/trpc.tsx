@@ -79,13 +79,57 @@ export function serviceCodeOf(e: unknown): string | undefined {
 }
 
 /**
- * The session ended (signed out elsewhere, removed, run out): to sign in, and back to this page
- * after, rather than an error with a "Try again" that cannot succeed. Not while this page signs
- * out: its calls refused meanwhile would take the browser back here after signing in.
+ * Why the member's own password, asked again to confirm an action, was refused (not theirs, or
+ * too many tries): the action asks for it again in place, saying this, rather than above the page.
  */
-function signInAgain(): void {
+export function passwordRefusalOf(e: unknown): string | null {
+  return paramOf(e) === "confirmPassword" && e instanceof Error ? e.message : null;
+}
+
+/**
+ * The field a refusal names: the service's `param`, or else the first field of the procedure's
+ * input that did not parse. None for any other failure.
+ */
+export function paramOf(e: unknown): string | null {
+  if (!(e instanceof TRPCClientError)) return null;
+  const data = e.data as { service?: { param?: string | null } | null; fields?: Record<string, unknown> | null } | undefined;
+  return data?.service?.param ?? Object.keys(data?.fields ?? {})[0] ?? null;
+}
+
+/** This page's own address, to come back to after signing in. */
+const signInHere = () => signInPath(`${window.location.pathname}${window.location.search}`);
+
+/**
+ * Fields of the page's forms the member typed into, still in the page and not empty: what going to
+ * sign in would lose. Not a password (asked again anyway), nor a list's filters (kept in the address).
+ */
+const typedInto = new Set<HTMLInputElement | HTMLTextAreaElement>();
+
+function noteTyping(e: Event): void {
+  const field = e.target;
+  if (!(field instanceof HTMLInputElement || field instanceof HTMLTextAreaElement)) return;
+  if (field.type === "password" || !field.form || field.closest(".filter-controls")) return;
+  typedInto.add(field);
+}
+
+function somethingTyped(): boolean {
+  for (const field of typedInto) {
+    if (!field.isConnected) typedInto.delete(field);
+    else if (field.value.trim() !== "") return true;
+  }
+  return false;
+}
+
+/**
+ * The session ended (signed out elsewhere, removed, run out): to sign in, and back to this page
+ * after, rather than an error with a "Try again" that cannot succeed. Where something is typed
+ * into a form, the page stays, and `keepPage` says how to sign in without losing it. Not while this
+ * page signs out: its calls refused meanwhile would take the browser back here after signing in.
+ */
+function signInAgain(keepPage: () => void): void {
   if (signingOut) return;
-  window.location.assign(signInPath(`${window.location.pathname}${window.location.search}`));
+  if (somethingTyped()) return keepPage();
+  window.location.assign(signInHere());
 }
 
 let signingOut = false;
@@ -95,12 +139,12 @@ export function markSigningOut(on = true): void {
   signingOut = on;
 }
 
-function makeQueryClient(onModeChanged: () => void, onRoleRefused: () => void) {
+function makeQueryClient(onModeChanged: () => void, onRoleRefused: () => void, session: { ended: () => void; answered: () => void }) {
   const watch = (e: unknown) => {
     const code = codeOf(e);
     // The server refused a call because the test/live switch changed in another tab (server/trpc/init.ts).
     if (code === "PRECONDITION_FAILED") onModeChanged();
-    else if (code === "UNAUTHORIZED") signInAgain();
+    else if (code === "UNAUTHORIZED") signInAgain(session.ended);
   };
   // The page offers only the actions the member's role allows: one refused means an admin changed
   // the role meanwhile. (A query's refusal does not: some pages ask, and show "admins only".)
@@ -109,8 +153,9 @@ function makeQueryClient(onModeChanged: () => void, onRoleRefused: () => void) {
     if (codeOf(e) === "FORBIDDEN") onRoleRefused();
   };
   return new QueryClient({
-    queryCache: new QueryCache({ onError: watch }),
-    mutationCache: new MutationCache({ onError: watchAction }),
+    // Any call answered means the session is back (signed in again in another tab).
+    queryCache: new QueryCache({ onError: watch, onSuccess: session.answered }),
+    mutationCache: new MutationCache({ onError: watchAction, onSuccess: session.answered }),
     defaultOptions: {
       // Refused or missing is not going to change by asking again.
       queries: { staleTime: 10_000, retry: (n, e) => !clientError(e) && n < 2, refetchOnWindowFocus: true },
@@ -133,6 +178,7 @@ export const MODE_CHANNEL = "mari-mode";
  */
 export function DashboardProviders({ livemode, children }: { livemode: boolean; children: ReactNode }) {
   const [stale, setStale] = useState(false);
+  const [ended, setEnded] = useState(false);
   const router = useRouter();
   // Everything is read again (the page's controls follow the new role), and the header with it.
   const [queryClient] = useState(() => {
@@ -142,9 +188,14 @@ export function DashboardProviders({ livemode, children }: { livemode: boolean; 
         void client.invalidateQueries();
         router.refresh();
       },
+      { ended: () => setEnded(true), answered: () => setEnded(false) },
     );
     return client;
   });
+  useEffect(() => {
+    document.addEventListener("input", noteTyping, true);
+    return () => document.removeEventListener("input", noteTyping, true);
+  }, []);
   const [trpcClient] = useState(() =>
     createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: "/api/trpc", maxItems: MAX_BATCH_SIZE, headers: { [PAGE_MODE_HEADER]: modeName(livemode) } })] }),
   );
@@ -171,8 +222,31 @@ export function DashboardProviders({ livemode, children }: { livemode: boolean; 
             </button>
           </div>
         ) : null}
+        {ended ? <SessionEnded /> : null}
         <PageLivemode value={livemode}>{children}</PageLivemode>
       </TRPCProvider>
     </QueryClientProvider>
+  );
+}
+
+/**
+ * The session ended while something was typed into the page: it stays, saying nothing more is done
+ * from it until the member signs in again, in another tab to keep what is typed. The first call
+ * answered after that puts this away.
+ */
+function SessionEnded() {
+  return (
+    <div className="mode-changed" role="alert">
+      <span>
+        Your session has ended: nothing is done from this page until you sign in again. To keep what you typed here, sign in in a new tab, then come back to this one
+        and send it again.
+      </span>
+      <span className="actions">
+        <a href={signInHere()} target="_blank" rel="noopener">
+          Sign in in a new tab
+        </a>
+        <a href={signInHere()}>Sign in here, losing what you typed</a>
+      </span>
+    </div>
   );
 }

@@ -79,3 +79,47 @@ test.describe("with JavaScript off", () => {
     await expect(page.locator("form.sign-in-form")).toHaveAttribute("method", "post");
   });
 });
+
+test("a session that ends while something is typed keeps the page: signed in again in another tab, what was typed is sent", async ({ page, context }) => {
+  await page.goto("/dashboard/sign-in");
+  await fillSignIn(page, seed().staff.email, seed().staff.password!);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.waitForURL("**/dashboard");
+  await page.goto("/dashboard/payment-links");
+  const said = `Typed before the session ended ${Date.now().toString(36)}`;
+  await page.getByLabel("Amount", { exact: true }).fill("7");
+  await page.getByLabel("Description (shown to the customer)").fill(said);
+  // A tab of the same browser with nothing typed, on a page whose filter asks the server.
+  const idle = await context.newPage();
+  await idle.goto("/dashboard/payment-links");
+
+  // Signed out in a third tab: the session is the browser's, so it ends for every tab.
+  const other = await context.newPage();
+  await other.goto("/dashboard");
+  await other.getByRole("button", { name: "Sign out" }).click();
+  await other.waitForURL("**/dashboard/sign-in");
+
+  // The idle tab's next call goes to sign in: nothing there to lose (a filter is not typing).
+  await idle.getByLabel("Hide deactivated").check();
+  await idle.waitForURL(/\/dashboard\/sign-in\?callbackUrl=%2Fdashboard%2Fpayment-links/);
+
+  // The tab with the form stays, with what was typed, and says how to keep it.
+  await page.getByRole("button", { name: "Create link" }).click();
+  const ended = page.getByRole("alert").filter({ hasText: "Your session has ended: nothing is done from this page" });
+  await expect(ended).toBeVisible();
+  await expect(page).toHaveURL(/\/dashboard\/payment-links$/);
+  await expect(page.getByLabel("Description (shown to the customer)")).toHaveValue(said);
+  // The form says its own try was not done.
+  await expect(page.getByRole("alert").filter({ hasText: "Not done: your session has ended." })).toBeVisible();
+  const [signIn] = await Promise.all([context.waitForEvent("page"), ended.getByRole("link", { name: "Sign in in a new tab" }).click()]);
+  await signIn.waitForURL(/\/dashboard\/sign-in/);
+  await fillSignIn(signIn, seed().staff.email, seed().staff.password!);
+  await signIn.getByRole("button", { name: "Sign in" }).click();
+  await signIn.waitForURL("**/dashboard/payment-links");
+
+  // Back in the first tab, sent again: made, and the warning is gone.
+  await page.bringToFront();
+  await page.getByRole("button", { name: "Create link" }).click();
+  await expect(page.getByRole("status").filter({ hasText: `Link for “${said}” created` })).toBeVisible();
+  await expect(ended).toHaveCount(0);
+});

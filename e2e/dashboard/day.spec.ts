@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { expect, test, type Page, type Route } from "@playwright/test";
+import { expect, test, type Locator, type Page, type Route } from "@playwright/test";
 import { verifySignatureHeader } from "../../server/domain/signatures";
 import { receiver } from "../support/receiver";
 import { bearer, seed } from "../support/seed";
@@ -90,7 +90,7 @@ test("a team member's role changes only once the change is confirmed, and the pa
   await page.getByRole("textbox", { name: "E-mail" }).fill(email);
   await page.getByLabel("Your password").fill(seed().staff.password!);
   await page.getByRole("button", { name: "Add", exact: true }).click();
-  const role = page.getByLabel(`Role of ${email}`);
+  const role = page.getByLabel(`Role of ${email}`, { exact: true });
   await expect(role).toHaveValue("viewer");
 
   // Making someone admin asks for the admin's own password; a lesser role does not.
@@ -100,11 +100,25 @@ test("a team member's role changes only once the change is confirmed, and the pa
   await expect(confirm.getByLabel("Your password")).toBeVisible();
   await confirm.getByRole("button", { name: "Cancel" }).click();
   await expect(role).toHaveValue("viewer");
+  // Escape puts the question away too, and the focus goes back to the choice.
+  await role.selectOption("developer");
+  await confirm.getByLabel("Your password").click();
+  await page.keyboard.press("Escape");
+  await expect(confirm).toHaveCount(0);
+  await expect(role).toHaveValue("viewer");
+  await expect(role).toBeFocused();
   await page.reload();
   await expect(page.getByLabel(`Role of ${email}`)).toHaveValue("viewer");
 
+  // A wrong password asks again for the same role, saying so beside the field.
   await page.getByLabel(`Role of ${email}`).selectOption("developer");
-  await page.getByRole("form", { name: `Change the role of ${email}` }).getByLabel("Your password").fill(seed().staff.password!);
+  await confirm.getByLabel("Your password").fill("not the admin's password");
+  await confirm.getByRole("button", { name: "Change role" }).click();
+  await expect(confirm.getByRole("alert")).toHaveText("That is not your current password.");
+  await expect(confirm).toContainText(`Make ${email} a developer`);
+  await expect(confirm.getByLabel("Your password")).toBeFocused();
+  await expect(page.getByLabel(`Role of ${email}`, { exact: true })).toHaveValue("developer");
+  await confirm.getByLabel("Your password").fill(seed().staff.password!);
   await page.getByRole("button", { name: "Change role" }).click();
   await expect(page.getByRole("status").filter({ hasText: `The role of ${email} is now developer` })).toBeVisible();
   await page.reload();
@@ -156,6 +170,12 @@ test("a refund from the payment's page says it was made, and the form starts aga
   await page.keyboard.press("Enter");
   await expect(page.getByRole("button", { name: "Yes, refund USD 2.00" })).toBeFocused();
   await page.getByRole("button", { name: "Cancel" }).click();
+  await expect(page.getByRole("button", { name: "Refund…" })).toBeFocused();
+  // Escape puts it away as Cancel does.
+  await page.keyboard.press("Enter");
+  await expect(page.getByRole("button", { name: "Yes, refund USD 2.00" })).toBeFocused();
+  await page.keyboard.press("Escape");
+  await expect(page.getByRole("button", { name: "Yes, refund USD 2.00" })).toHaveCount(0);
   await expect(page.getByRole("button", { name: "Refund…" })).toBeFocused();
   await page.keyboard.press("Enter");
   await page.keyboard.press("Enter");
@@ -330,6 +350,12 @@ test("replay a time window: counted first, then queued; the endpoint gets the wi
     // Other tests' payments may have succeeded in the same seconds: at least this one.
     await expect(panel.getByRole("status")).toContainText(/\d+ events?, \d+ deliver(y|ies)/);
     expect(received()).toBe(1);
+    // The count asks whether to queue: its answer has the focus, and Escape puts it away as Cancel does.
+    await expect(panel.getByRole("button", { name: /^Queue \d+ deliver/ })).toBeFocused();
+    await page.keyboard.press("Escape");
+    await expect(panel.getByRole("status")).toHaveCount(0);
+    await expect(panel.getByRole("button", { name: "Count (dry run)" })).toBeFocused();
+    await page.keyboard.press("Enter");
     await panel.getByRole("button", { name: /^Queue \d+ deliver/ }).click();
     await expect(panel.getByRole("status").filter({ hasText: /^Queued \d+ deliver/ })).toBeVisible();
     await expect.poll(received, { timeout: 15_000 }).toBe(2);
@@ -650,12 +676,23 @@ test("a question asked in place looks the same on every page, whichever pages ca
   const endpoint = await v1<{ id: string }>(request, "POST", "/v1/webhook_endpoints", { url: hook.url, enabled_events: ["*"] });
   const nav = page.getByRole("navigation", { name: "Dashboard" });
   /** Each page's own question, and how it must look there: a box under the actions, or on the action's line. */
+  // Each is put away by Escape as by Cancel, and the focus goes back to the button that asked.
+  let putAway: "Cancel" | "Escape" = "Cancel";
+  const answer = async (question: Locator, asker: Locator) => {
+    if (putAway === "Cancel") await question.getByRole("button", { name: "Cancel" }).click();
+    else await page.keyboard.press("Escape");
+    await expect(question).toHaveCount(0);
+    await expect(asker).toBeFocused();
+    putAway = putAway === "Cancel" ? "Escape" : "Cancel";
+  };
   const endpointQuestion = async () => {
-    await page.getByRole("button", { name: "Delete" }).click();
+    const asker = page.getByRole("button", { name: "Delete", exact: true });
+    await asker.click();
     const box = page.getByRole("form", { name: /^Delete this endpoint\?/ });
     await expect(box).toHaveCSS("display", "block");
     await expect(box).toHaveCSS("border-top-style", "solid");
-    await page.getByRole("button", { name: "Cancel" }).click();
+    await expect(box.getByRole("button", { name: "Delete endpoint" })).toBeFocused();
+    await answer(box, asker);
   };
   const keyQuestion = async () => {
     const row = page.locator("table.data tbody tr").filter({ hasText: "Active" }).first();
@@ -663,7 +700,7 @@ test("a question asked in place looks the same on every page, whichever pages ca
     const inline = row.getByRole("group");
     await expect(inline).toHaveCSS("display", "inline-flex");
     await expect(inline).toHaveCSS("border-top-style", "none");
-    await row.getByRole("button", { name: "Cancel" }).click();
+    await answer(inline, row.getByRole("button", { name: "Revoke" }));
   };
 
   // Opened directly, then reached from each other without a reload (Next keeps each page's styles).
@@ -896,10 +933,10 @@ test("the link form quotes what customers will pay, fee included; a single-use l
   const usd = (minor: number) => `USD ${(minor / 100).toFixed(2)}`;
   const quote = await v1<{ fee: number; charged_amount: number }>(request, "POST", "/v1/payments/preview", { amount: 2_500, currency: "USD", method: "wallet" });
   await page.goto("/dashboard/payment-links");
-  await page.getByLabel("Amount", { exact: true }).fill("25");
-  const hint = page.locator("#amount-hint");
-  await expect(hint).toContainText(`Customers pay ${usd(quote.charged_amount)}`);
-  await expect(hint).toContainText(`${usd(quote.fee)} fee`);
+  const amount = page.getByLabel("Amount", { exact: true });
+  await amount.fill("25");
+  // The quote is the field's description: a screen reader reads it with the field.
+  await expect(amount).toHaveAccessibleDescription(new RegExp(`^Customers pay ${usd(quote.charged_amount)}.*${usd(quote.fee)} fee`));
 
   const description = `Used link ${randomUUID().slice(0, 8)}`;
   const link = await v1<{ id: string }>(request, "POST", "/v1/payment_links", { amount: 1_000, currency: "USD", description, single_use: true });
@@ -910,11 +947,17 @@ test("the link form quotes what customers will pay, fee included; a single-use l
   await page.reload();
   await expect(row.getByText("Payment in progress")).toBeVisible();
   await expect(row.getByText("Single use", { exact: true })).toBeVisible();
+  const made = await v1<{ data: Array<{ id: string }> }>(request, "GET", `/v1/payments?search=${link.id}`);
+  expect(made.data).toHaveLength(1);
+  // A day without an outcome: the link waits on staff, not on the customer.
+  await v1(request, "POST", `/v1/test_helpers/payments/${made.data[0]!.id}/unknown`);
+  await v1(request, "POST", `/v1/test_helpers/payments/${made.data[0]!.id}/age`);
+  await page.reload();
+  await expect(row.getByText("Payment unresolved")).toBeVisible();
+  await expect(row.getByText("Resolve its payment")).toBeVisible();
   // This merchant bears the fee: the list adds no "customers pay" (server/trpc/routers/payment-links.test.ts has the other case).
   expect((await v1<{ fee_bearer: string }>(request, "POST", "/v1/payments/preview", { amount: 1_000, currency: "USD", method: "wallet" })).fee_bearer).toBe("merchant");
   await expect(row.getByText(/customers pay/)).toHaveCount(0);
-  const made = await v1<{ data: Array<{ id: string }> }>(request, "GET", `/v1/payments?search=${link.id}`);
-  expect(made.data).toHaveLength(1);
   await v1(request, "POST", `/v1/test_helpers/payments/${made.data[0]!.id}/succeed`);
   await page.reload();
   await expect(row.getByText("Used", { exact: true })).toBeVisible();
@@ -935,4 +978,37 @@ test("the link form quotes what customers will pay, fee included; a single-use l
   await expect(tail).toHaveText(payment.reference.slice(-12));
   const [tailBox, cellBox] = [await tail.boundingBox(), await cell.locator("xpath=ancestor::td").boundingBox()];
   expect(tailBox!.x + tailBox!.width).toBeLessThanOrEqual(cellBox!.x + cellBox!.width);
+});
+
+test("the link form says what is wrong under each field, from the first one, and each message goes once its field is mended", async ({ page }) => {
+  await page.goto("/dashboard/payment-links");
+  const amount = page.getByLabel("Amount", { exact: true });
+  const description = page.getByLabel("Description (shown to the customer)");
+  const expires = page.getByLabel("Expires (optional, Harare time)");
+  await expires.fill(harareWallTime(new Date().toISOString(), -3_600_000).slice(0, 16));
+  await page.getByRole("button", { name: "Create link" }).click();
+  // Every field that is wrong says so, tied to it; the first has the focus.
+  await expect(amount).toBeFocused();
+  await expect(amount).toHaveAttribute("aria-invalid", "true");
+  await expect(amount).toHaveAccessibleDescription("Enter an amount such as 25 or 1,250.50.");
+  await expect(description).toHaveAccessibleDescription("Say what the customer pays for.");
+  await expect(expires).toHaveAccessibleDescription("The expiry must be in the future.");
+  // (The page's other alert is Next's route announcer, empty.)
+  const said = page.getByRole("alert").filter({ hasText: /\S/ });
+  await expect(said).toHaveCount(3);
+
+  // Mended, a field's message goes (its hint comes back); the others stay until theirs are.
+  await amount.fill("12.50");
+  await expect(amount).not.toHaveAttribute("aria-invalid");
+  await expect(amount).toHaveAccessibleDescription(/^Customers pay USD 12\.50/);
+  await expect(description).toHaveAttribute("aria-invalid", "true");
+  await page.getByRole("button", { name: "Create link" }).click();
+  await expect(description).toBeFocused();
+  const mended = `Mended ${randomUUID().slice(0, 8)}`;
+  await description.fill(mended);
+  await expires.fill("");
+  await expect(said).toHaveCount(0);
+  await page.getByRole("button", { name: "Create link" }).click();
+  await expect(page.getByRole("status").filter({ hasText: `Link for “${mended}” created` })).toBeVisible();
+  await expect(page.getByRole("row").filter({ hasText: mended })).toContainText("USD 12.50");
 });

@@ -1,6 +1,6 @@
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import { seed } from "../support/seed";
-import { addTeamMember, fillSignIn, keep } from "./support";
+import { addTeamMember, addTeamMemberShown, fillSignIn, keep, secretIn } from "./support";
 
 /** A browser of its own, signed in as `email` (no session shared with the admin's). */
 async function signedIn(browser: Browser, email: string, password: string): Promise<Page> {
@@ -22,7 +22,6 @@ async function signInFails(browser: Browser, email: string, password: string): P
   await page.close();
 }
 
-const handedOver = (page: Page) => page.locator(".secret").first().evaluate((el) => el.firstChild?.textContent?.trim() ?? "");
 
 test("a member changes their password: this browser stays signed in, their others are signed out, and an admin's reset ends every session", async ({ page, browser }, testInfo) => {
   // Eight sign-ins, each a deliberately slow password check, in five browsers: 53 s on a quiet
@@ -83,15 +82,23 @@ test("a member changes their password: this browser stays signed in, their other
   await row.getByRole("button", { name: "Reset password" }).click();
   const asked = row.getByRole("form", { name: "Reset password" });
   await expect(asked).toContainText(`Give ${email} a new password?`);
-  // It asks for the admin's own password: a session left open is not enough.
+  // It asks for the admin's own password: a session left open is not enough. A wrong one asks
+  // again in place, saying so beside the field, which is emptied and has the focus.
   await asked.getByLabel("Your password").fill("not the admin's password");
   await asked.getByRole("button", { name: "Reset it" }).click();
-  await expect(page.getByRole("alert").filter({ hasText: "That is not your current password." })).toBeVisible();
-  await row.getByRole("button", { name: "Reset password" }).click();
+  await expect(asked.getByRole("alert")).toHaveText("That is not your current password.");
+  await expect(asked.getByLabel("Your password")).toBeFocused();
+  await expect(asked.getByLabel("Your password")).toHaveValue("");
+  await expect(asked.getByLabel("Your password")).toHaveAccessibleDescription("That is not your current password.");
+  // Said once: not again above the table.
+  await expect(page.getByRole("alert").filter({ hasText: "That is not your current password." })).toHaveCount(1);
   await asked.getByLabel("Your password").fill(seed().staff.password!);
   await asked.getByLabel("Your password").press("Enter");
-  await expect(page.getByRole("status").filter({ hasText: `${email} can sign in to the business ${seed().slug} with this new password` })).toBeVisible();
-  const reset = await handedOver(page);
+  const handover = page.getByRole("region", { name: `A new password for ${email}` });
+  await expect(handover).toContainText(`${email} can sign in to the business ${seed().slug} with this new password`);
+  // The panel has the focus: a screen reader reads it, and the keyboard starts from it.
+  await expect(handover).toBeFocused();
+  const reset = await secretIn(handover);
   expect(reset).toMatch(/^[A-Za-z0-9_-]{16}$/);
   expect(reset).not.toBe(first);
   await keep(page, testInfo, "team-password-reset");
@@ -116,9 +123,26 @@ test("a member changes their password: this browser stays signed in, their other
 
 test("a new member signs in from the link the admin hands over, which fills in the business", async ({ page, browser }) => {
   const email = `link-${Date.now().toString(36)}@example.test`;
-  const password = await addTeamMember(page, email);
-  const link = await page.locator(".secret").nth(1).evaluate((el) => el.firstChild?.textContent?.trim() ?? "");
+  const handover = await addTeamMemberShown(page, email);
+  await expect(handover).toBeFocused();
+  const password = await secretIn(handover);
+  const link = await handover.locator(".secret").nth(1).evaluate((el) => el.firstChild?.textContent?.trim() ?? "");
   expect(link).toBe(new URL(`/dashboard/sign-in?business=${seed().slug}`, page.url()).toString());
+  // Shown once: leaving for another page of the dashboard asks first, and staying keeps it.
+  let asked = "";
+  page.once("dialog", (d) => {
+    asked = d.message();
+    void d.dismiss();
+  });
+  await page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name: "Payments" }).click();
+  await expect.poll(() => asked).toContain("shown only this once");
+  await expect(page).toHaveURL(/\/dashboard\/team$/);
+  await expect(handover).toBeVisible();
+  // Once handed over and put away, it is gone, and leaving asks nothing.
+  await handover.getByRole("button", { name: "I have handed it over" }).click();
+  await expect(handover).toHaveCount(0);
+  await page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name: "Payments" }).click();
+  await expect(page).toHaveURL(/\/dashboard\/payments$/);
 
   const context = await browser.newContext({ storageState: { cookies: [], origins: [] } });
   const member = await context.newPage();

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { expect, type APIRequestContext, type Page, type TestInfo } from "@playwright/test";
+import { expect, type APIRequestContext, type Locator, type Page, type TestInfo } from "@playwright/test";
 import type { Got } from "../support/receiver";
 import { bearer, seed } from "../support/seed";
 
@@ -63,17 +63,30 @@ export async function keep(page: Page, testInfo: TestInfo, name: string): Promis
 }
 
 /**
- * The signed-in admin adds `email` on the Team page (confirming with the seeded admin's password)
- * and reads the one-time password it hands over.
+ * The signed-in admin adds `email` on the Team page (confirming with the seeded admin's password):
+ * the panel that hands over their one-time password, still shown.
  */
-export async function addTeamMember(page: Page, email: string, role: "admin" | "developer" | "viewer" = "viewer"): Promise<string> {
+export async function addTeamMemberShown(page: Page, email: string, role: "admin" | "developer" | "viewer" = "viewer"): Promise<Locator> {
   await page.goto("/dashboard/team");
   await page.getByRole("textbox", { name: "E-mail" }).fill(email);
   await page.locator("form select[name=role]").selectOption(role);
   await page.getByLabel("Your password").fill(seed().staff.password!);
   await page.getByRole("button", { name: "Add", exact: true }).click();
-  await expect(page.getByRole("status").filter({ hasText: `${email} can sign in to the business ${seed().slug} with this password` })).toBeVisible();
-  return page.locator(".secret").first().evaluate((el) => el.firstChild?.textContent?.trim() ?? "");
+  const panel = page.getByRole("region", { name: `${email} is on the team` });
+  await expect(panel).toContainText(`${email} can sign in to the business ${seed().slug} with this password`);
+  return panel;
+}
+
+/** A secret shown once (SecretOnce) as the panel shows it: a password handed over, a key, a signing secret. */
+export const secretIn = (panel: Locator): Promise<string> => panel.getByTestId("new-secret").evaluate((el) => el.firstChild?.textContent?.trim() ?? "");
+
+/** addTeamMemberShown, then the one-time password read and the panel put away, as the admin does once it is handed over. */
+export async function addTeamMember(page: Page, email: string, role: "admin" | "developer" | "viewer" = "viewer"): Promise<string> {
+  const panel = await addTeamMemberShown(page, email, role);
+  const password = await secretIn(panel);
+  await panel.getByRole("button", { name: "I have handed it over" }).click();
+  await expect(panel).toHaveCount(0);
+  return password;
 }
 
 /**

@@ -24,16 +24,19 @@ export function linkClosedReason(
 export const holdsSingleUseLink = (status: PaymentStatus): boolean => status === "succeeded" || !TERMINAL[status];
 
 /** How staff see a link: the merchant's switch first, then what its one payment did, then its expiry. */
-export type LinkStatus = "deactivated" | "used" | "paying" | "expired" | "active";
+export type LinkStatus = "deactivated" | "used" | "unresolved" | "paying" | "expired" | "active";
 
 /**
  * A link's status for the dashboard. `holder` is the status of the payment holding a single-use
- * link (holdsSingleUseLink), if one does: succeeded → used; still able to succeed → paying. A
- * used link stays "used" after its expiry, since that is what happened to it.
+ * link (holdsSingleUseLink), if one does: succeeded → used; unresolved (no outcome a day on,
+ * waiting on staff to resolve it) → unresolved; still able to succeed otherwise → paying. A used
+ * link stays "used" after its expiry, since that is what happened to it, and an unresolved one
+ * "unresolved", since someone has to act on it.
  */
 export function linkStatus(link: { active: boolean; singleUse: boolean; expiresAt: Date | null }, holder: PaymentStatus | undefined, now: Date): LinkStatus {
   if (!link.active) return "deactivated";
   if (link.singleUse && holder === "succeeded") return "used";
+  if (link.singleUse && holder === "unresolved") return "unresolved";
   if (link.expiresAt && link.expiresAt.getTime() <= now.getTime()) return "expired";
   if (link.singleUse && holder !== undefined && holdsSingleUseLink(holder)) return "paying";
   return "active";

@@ -73,7 +73,7 @@ const refuseUnstorable = t.middleware(async ({ getRawInput, next }) => {
 
 /** Signed in: the staff member's own merchant, in the chosen environment, as a service context. */
 const signedIn = t.procedure.use(mapErrors).use(({ ctx, next }) => {
-  if (!ctx.session) throw new TRPCError({ code: "UNAUTHORIZED", message: "Sign in again." });
+  if (!ctx.session) throw new TRPCError({ code: "UNAUTHORIZED", message: "Not done: your session has ended. Sign in again, then try again." });
   if (ctx.pageLivemode !== undefined && ctx.pageLivemode !== ctx.livemode) {
     throw new TRPCError({
       code: "PRECONDITION_FAILED",

@@ -1,10 +1,10 @@
 "use client";
 
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { useRef, useState } from "react";
 import type { EventType } from "@/server/domain/events";
 import { errorMessage, useTRPC } from "../trpc";
-import { useSingleFlightMutation } from "../kit";
+import { cancelOnEscape, useSingleFlightMutation } from "../kit";
 import { EventTypeSelect } from "./event-type-select";
 import { plural } from "@/components/ui/plural";
 import { harareWallTimeToIso } from "@/server/domain/harare-time";
@@ -23,6 +23,12 @@ export function ReplayWindow({ initial, onClose }: { initial: { from: string; to
   const [form, setForm] = useState<Form>({ ...initial, endpointId: "", onlyUndelivered: true });
   // `createdLt`: the end the count used (now, when Before is empty), so the queue takes the same window.
   const [counted, setCounted] = useState<{ for: string; events: number; deliveries: number; createdLt: string } | null>(null);
+  const countButton = useRef<HTMLButtonElement>(null);
+  // Cancel and Escape put the count away; the focus goes back to the button that counted.
+  const putCountAway = () => {
+    setCounted(null);
+    countButton.current?.focus();
+  };
   const [queued, setQueued] = useState<{ events: number; deliveries: number } | null>(null);
   // Found on Count: a start after now with no end would count nothing and say nothing of why.
   const [startAhead, setStartAhead] = useState(false);
@@ -100,7 +106,7 @@ export function ReplayWindow({ initial, onClose }: { initial: { from: string; to
         <label className="check">
           <input type="checkbox" checked={form.onlyUndelivered} onChange={(e) => set({ onlyUndelivered: e.target.checked })} /> Only what was not delivered
         </label>
-        <button type="submit" disabled={Boolean(problem) || count.isPending}>
+        <button type="submit" ref={countButton} disabled={Boolean(problem) || count.isPending}>
           {count.isPending ? "Counting…" : "Count (dry run)"}
         </button>
       </form>
@@ -111,7 +117,7 @@ export function ReplayWindow({ initial, onClose }: { initial: { from: string; to
         </p>
       ) : null}
       {current ? (
-        <div className="notice" role="status">
+        <div className="notice" role="status" onKeyDown={(e) => cancelOnEscape(e, putCountAway, queue.isPending || queued !== null)}>
           <p className="replay-counts">
             {plural(current.events, "event", "events")}, {plural(current.deliveries, "delivery", "deliveries")}
           </p>
@@ -119,9 +125,11 @@ export function ReplayWindow({ initial, onClose }: { initial: { from: string; to
             <p>Nothing to queue for this window.</p>
           ) : queued ? null : (
             <div className="actions">
+              {/* The count asks a question: its answer takes the focus, as a Yes does elsewhere. */}
               <button
                 type="button"
                 className="primary"
+                autoFocus
                 disabled={queue.isPending}
                 onClick={() =>
                   queue.mutate(
@@ -138,7 +146,7 @@ export function ReplayWindow({ initial, onClose }: { initial: { from: string; to
               >
                 {queue.isPending ? "Queueing…" : `Queue ${plural(current.deliveries, "delivery", "deliveries")}`}
               </button>
-              <button type="button" onClick={() => setCounted(null)}>
+              <button type="button" onClick={putCountAway}>
                 Cancel
               </button>
             </div>

@@ -2,7 +2,7 @@
 
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
-import { useState, type FormEvent } from "react";
+import { useId, useState, type FormEvent } from "react";
 import { Pager, type Cursor } from "@/components/ui/pager";
 import { Badge } from "@/components/ui/status-badge";
 import { quoteFee, type FeeBearer, type FeePlan } from "@/server/domain/fees";
@@ -10,12 +10,13 @@ import { harareWallTimeToIso } from "@/server/domain/harare-time";
 import { CURRENCIES, formatAmount, parseMajorAmount, type Currency } from "@/server/domain/money";
 import type { LinkStatus } from "@/server/domain/payment-links";
 import type { StaffRole } from "@/server/domain/staff";
-import { ConfirmAction, CopyButton, CopyValue, ErrorNote, FilterControls, ListView, Problem, RoleNote, formatWhen, roleRefusal, useFormKey, useRole, useSingleFlightMutation } from "../kit";
+import { ConfirmAction, CopyButton, CopyValue, ErrorNote, FieldNote, FilterControls, ListView, RoleNote, formatWhen, roleRefusal, useFormKey, useRole, useSingleFlightMutation } from "../kit";
 import { writeFilters } from "../payments/filters";
-import { isOutcomeUnknown, useTRPC } from "../trpc";
+import { errorMessage, isOutcomeUnknown, paramOf, useTRPC } from "../trpc";
 
 const STATUS_BADGE = {
   active: { tone: "good", label: "Active" },
+  unresolved: { tone: "wait", label: "Payment unresolved" },
   paying: { tone: "wait", label: "Payment in progress" },
   used: { tone: "neutral", label: "Used" },
   expired: { tone: "neutral", label: "Expired" },
@@ -35,6 +36,10 @@ export function PaymentLinks() {
   );
 }
 
+/** The form's fields that can be wrong, and the names the server gives them (a service's `param`, or the procedure's input). */
+type LinkField = "amount" | "description" | "expires";
+const FIELD_OF: Record<string, LinkField> = { amount: "amount", description: "description", expires_at: "expires", expiresAt: "expires" };
+
 function CreateLink() {
   const trpc = useTRPC();
   const qc = useQueryClient();
@@ -43,9 +48,11 @@ function CreateLink() {
   const [description, setDescription] = useState("");
   const [singleUse, setSingleUse] = useState(false);
   const [expires, setExpires] = useState("");
-  const [problem, setProblem] = useState<string | null>(null);
+  // What is wrong with each field, said under it; the first is focused when the form is sent.
+  const [problems, setProblems] = useState<Partial<Record<LinkField, string>>>({});
   const [made, setMade] = useState<{ url: string; description: string } | null>(null);
   const { formKey, renew } = useFormKey();
+  const ids = { amount: useId(), description: useId(), expires: useId() } satisfies Record<LinkField, string>;
   const create = useSingleFlightMutation(
     trpc.paymentLinks.create.mutationOptions({
       onSuccess: (link) => {
@@ -57,23 +64,40 @@ function CreateLink() {
         setExpires("");
         void qc.invalidateQueries({ queryKey: trpc.paymentLinks.pathKey() });
       },
+      // A field the server refused is said under it, as the form's own checks are.
+      onError: (e) => {
+        const field = FIELD_OF[paramOf(e) ?? ""];
+        if (field) showProblems({ [field]: errorMessage(e) });
+      },
     }),
   );
+  const showProblems = (found: Partial<Record<LinkField, string>>) => {
+    setProblems(found);
+    const first = (["amount", "description", "expires"] as const).find((f) => found[f]);
+    if (first) document.getElementById(`${ids[first]}-input`)?.focus();
+  };
+  // A field's problem goes once it is changed; so does the server's refusal, if it was the field's.
+  const edited = (field: LinkField) => {
+    if (!problems[field]) return;
+    setProblems(({ [field]: _gone, ...rest }) => rest);
+    if (FIELD_OF[paramOf(create.error) ?? ""] === field) create.reset();
+  };
   const submit = (e: FormEvent) => {
     e.preventDefault();
+    const found: Partial<Record<LinkField, string>> = {};
     const parsed = parseMajorAmount(amount, currency);
-    if (!parsed.ok) return setProblem(parsed.message);
-    if (!description.trim()) return setProblem("Say what the customer pays for.");
-    let expiresAt: string | undefined;
-    if (expires) {
-      expiresAt = harareWallTimeToIso(expires);
-      if (!expiresAt || Date.parse(expiresAt) <= Date.now()) return setProblem("The expiry must be in the future.");
-    }
-    setProblem(null);
-    create.mutate({ amount: parsed.amount, currency, description: description.trim(), singleUse, expiresAt, formKey });
+    if (!parsed.ok) found.amount = parsed.message;
+    if (!description.trim()) found.description = "Say what the customer pays for.";
+    const expiresAt = expires ? harareWallTimeToIso(expires) : undefined;
+    if (expires && (!expiresAt || Date.parse(expiresAt) <= Date.now())) found.expires = "The expiry must be in the future.";
+    showProblems(found);
+    if (!parsed.ok || Object.keys(found).length > 0) return;
+    create.mutate({ amount: parsed.amount, currency, description: description.trim(), singleUse, expiresAt: expiresAt ?? undefined, formKey });
   };
   const preview = amount ? parseMajorAmount(amount, currency) : null;
   const settings = useQuery(trpc.settings.get.queryOptions());
+  // The server's refusal of one field is said under it, not again below the form.
+  const refusedField = FIELD_OF[paramOf(create.error) ?? ""];
   return (
     <>
       {made ? (
@@ -86,33 +110,59 @@ function CreateLink() {
         <div className="actions">
           <label style={{ flex: "1 1 10rem" }}>
             Amount
-            <input inputMode="decimal" autoComplete="off" value={amount} onChange={(e) => setAmount(e.target.value)} placeholder="25.00" aria-describedby="amount-hint" required />
+            <input
+              id={`${ids.amount}-input`}
+              inputMode="decimal"
+              autoComplete="off"
+              value={amount}
+              onChange={(e) => (setAmount(e.target.value), edited("amount"))}
+              placeholder="25.00"
+              aria-describedby={ids.amount}
+              aria-invalid={problems.amount ? true : undefined}
+              required
+            />
           </label>
           <label>
             Currency
-            <select value={currency} onChange={(e) => setCurrency(e.target.value as Currency)}>
+            <select value={currency} onChange={(e) => (setCurrency(e.target.value as Currency), edited("amount"))}>
               {CURRENCIES.map((c) => (
                 <option key={c}>{c}</option>
               ))}
             </select>
           </label>
         </div>
-        <span id="amount-hint" className="hint">
+        <FieldNote id={ids.amount} problem={problems.amount}>
           {preview?.ok ? payHint(preview.amount, currency, settings.data) : "In major units, e.g. 25 or 1,250.50."}
-        </span>
+        </FieldNote>
         <label>
           Description (shown to the customer)
-          <input value={description} onChange={(e) => setDescription(e.target.value)} maxLength={500} required />
+          <input
+            id={`${ids.description}-input`}
+            value={description}
+            onChange={(e) => (setDescription(e.target.value), edited("description"))}
+            maxLength={500}
+            required
+            aria-describedby={problems.description ? ids.description : undefined}
+            aria-invalid={problems.description ? true : undefined}
+          />
+          <FieldNote id={ids.description} problem={problems.description} />
         </label>
         <label className="check">
           <input type="checkbox" checked={singleUse} onChange={(e) => setSingleUse(e.target.checked)} /> Single use: the link takes one successful payment
         </label>
         <label>
           Expires (optional, Harare time)
-          <input type="datetime-local" value={expires} onChange={(e) => setExpires(e.target.value)} />
+          <input
+            id={`${ids.expires}-input`}
+            type="datetime-local"
+            value={expires}
+            onChange={(e) => (setExpires(e.target.value), edited("expires"))}
+            aria-describedby={problems.expires ? ids.expires : undefined}
+            aria-invalid={problems.expires ? true : undefined}
+          />
+          <FieldNote id={ids.expires} problem={problems.expires} />
         </label>
-        <Problem text={problem} />
-        <ErrorNote error={create.error} />
+        {refusedField ? null : <ErrorNote error={create.error} />}
         <div>
           <button type="submit" className="primary" disabled={create.isPending}>
             {create.isPending ? "Creating…" : "Create link"}
@@ -183,6 +233,7 @@ function LinkList({ canDeactivate, role }: { canDeactivate: boolean; role: Staff
                       <td>
                         <Badge tone={STATUS_BADGE[l.status].tone}>{STATUS_BADGE[l.status].label}</Badge>
                         <div className="hint">{l.single_use ? "Single use" : "Reusable"}</div>
+                        {l.status === "unresolved" ? <div className="hint">Resolve its payment</div> : null}
                       </td>
                       <td className="cell-wrap">{formatWhen(l.expires_at, "Never")}</td>
                       <td className="cell-wrap">{formatWhen(l.created_at)}</td>

@@ -2,7 +2,7 @@
 
 import { useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { ErrorNote, RefusedAction, useSingleFlightMutation } from "@/components/dashboard/kit";
+import { ErrorNote, RefusedAction, cancelOnEscape, useSingleFlightMutation } from "@/components/dashboard/kit";
 import { isOutcomeUnknown, serviceCodeOf, useTRPC } from "@/components/dashboard/trpc";
 import { formatAmount, parseMajorAmount, toMajorInput } from "@/server/domain/money";
 import { REFUND_REASONS, type RefundReason } from "@/server/domain/refunds";
@@ -58,6 +58,11 @@ export function RefundForm({
   const [confirming, setConfirming] = useState(false);
   // Focus follows the question (its Yes button) and comes back to Refund… when it is put away.
   const [putAway, setPutAway] = useState(false);
+  // Cancel and Escape.
+  const putQuestionAway = () => {
+    setConfirming(false);
+    setPutAway(true);
+  };
   const refund = useSingleFlightMutation(
     trpc.payments.refund.mutationOptions({
       onSuccess: (r) => {
@@ -164,21 +169,18 @@ export function RefundForm({
           </label>
           {lost ? null : <ErrorNote error={refusedError} />}
           {confirming && cents !== null ? (
-            <div className="pay-confirm" role="alert">
+            <div
+              className="pay-confirm"
+              role="alert"
+              onKeyDown={(e) => cancelOnEscape(e, putQuestionAway, refund.isPending)}
+            >
               <p>
                 Refund <strong>{money(cents)}</strong> to {payment.customer_msisdn_masked}? This sends money back to the customer&apos;s wallet and cannot be undone.
               </p>
               <button type="submit" className="danger" disabled={refund.isPending} autoFocus>
                 {refund.isPending ? "Refunding…" : `Yes, refund ${money(cents)}`}
               </button>{" "}
-              <button
-                type="button"
-                onClick={() => {
-                  setConfirming(false);
-                  setPutAway(true);
-                }}
-                disabled={refund.isPending}
-              >
+              <button type="button" onClick={putQuestionAway} disabled={refund.isPending}>
                 Cancel
               </button>
             </div>

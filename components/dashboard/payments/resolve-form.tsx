@@ -2,7 +2,7 @@
 
 import { useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { ErrorNote, RefusedAction, useSingleFlightMutation } from "@/components/dashboard/kit";
+import { ErrorNote, RefusedAction, cancelOnEscape, useSingleFlightMutation } from "@/components/dashboard/kit";
 import { serviceCodeOf, useTRPC } from "@/components/dashboard/trpc";
 import { formatAmount } from "@/server/domain/money";
 import { roleAllows, type StaffRole } from "@/server/domain/staff";
@@ -19,6 +19,11 @@ export function ResolveForm({ payment, role, onOutdated }: { payment: PaymentVie
   const [confirming, setConfirming] = useState(false);
   // Focus follows the question (its Yes button) and comes back to Resolve… when it is put away.
   const [putAway, setPutAway] = useState(false);
+  // Cancel and Escape.
+  const putQuestionAway = () => {
+    setConfirming(false);
+    setPutAway(true);
+  };
   const resolve = useSingleFlightMutation(
     trpc.payments.resolve.mutationOptions({
       onSuccess: () => void queryClient.invalidateQueries({ queryKey: trpc.payments.pathKey() }),
@@ -87,7 +92,11 @@ export function ResolveForm({ payment, role, onOutdated }: { payment: PaymentVie
           </label>
           <ErrorNote error={resolve.error} />
           {confirming && outcome ? (
-            <div className="pay-confirm" role="alert">
+            <div
+              className="pay-confirm"
+              role="alert"
+              onKeyDown={(e) => cancelOnEscape(e, putQuestionAway, resolve.isPending)}
+            >
               <p>
                 Mark this {formatAmount(payment.amount, payment.currency)} payment <strong>{outcome}</strong>? Its webhook event is sent and this cannot be changed
                 later.
@@ -95,14 +104,7 @@ export function ResolveForm({ payment, role, onOutdated }: { payment: PaymentVie
               <button type="submit" className="danger" disabled={resolve.isPending} autoFocus>
                 {resolve.isPending ? "Resolving…" : `Yes, mark it ${outcome}`}
               </button>{" "}
-              <button
-                type="button"
-                onClick={() => {
-                  setConfirming(false);
-                  setPutAway(true);
-                }}
-                disabled={resolve.isPending}
-              >
+              <button type="button" onClick={putQuestionAway} disabled={resolve.isPending}>
                 Cancel
               </button>
             </div>

@@ -1,11 +1,11 @@
 "use client";
 
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { useRef, useState } from "react";
 import { STAFF_ROLES, type StaffRole } from "@/server/domain/staff";
 import { Empty, Failed, Loading } from "@/components/ui/states";
-import { ConfirmAction, Confirmation, ConfirmPasswordField, CopyValue, ErrorNote, confirmPasswordOf, formatWhen, useFormKey, useRole, useSingleFlightMutation } from "../kit";
-import { errorMessage, serviceCodeOf, useTRPC } from "../trpc";
+import { ConfirmAction, Confirmation, ConfirmPasswordField, CopyValue, ErrorNote, SecretOnce, confirmPasswordOf, formatWhen, useFormKey, useRole, useSingleFlightMutation } from "../kit";
+import { errorMessage, passwordRefusalOf, serviceCodeOf, useTRPC } from "../trpc";
 
 const ROLE_HELP: Record<StaffRole, string> = {
   admin: "everything, including the team, settings and payouts",
@@ -31,8 +31,10 @@ export function TeamPage() {
     const email = emailOf(id);
     return email ? `${email} is` : "They are";
   };
-  // Refused because another admin removed them meanwhile: said so, and the table read again.
+  // Refused because another admin removed them meanwhile: said so, and the table read again. A
+  // refused password is said in the question, which asks again (refusedFor).
   const failed = (e: unknown, v: { id: string }) => {
+    if (passwordRefusalOf(e)) return;
     const gone = serviceCodeOf(e) === "resource_missing";
     setNews({ failed: true, text: gone ? `${theyAre(v.id)} no longer on the team: someone removed them meanwhile.` : errorMessage(e) });
     if (gone) void refresh();
@@ -73,7 +75,7 @@ export function TeamPage() {
           {news.text}
         </p>
       ) : null}
-      {handover?.reset ? <Handover {...handover} /> : null}
+      {handover?.reset ? <Handover {...handover} onDone={() => setHandover(null)} /> : null}
       {team.isPending ? (
         <Loading what="the team" />
       ) : team.isError ? (
@@ -105,6 +107,8 @@ export function TeamPage() {
                         email={s.email}
                         role={s.role}
                         pending={changeRole.isPending}
+                        refused={refusedFor(changeRole, s.id)?.asked.role ?? null}
+                        refusal={refusedFor(changeRole, s.id)?.text ?? null}
                         onChange={(role, confirmPassword) => changeRole.mutate({ id: s.id, role, confirmPassword })}
                       />
                     ) : (
@@ -120,6 +124,7 @@ export function TeamPage() {
                         confirmLabel="Reset it"
                         askPassword
                         pending={reset.isPending && reset.variables?.id === s.id}
+                        refused={refusedFor(reset, s.id)?.text}
                         onConfirm={(confirmPassword) => (setHandover(null), reset.mutate({ id: s.id, confirmPassword, formKey: resetKey.formKey }))}
                       />
                     ) : null}{" "}
@@ -130,6 +135,7 @@ export function TeamPage() {
                         confirmLabel="Remove them"
                         askPassword
                         pending={remove.isPending && remove.variables?.id === s.id}
+                        refused={refusedFor(remove, s.id)?.text}
                         onConfirm={(confirmPassword) => remove.mutate({ id: s.id, confirmPassword })}
                       />
                     ) : null}
@@ -180,38 +186,86 @@ export function TeamPage() {
       ) : (
         <p className="muted">Only an admin can add people or change roles.</p>
       )}
-      {handover && !handover.reset ? <Handover {...handover} /> : null}
+      {handover && !handover.reset ? <Handover {...handover} onDone={() => setHandover(null)} /> : null}
     </>
   );
 }
 
 type HandoverProps = { business: string; email: string; password: string; reset: boolean };
 
+/** The last try of a row's action, when its password was refused: which row, what it asked for, and why. */
+function refusedFor<V extends { id: string }>(m: { variables?: V; error: unknown }, id: string): { asked: V; text: string } | null {
+  const text = passwordRefusalOf(m.error);
+  return text && m.variables?.id === id ? { asked: m.variables, text } : null;
+}
+
 /**
  * A password Mari made, shown once beside what made it, with the sign-in link that fills in the
- * business (shown only after a click in this browser, so the page's address is at hand).
+ * business (shown only after a click in this browser, so the page's address is at hand). Leaving
+ * before it is put away asks first: once gone, only another reset gives them a way in.
  */
-function Handover({ business, email, password, reset }: HandoverProps) {
+function Handover({ business, email, password, reset, onDone }: HandoverProps & { onDone: () => void }) {
   const link = new URL(`/dashboard/sign-in?${new URLSearchParams({ business })}`, window.location.href).toString();
   return (
-    <div className="panel stack" role="status">
+    <SecretOnce
+      title={reset ? `A new password for ${email}` : `${email} is on the team`}
+      secret={password}
+      warning="It is shown once: hand it over safely now, with the sign-in link, and ask them to change it on their account page."
+      copyLabel="Copy password"
+      doneLabel="I have handed it over"
+      onDone={onDone}
+    >
       <p>
         <strong>{email}</strong> can sign in to the business <strong>{business}</strong> with{" "}
-        {reset ? "this new password (their old one no longer works)" : "this password"}. It is shown once: hand it over safely now, with the sign-in link, and ask
-        them to change it on their account page.
+        {reset ? "this new password (their old one no longer works)" : "this password"}, through this link, which fills in the business:
       </p>
-      <CopyValue value={password} label="Copy password" />
       <CopyValue value={link} label="Copy sign-in link" />
-    </div>
+    </SecretOnce>
   );
 }
 
-/** A role is chosen, then confirmed: what someone may do changes only on a second, deliberate click. */
-function RoleChoice({ email, role, pending, onChange }: { email: string; role: StaffRole; pending: boolean; onChange: (role: StaffRole, confirmPassword?: string) => void }) {
+/**
+ * A role is chosen, then confirmed: what someone may do changes only on a second, deliberate
+ * click. A refused password asks again for the role it was refused for.
+ */
+function RoleChoice({
+  email,
+  role,
+  pending,
+  refused,
+  refusal,
+  onChange,
+}: {
+  email: string;
+  role: StaffRole;
+  pending: boolean;
+  /** The role whose change was refused for its password, and why: asked again. */
+  refused: StaffRole | null;
+  refusal: string | null;
+  onChange: (role: StaffRole, confirmPassword?: string) => void;
+}) {
   const [proposed, setProposed] = useState<StaffRole | null>(null);
+  // A refusal that arrives asks again for its role, saying why; not when a role is chosen afresh.
+  const [seenRefusal, setSeenRefusal] = useState(refusal);
+  const [askedAgain, setAskedAgain] = useState(false);
+  if (refusal !== seenRefusal) {
+    setSeenRefusal(refusal);
+    if (refusal && refused) setProposed(refused);
+    setAskedAgain(Boolean(refusal && refused));
+  }
+  const select = useRef<HTMLSelectElement>(null);
   return (
     <>
-      <select aria-label={`Role of ${email}`} value={proposed ?? role} disabled={pending} onChange={(e) => setProposed(e.target.value === role ? null : (e.target.value as StaffRole))}>
+      <select
+        ref={select}
+        aria-label={`Role of ${email}`}
+        value={proposed ?? role}
+        disabled={pending}
+        onChange={(e) => {
+          setProposed(e.target.value === role ? null : (e.target.value as StaffRole));
+          setAskedAgain(false);
+        }}
+      >
         {STAFF_ROLES.map((r) => (
           <option key={r} value={r}>
             {r}
@@ -228,11 +282,16 @@ function RoleChoice({ email, role, pending, onChange }: { email: string; role: S
             tone="primary"
             // Who holds the team changes: it asks for the admin's own password.
             askPassword
+            refusal={askedAgain ? refusal : null}
             onConfirm={(confirmPassword) => {
               setProposed(null);
               onChange(proposed, confirmPassword);
             }}
-            onCancel={() => setProposed(null)}
+            onCancel={() => {
+              setProposed(null);
+              // The focus goes back to the choice it asked about, not to the page's top.
+              select.current?.focus();
+            }}
           />
         </>
       ) : null}

@@ -3,11 +3,11 @@
 import { keepPreviousData, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState, type MouseEvent } from "react";
 import { isCursored, Pager, type Cursor } from "@/components/ui/pager";
 import { count, plural } from "@/components/ui/plural";
 import { Empty, Failed, Loading } from "@/components/ui/states";
-import { ConfirmPasswordField, RoleNote, SecretOnce, StaleReading, confirmPasswordOf, roleRefusal, useFormKey, useLeaveGuard, useRole, useSingleFlightMutation } from "../kit";
+import { ConfirmPasswordField, RoleNote, SecretOnce, StaleReading, cancelOnEscape, confirmPasswordOf, roleRefusal, useFormKey, useLeaveGuard, useRole, useSingleFlightMutation } from "../kit";
 import { errorMessage, isMissing, serviceCodeOf, useTRPC } from "../trpc";
 import { DELETED_PARAM, DeliveriesTable, EndpointStatusBadge, deliveryPollMs, failureRate, HealthBadge, SECRET_WARNING, when, type Outputs } from "./common";
 import { EndpointForm, endpointChanges } from "./endpoint-form";
@@ -50,6 +50,16 @@ function Loaded({ e }: { e: Detail }) {
   const me = useQuery(trpc.session.me.queryOptions());
   const [editing, setEditing] = useState(false);
   const [confirm, setConfirm] = useState<"disable" | "roll" | "delete" | null>(null);
+  // The button that asked the question, which the focus goes back to when it is put away.
+  const asker = useRef<HTMLButtonElement | null>(null);
+  const ask = (ev: MouseEvent<HTMLButtonElement>, what: NonNullable<typeof confirm>) => {
+    asker.current = ev.currentTarget;
+    setConfirm(what);
+  };
+  const putQuestionAway = () => {
+    setConfirm(null);
+    asker.current?.focus();
+  };
   // A live endpoint's new secret is a live secret, and where it sends is worth as much: rolling it,
   // or saving its settings (its URL among them), asks for the member's password again.
   const askPassword = e.livemode;
@@ -214,7 +224,7 @@ function Loaded({ e }: { e: Detail }) {
               Edit
             </button>
             {e.status === "enabled" ? (
-              <button type="button" disabled={!allowed || busy} title={refusal} onClick={() => setConfirm("disable")}>
+              <button type="button" disabled={!allowed || busy} title={refusal} onClick={(ev) => ask(ev, "disable")}>
                 Disable
               </button>
             ) : (
@@ -222,10 +232,10 @@ function Loaded({ e }: { e: Detail }) {
                 Enable
               </button>
             )}
-            <button type="button" disabled={!allowed || busy} title={refusal} onClick={() => setConfirm("roll")}>
+            <button type="button" disabled={!allowed || busy} title={refusal} onClick={(ev) => ask(ev, "roll")}>
               Roll secret
             </button>
-            <button type="button" className="danger" disabled={!allowed || busy} title={refusal} onClick={() => setConfirm("delete")}>
+            <button type="button" className="danger" disabled={!allowed || busy} title={refusal} onClick={(ev) => ask(ev, "delete")}>
               Delete
             </button>
           </div>
@@ -233,6 +243,7 @@ function Loaded({ e }: { e: Detail }) {
             <form
               className="endpoint-confirm"
               aria-labelledby="confirm-text"
+              onKeyDown={(ev) => cancelOnEscape(ev, putQuestionAway)}
               onSubmit={(ev) => {
                 ev.preventDefault();
                 if (confirm === "disable") update.mutate({ id: e.id, disabled: true });
@@ -256,7 +267,7 @@ function Loaded({ e }: { e: Detail }) {
                 <button type="submit" className={confirm === "delete" || confirm === "disable" ? "danger" : "primary"} disabled={busy} autoFocus={!(confirm === "roll" && askPassword)}>
                   {confirm === "disable" ? "Disable endpoint" : confirm === "roll" ? "Roll secret" : "Delete endpoint"}
                 </button>
-                <button type="button" onClick={() => setConfirm(null)}>
+                <button type="button" onClick={putQuestionAway}>
                   Cancel
                 </button>
               </div>

@@ -192,6 +192,9 @@ describe("dashboard: payment links, as their payments left them", () => {
     expect(linkStatus(link, "awaiting_customer", now)).toBe("expired");
     expect(linkStatus({ ...link, active: false }, "succeeded", now)).toBe("deactivated");
     expect(linkStatus({ ...link, expiresAt: null }, "unknown", now)).toBe("paying");
+    // A day without an outcome waits on staff, expired link or not.
+    expect(linkStatus(link, "unresolved", now)).toBe("unresolved");
+    expect(linkStatus({ ...link, singleUse: false }, "unresolved", now)).toBe("expired");
     expect(linkStatus({ ...link, expiresAt: null }, "failed", now)).toBe("active");
     expect(linkStatus({ ...link, singleUse: false, expiresAt: null }, "succeeded", now)).toBe("active");
   });

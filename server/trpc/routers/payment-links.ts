@@ -14,8 +14,8 @@ import { developerProcedure, objectId, pageInput, router, viewerProcedure } from
 import { formKeyInput, once } from "../once";
 
 /**
- * The link as /v1 shows it, with its status for staff (linkStatus): deactivated, used, paying,
- * expired or active; and what a customer pays through it at today's fee settings (the fee added
+ * The link as /v1 shows it, with its status for staff (linkStatus): deactivated, used,
+ * unresolved, paying, expired or active; and what a customer pays through it at today's fee settings (the fee added
  * when they bear it), as its page quotes it.
  */
 function linkView(l: PaymentLink, holder: PaymentStatus | undefined, now: Date, merchant: Merchant) {
