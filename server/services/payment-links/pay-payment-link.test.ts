@@ -1,6 +1,8 @@
+import { readFileSync } from "node:fs";
+import { eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "@/db/client";
-import type { PaymentLink } from "@/db/schema";
+import { payments, type PaymentLink } from "@/db/schema";
 import { manualClock, systemClock, type Clock } from "@/server/clock";
 import type { PaymentStatus } from "@/server/domain/payment-status";
 import { providers, sandbox } from "@/server/providers/registry";
@@ -8,6 +10,7 @@ import { api } from "@/server/testing/api";
 import { serviceRefusal } from "@/server/testing/expect-error";
 import { sandboxAnswering } from "@/server/testing/providers";
 import { paymentBody, seedTestMerchant, type TestMerchant } from "@/server/testing/fixtures";
+import { madeByAttempt } from "../payments/pay-through-origin";
 import { transitionPayment } from "../payments/transition-payment";
 import { createPaymentLink, type CreatePaymentLinkInput } from "./create-payment-link";
 import { deactivatePaymentLink } from "./deactivate-payment-link";
@@ -87,6 +90,33 @@ describe("paying a payment link", () => {
     const viaLink = await pay(link, { key: "shared-key" });
     expect(viaLink.id).not.toBe(direct.body.id);
     expect(viaLink.paymentLinkId).toBe(link.id);
+  });
+
+  it("keeps an attempt's payment out of reach of any Idempotency-Key, even one that spells its link and key", async () => {
+    const link = await newLink();
+    const viaLink = await pay(link, { key: "spelled-out" });
+    for (const idempotencyKey of [`${link.id}:spelled-out`, `${link.id}_spelled-out`]) {
+      const direct = await api("POST", "/v1/payments", { key: m.keys.test, body: paymentBody(), idempotencyKey });
+      expect(direct.status).toBe(201);
+      expect(direct.body.id).not.toBe(viaLink.id);
+      expect(direct.headers.get("idempotent-replayed")).toBeNull();
+    }
+  });
+
+  it("finds an attempt kept in the older form once migration 0024 has moved its key; a payment of the API keeps its own", async () => {
+    const db = await getDb();
+    const link = await newLink();
+    const older = await pay(link, { key: "before-0024" });
+    // As attempts were kept before: the link's id, a colon, the attempt's key.
+    await db.update(payments).set({ idempotencyKey: `${link.id}:before-0024` }).where(eq(payments.id, older.id));
+    const api0 = await api("POST", "/v1/payments", { key: m.keys.test, body: paymentBody(), idempotencyKey: `${link.id}:an-api-key` });
+    await db.execute(sql.raw(readFileSync("db/migrations/0024_attempt_keys_apart.sql", "utf8")));
+    const [moved] = await db.select().from(payments).where(eq(payments.id, older.id));
+    expect(madeByAttempt(moved!, link.id, ["before-0024"])).toBe(true);
+    const [kept] = await db.select().from(payments).where(eq(payments.id, api0.body.id as string));
+    expect(kept!.idempotencyKey).toBe(`${link.id}:an-api-key`);
+    // And a retry of that attempt answers with its payment, prompting no one again.
+    expect((await pay(link, { key: "before-0024" })).id).toBe(older.id);
   });
 
   it("refuses an invalid number with msisdn_invalid, exactly as POST /v1/payments does", async () => {

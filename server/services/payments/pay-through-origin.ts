@@ -3,6 +3,7 @@ import type { Db } from "@/db/client";
 import { payments, type Payment } from "@/db/schema";
 import { invalidParam } from "@/server/domain/errors";
 import { isAttemptKey, MAX_ATTEMPT_KEYS } from "@/server/domain/hosted";
+import { attemptIdempotencyKey } from "@/server/domain/idempotency";
 import type { Currency } from "@/server/domain/money";
 import type { CustomerContext } from "@/server/context";
 import { actForMerchant } from "../merchants/act-for-merchant";
@@ -42,20 +43,15 @@ export async function payThroughOrigin(
     method: "wallet",
     msisdn: attempt.msisdn,
     metadata: owner.metadata,
-    idempotencyKey: originAttemptKey(owner.id, attempt.idempotencyKey),
+    idempotencyKey: attemptIdempotencyKey(owner.id, attempt.idempotencyKey),
     origin,
     quotedChargedAmount: attempt.quotedChargedAmount,
   });
 }
 
-/** An attempt's key as its payment stores it: kept apart from the merchant's own Idempotency-Keys, which share the payments' unique index. */
-function originAttemptKey(originId: string, attemptKey: string): string {
-  return `${originId}:${attemptKey}`;
-}
-
 /** Whether one of `attemptKeys` made `payment` as an attempt through the origin `originId` (its key as payThroughOrigin stored it). */
 export function madeByAttempt(payment: Pick<Payment, "idempotencyKey">, originId: string, attemptKeys: readonly string[]): boolean {
-  return attemptKeys.some((key) => payment.idempotencyKey === originAttemptKey(originId, key));
+  return attemptKeys.some((key) => payment.idempotencyKey === attemptIdempotencyKey(originId, key));
 }
 
 /**
@@ -84,7 +80,7 @@ export async function newestPaymentOfAttempts(
         or(eq(payments.paymentLinkId, origin.id), eq(payments.checkoutSessionId, origin.id)),
         inArray(
           payments.idempotencyKey,
-          keys.map((key) => originAttemptKey(origin.id, key)),
+          keys.map((key) => attemptIdempotencyKey(origin.id, key)),
         ),
       ),
     )
