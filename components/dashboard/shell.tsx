@@ -17,6 +17,7 @@ export const NAV = [
   { href: "/dashboard/webhooks", label: "Webhooks" },
   { href: "/dashboard/api-keys", label: "API keys" },
   { href: "/dashboard/payment-links", label: "Payment links" },
+  { href: "/dashboard/checkout-sessions", label: "Checkout sessions" },
   { href: "/dashboard/settlements", label: "Settlements" },
   { href: "/dashboard/settings", label: "Settings" },
   { href: "/dashboard/team", label: "Team" },

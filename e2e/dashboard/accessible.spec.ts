@@ -25,6 +25,7 @@ test("every page of the dashboard passes axe's checks", async ({ page, request }
       [`/dashboard/webhooks/${endpoint.id}`, "Actions"],
       ["/dashboard/api-keys", "API keys"],
       ["/dashboard/payment-links", "Payment links"],
+      ["/dashboard/checkout-sessions", "Checkout sessions"],
       ["/dashboard/settlements", "Settlements"],
       ["/dashboard/settings", "Settings"],
       ["/dashboard/team", "Team"],

@@ -847,6 +847,15 @@ test("at 1280 px no table of the dashboard needs sideways scrolling", async ({ p
       expires_at: new Date(Date.now() + 30 * 86_400_000).toISOString(),
     });
     await payLinkAndLeave(page, single.id);
+    // A checkout session with the longest reference there may be, paid: its reference and its payment's link.
+    const longReference = `order-${"7".repeat(240)}-${randomUUID().slice(0, 8)}`;
+    const session = await v1<{ id: string }>(request, "POST", "/v1/checkout_sessions", { amount: 1_500_000, currency: "ZWG", reference: longReference, success_url: "https://shop.example/done" });
+    const buyer = await page.context().newPage();
+    await buyer.goto(`/checkout/${session.id}`);
+    await buyer.getByLabel(/mobile money number/i).fill("0770000003");
+    await buyer.getByRole("button", { name: /^Pay / }).click();
+    await expect(buyer.getByRole("heading", { name: "Check your phone and enter your PIN" })).toBeVisible();
+    await buyer.close();
     await v1(request, "POST", "/v1/test_helpers/settlements/run");
     // An unresolved payment, for the overview's table.
     const stuck = await v1<{ id: string }>(request, "POST", "/v1/payments", { amount: 990, currency: "USD", method: "wallet", reference: `stuck-${Date.now().toString(36)}`, customer: { msisdn: "0770000003" } });
@@ -854,7 +863,7 @@ test("at 1280 px no table of the dashboard needs sideways scrolling", async ({ p
     await v1(request, "POST", `/v1/test_helpers/payments/${stuck.id}/age`);
 
     expect(page.viewportSize()?.width).toBe(1280);
-    for (const path of ["/dashboard", "/dashboard/payments", "/dashboard/events", "/dashboard/webhooks", `/dashboard/webhooks/${endpoint.id}`, "/dashboard/payment-links", "/dashboard/settlements", "/dashboard/api-keys", "/dashboard/team", "/dashboard/security"]) {
+    for (const path of ["/dashboard", "/dashboard/payments", "/dashboard/events", "/dashboard/webhooks", `/dashboard/webhooks/${endpoint.id}`, "/dashboard/payment-links", "/dashboard/checkout-sessions", "/dashboard/settlements", "/dashboard/api-keys", "/dashboard/team", "/dashboard/security"]) {
       await page.goto(path);
       await page.waitForLoadState("networkidle");
       const tables = page.locator(".table-wrap");
@@ -927,6 +936,30 @@ test("a checkout's attempt leads to the session's other attempts", async ({ page
   await page.getByRole("link", { name: "its attempts" }).click();
   await expect(page).toHaveURL(new RegExp(`/dashboard/payments\\?q=${reference}$`));
   await expect(page.getByRole("link", { name: `${reference}#1` })).toBeVisible();
+
+  // The session's own list: still open after the declined attempt, its URL to copy, its attempts a click away.
+  await page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name: "Checkout sessions" }).click();
+  const row = page.getByRole("row").filter({ hasText: session.id });
+  await expect(row.getByText("Open", { exact: true })).toBeVisible();
+  await expect(row).toContainText("USD 12.00");
+  await expect(row.getByRole("button", { name: "Copy URL" })).toBeVisible();
+  await row.getByRole("link", { name: `Attempts at ${reference}` }).click();
+  await expect(page).toHaveURL(new RegExp(`/dashboard/payments\\?q=${reference}$`));
+
+  // Paid by a second attempt: complete, with the way to its payment, and no URL to hand out.
+  const again = await page.context().newPage();
+  await again.goto(`/checkout/${session.id}`);
+  await again.getByLabel(/mobile money number/i).fill("0770000003");
+  await again.getByRole("button", { name: /^Pay / }).click();
+  await expect(again.getByRole("heading", { name: "Check your phone and enter your PIN" })).toBeVisible();
+  await again.close();
+  const paid = (await v1<{ data: Array<{ id: string; reference: string }> }>(request, "GET", `/v1/payments?search=${reference}`)).data.find((p) => p.reference === `${reference}#2`);
+  await v1(request, "POST", `/v1/test_helpers/payments/${paid!.id}/succeed`);
+  await page.goto("/dashboard/checkout-sessions");
+  await expect(row.getByText("Complete", { exact: true })).toBeVisible();
+  await expect(row.getByRole("button", { name: "Copy URL" })).toHaveCount(0);
+  await row.getByRole("link", { name: "its payment" }).click();
+  await expect(page).toHaveURL(new RegExp(`/dashboard/payments/${paid!.id}$`));
 });
 
 test("the link form quotes what customers will pay, fee included; a single-use link reads as its payment left it", async ({ page, request }) => {

@@ -1,5 +1,6 @@
 import { router } from "../init";
 import { apiKeysRouter } from "./api-keys";
+import { checkoutSessionsRouter } from "./checkout-sessions";
 import { eventsRouter } from "./events";
 import { overviewRouter } from "./overview";
 import { paymentLinksRouter } from "./payment-links";
@@ -20,6 +21,7 @@ export const appRouter = router({
   webhooks: webhooksRouter,
   apiKeys: apiKeysRouter,
   paymentLinks: paymentLinksRouter,
+  checkoutSessions: checkoutSessionsRouter,
   settlements: settlementsRouter,
   settings: settingsRouter,
   staff: staffRouter,

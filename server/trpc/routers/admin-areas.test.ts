@@ -1,11 +1,13 @@
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { getDb, watchStatements } from "@/db/client";
-import { systemClock } from "@/server/clock";
+import { manualClock, systemClock } from "@/server/clock";
 import { linkStatus } from "@/server/domain/payment-links";
 import { providers } from "@/server/providers/registry";
 import { payments, settlementLines, settlements, type Settlement } from "@/db/schema";
 import { newId } from "@/server/domain/ids";
+import { createCheckoutSession } from "@/server/services/checkout-sessions/create-checkout-session";
+import { payCheckoutSession } from "@/server/services/checkout-sessions/pay-checkout-session";
 import { createPaymentLink } from "@/server/services/payment-links/create-payment-link";
 import { payPaymentLink } from "@/server/services/payment-links/pay-payment-link";
 import { transitionPayment } from "@/server/services/payments/transition-payment";
@@ -313,5 +315,34 @@ describe("dashboard: settings", () => {
     expect(await (await dashboardAs(b, "viewer")).settings.get()).toMatchObject({ fee_bearer: "merchant", payment_expiry_seconds: 180 });
     expect(await refusal((await dashboardSignedOut()).settings.get())).toBe("UNAUTHORIZED");
     expect(await refusal((await dashboardSignedOut()).settings.update({ feeBearer: "merchant" }))).toBe("UNAUTHORIZED");
+  });
+});
+
+describe("dashboard: checkout sessions", () => {
+  it("lists the environment's sessions newest first, as the API shows them: open, complete with its payment, expired", async () => {
+    const m = await seedTestMerchant();
+    const base = { db: await getDb(), clock: systemClock, providers };
+    const session = (reference: string, ctx = m.ctx()) =>
+      ctx.then((c) => createCheckoutSession(c, { amount: 1_500, currency: "USD", reference, successUrl: "https://shop.example/done" }));
+    const past = manualClock(new Date(Date.now() - 2 * 86_400_000));
+    const lapsed = await session("order-lapsed", m.ctx(false, past));
+    const paid = await session("order-paid");
+    const open = await session("order-open");
+    await session("order-live", m.ctx(true));
+    const payment = await payCheckoutSession(base, { sessionId: paid.id, msisdn: "0771234567", idempotencyKey: "paid-1" });
+    await transitionPayment(base, { paymentId: payment.id, to: "succeeded" });
+
+    const viewer = await dashboardAs(m, "viewer");
+    const page = await viewer.checkoutSessions.list({});
+    expect(page.data.map((s) => [s.reference, s.status, s.payment])).toEqual([
+      ["order-open", "open", null],
+      ["order-paid", "complete", payment.id],
+      ["order-lapsed", "expired", null],
+    ]);
+    expect(page.data[0]).toMatchObject({ id: open.id, url: expect.stringMatching(new RegExp(`/checkout/${open.id}$`)), amount: 1_500, currency: "USD" });
+    // Keyset pages: the next one starts after the last shown.
+    const next = await viewer.checkoutSessions.list({ limit: 2 });
+    expect(next.hasMore).toBe(true);
+    expect((await viewer.checkoutSessions.list({ limit: 2, startingAfter: next.data[1]!.id })).data.map((s) => s.id)).toEqual([lapsed.id]);
   });
 });
