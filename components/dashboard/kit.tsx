@@ -8,7 +8,7 @@ import { modeName, roleAllows, type StaffRole } from "@/server/domain/staff";
 import { CURSOR_PARAMS, isCursored, type Cursor } from "@/components/ui/pager";
 import { Empty, Failed, Loading } from "@/components/ui/states";
 import { useHydrated } from "@/components/ui/use-hydrated";
-import { errorMessage, isCursorMissing, usePageLivemode, useTRPC } from "./trpc";
+import { errorMessage, isCursorMissing, passwordRefusalOf, usePageLivemode, useTRPC } from "./trpc";
 
 /**
  * Small pieces every dashboard page shares. Times are shown on the merchants' business clock
@@ -488,17 +488,37 @@ export function Confirmation({
  * The member's own password, in a form whose action asks for it again: anything that gives
  * someone a login, shows a live secret, decides where live events go or records a payout (README
  * "Your password, again"; the server checks it; a stolen session alone cannot).
- * Read by the form as `confirmPassword`.
+ * Read by the form as `confirmPassword`. `refused`: the action's last failure; when it refused
+ * the password (passwordRefusalOf), that is said here, and the field is asked again, empty and
+ * focused (the form's ErrorNote with `passwordField` leaves it out).
  */
-export function ConfirmPasswordField({ autoFocus }: { autoFocus?: boolean }) {
+export function ConfirmPasswordField({ autoFocus, refused }: { autoFocus?: boolean; refused?: unknown }) {
   const hint = useId();
+  const refusal = passwordRefusalOf(refused);
+  // Each refusal asks afresh: the field is drawn again, empty, with the focus.
+  const [seen, setSeen] = useState<unknown>(refused);
+  const [round, setRound] = useState(0);
+  if (refused !== seen) {
+    setSeen(refused);
+    if (refusal) setRound((r) => r + 1);
+  }
   return (
     <label>
       Your password
-      <input name="confirmPassword" type="password" autoComplete="current-password" required maxLength={1024} aria-describedby={hint} autoFocus={autoFocus} />
-      <span id={hint} className="muted">
+      <input
+        key={round}
+        name="confirmPassword"
+        type="password"
+        autoComplete="current-password"
+        required
+        maxLength={1024}
+        aria-describedby={hint}
+        aria-invalid={refusal ? true : undefined}
+        autoFocus={autoFocus || (round > 0 && refusal !== null)}
+      />
+      <FieldNote id={hint} problem={refusal}>
         Asked again for anything that gives someone a login or changes what they may do, shows a live secret, decides where live events go, or records a payout.
-      </span>
+      </FieldNote>
     </label>
   );
 }
@@ -561,9 +581,13 @@ export function useFormKey(): { formKey: string; renew: () => void } {
   return { formKey, renew: useCallback(() => setFormKey(newFormKey()), []) };
 }
 
-/** Why an action failed, announced to screen readers; nothing while it has not failed. */
-export function ErrorNote({ error, prefix = "" }: { error: unknown; prefix?: string }) {
-  return <Problem text={error ? `${prefix}${errorMessage(error)}` : null} />;
+/**
+ * Why an action failed, announced to screen readers; nothing while it has not failed. With
+ * `passwordField`, not a refused password: the form's ConfirmPasswordField says that.
+ */
+export function ErrorNote({ error, prefix = "", passwordField }: { error: unknown; prefix?: string; passwordField?: boolean }) {
+  const said = error && !(passwordField && passwordRefusalOf(error));
+  return <Problem text={said ? `${prefix}${errorMessage(error)}` : null} />;
 }
 
 /** What is wrong with a form before it is sent, announced as ErrorNote's failures are; nothing when all is well. */

@@ -629,7 +629,16 @@ test("an endpoint added here shows its signing secret once, and its test event i
   try {
     await page.goto("/dashboard/webhooks");
     await page.getByRole("button", { name: "Add endpoint" }).click();
-    await page.getByLabel("Endpoint URL").fill(hook.url);
+    // An address the server refuses is said under the field, which has the focus; changed, the message goes.
+    const url = page.getByLabel("Endpoint URL");
+    await url.fill("http://169.254.169.254/latest/meta-data");
+    await page.getByRole("button", { name: "Create endpoint" }).click();
+    await expect(url).toHaveAttribute("aria-invalid", "true");
+    await expect(url).toHaveAccessibleDescription(/link-local/);
+    await expect(url).toBeFocused();
+    await url.fill(hook.url);
+    await expect(url).not.toHaveAttribute("aria-invalid");
+    await expect(page.getByRole("alert").filter({ hasText: /link-local/ })).toHaveCount(0);
     await page.getByLabel("Description (optional)").fill("e2e signing check");
     await page.getByRole("button", { name: "Create endpoint" }).click();
     const secret = (await page.getByTestId("new-secret").textContent())!.trim();

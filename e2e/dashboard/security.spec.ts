@@ -57,7 +57,12 @@ test("in live mode, a new key asks for your password; a wrong one makes nothing"
   await expect(page.getByRole("alert").filter({ hasText: "Enter your password to confirm." })).toBeVisible();
   await page.getByLabel("Your password").fill("not my password at all");
   await page.getByRole("button", { name: "Create key" }).click();
-  await expect(page.getByRole("alert").filter({ hasText: "That is not your current password." })).toBeVisible();
+  // Said under the field, once, and the field asked again: empty, with the focus.
+  const password = page.getByLabel("Your password");
+  await expect(password).toHaveAccessibleDescription("That is not your current password.");
+  await expect(page.getByRole("alert").filter({ hasText: "That is not your current password." })).toHaveCount(1);
+  await expect(password).toBeFocused();
+  await expect(password).toHaveValue("");
   await expect(page.locator("table.data")).not.toContainText(name);
 
   await page.getByLabel("Your password").fill(seed().staff.password!);

@@ -97,9 +97,9 @@ function CreateKey({ onCreated }: { onCreated: (secret: string, prefix: string) 
         Name (optional)
         <input value={name} onChange={(e) => setName(e.target.value)} maxLength={100} placeholder="e.g. till server" />
       </label>
-      {livemode ? <ConfirmPasswordField /> : null}
+      {livemode ? <ConfirmPasswordField refused={create.error} /> : null}
       <Problem text={problem} />
-      <ErrorNote error={create.error} />
+      <ErrorNote error={create.error} passwordField={Boolean(livemode)} />
       <div>
         <button type="submit" className="primary" disabled={create.isPending}>
           {create.isPending ? "Creating…" : "Create key"}

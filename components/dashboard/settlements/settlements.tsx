@@ -258,13 +258,13 @@ function FailPayout({ id, amount }: { id: string; amount: string }) {
           What the bank said
           <input name="reason" required maxLength={500} placeholder="e.g. account closed" />
         </label>
-        <ConfirmPasswordField />
+        <ConfirmPasswordField refused={fail.error} />
         <div>
           <button type="submit" className="danger" disabled={fail.isPending}>
             {fail.isPending ? "Working…" : "Record payout as failed"}
           </button>
         </div>
-        <ErrorNote error={fail.error} />
+        <ErrorNote error={fail.error} passwordField />
       </form>
     </details>
   );

@@ -177,11 +177,11 @@ export function TeamPage() {
               ))}
             </select>
           </label>
-          <ConfirmPasswordField />
+          <ConfirmPasswordField refused={add.error} />
           <button type="submit" className="primary" disabled={add.isPending}>
             {add.isPending ? "Adding…" : "Add"}
           </button>
-          <ErrorNote error={add.error} />
+          <ErrorNote error={add.error} passwordField />
         </form>
       ) : (
         <p className="muted">Only an admin can add people or change roles.</p>

@@ -8,7 +8,7 @@ import { isCursored, Pager, type Cursor } from "@/components/ui/pager";
 import { count, plural } from "@/components/ui/plural";
 import { Empty, Failed, Loading } from "@/components/ui/states";
 import { ConfirmPasswordField, RoleNote, SecretOnce, StaleReading, cancelOnEscape, confirmPasswordOf, roleRefusal, useFormKey, useLeaveGuard, useRole, useSingleFlightMutation } from "../kit";
-import { errorMessage, isMissing, serviceCodeOf, useTRPC } from "../trpc";
+import { errorMessage, isMissing, passwordRefusalOf, serviceCodeOf, useTRPC } from "../trpc";
 import { DELETED_PARAM, DeliveriesTable, EndpointStatusBadge, deliveryPollMs, failureRate, HealthBadge, SECRET_WARNING, when, type Outputs } from "./common";
 import { EndpointForm, endpointChanges } from "./endpoint-form";
 import "./webhooks.css";
@@ -157,7 +157,8 @@ function Loaded({ e }: { e: Detail }) {
           {notice}
         </p>
       ) : null}
-      {failed?.error ? (
+      {/* A refused password is said beside its field, which asks again. */}
+      {failed?.error && !passwordRefusalOf(failed.error) ? (
         <p className="warning" role="alert">
           {errorMessage(failed.error)}
         </p>
@@ -169,7 +170,7 @@ function Loaded({ e }: { e: Detail }) {
             initial={{ url: e.url, enabledEvents: e.enabled_events, description: e.description ?? "" }}
             submitLabel="Save changes"
             busy={update.isPending}
-            error={update.error ? errorMessage(update.error) : null}
+            error={update.error}
             livemode={me.data?.livemode ?? e.livemode}
             askPassword={askPassword}
             onSubmit={(v, from) => update.mutate({ id: e.id, ...endpointChanges(v, from), confirmPassword: v.confirmPassword })}
@@ -262,7 +263,7 @@ function Loaded({ e }: { e: Detail }) {
                       }`
                     : "Delete this endpoint? Nothing more is sent to it and it cannot be restored; its past deliveries stay on their events' pages."}
               </p>
-              {confirm === "roll" && askPassword ? <ConfirmPasswordField autoFocus /> : null}
+              {confirm === "roll" && askPassword ? <ConfirmPasswordField autoFocus refused={roll.error} /> : null}
               <div className="actions">
                 <button type="submit" className={confirm === "delete" || confirm === "disable" ? "danger" : "primary"} disabled={busy} autoFocus={!(confirm === "roll" && askPassword)}>
                   {confirm === "disable" ? "Disable endpoint" : confirm === "roll" ? "Roll secret" : "Delete endpoint"}

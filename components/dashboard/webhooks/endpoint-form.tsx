@@ -1,8 +1,9 @@
 "use client";
 
-import { useState } from "react";
+import { useId, useState } from "react";
 import { SUBSCRIBABLE_EVENT_TYPES } from "@/server/domain/events";
-import { ConfirmPasswordField, confirmPasswordOf, Problem } from "../kit";
+import { ConfirmPasswordField, confirmPasswordOf, FieldNote, Problem } from "../kit";
+import { errorMessage, paramOf, passwordRefusalOf } from "../trpc";
 
 type Subscribable = (typeof SUBSCRIBABLE_EVENT_TYPES)[number];
 export type EventChoice = "*" | Subscribable;
@@ -41,7 +42,8 @@ export function EndpointForm({
   initial: EndpointFormStart;
   submitLabel: string;
   busy: boolean;
-  error: string | null;
+  /** The save's last failure: a refused URL is said under the field, a refused password under its own. */
+  error: unknown;
   livemode: boolean;
   /** The action shows a live secret: the member's password again. */
   askPassword?: boolean;
@@ -54,6 +56,13 @@ export function EndpointForm({
   const [chosen, setChosen] = useState<Subscribable[]>(initial.enabledEvents.filter((t): t is Subscribable => t !== "*" && isChoice(t)));
   const [description, setDescription] = useState(initial.description);
   const [problem, setProblem] = useState<string | null>(null);
+  // The URL the server refused, said under the field until it is changed; drawn again with the focus.
+  const urlNote = useId();
+  const [urlRefused, setUrlRefused] = useState<{ error: unknown; round: number }>({ error: null, round: 0 });
+  if (error !== urlRefused.error) setUrlRefused({ error, round: urlRefused.round + (paramOf(error) === "url" ? 1 : 0) });
+  const [urlEdited, setUrlEdited] = useState(false);
+  const urlProblem = paramOf(error) === "url" && !urlEdited ? errorMessage(error) : null;
+  const elsewhere = error && paramOf(error) !== "url" && !passwordRefusalOf(error) ? errorMessage(error) : null;
   const toggle = (t: Subscribable) => setChosen((c) => (c.includes(t) ? c.filter((x) => x !== t) : [...c, t]));
   return (
     <form
@@ -62,20 +71,28 @@ export function EndpointForm({
         e.preventDefault();
         if (!all && chosen.length === 0) return setProblem("Choose at least one event type, or all of them.");
         setProblem(null);
+        setUrlEdited(false);
         onSubmit({ url: url.trim(), enabledEvents: all ? ["*"] : chosen, description: description.trim(), confirmPassword: askPassword ? confirmPasswordOf(e.currentTarget) : undefined }, from);
       }}
     >
       <label>
         Endpoint URL
         <input
+          key={urlRefused.round}
           type="url"
           required
           maxLength={2048}
           value={url}
-          onChange={(e) => setUrl(e.target.value)}
+          onChange={(e) => {
+            setUrl(e.target.value);
+            setUrlEdited(true);
+          }}
           placeholder={livemode ? "https://example.com/webhooks/mari" : "https://… (http is allowed in test mode)"}
-          aria-describedby="url-hint"
+          aria-describedby={urlProblem ? `${urlNote} url-hint` : "url-hint"}
+          aria-invalid={urlProblem ? true : undefined}
+          autoFocus={urlRefused.round > 0 && urlProblem !== null}
         />
+        <FieldNote id={urlNote} problem={urlProblem} />
         <span id="url-hint" className="muted">
           {livemode ? "Live endpoints must use https." : "Test mode also accepts http."} The address must be reachable from the internet: private and loopback addresses are refused (a server set up for local development accepts them).
         </span>
@@ -95,8 +112,8 @@ export function EndpointForm({
         Description (optional)
         <input type="text" maxLength={500} value={description} onChange={(e) => setDescription(e.target.value)} placeholder="Order service" />
       </label>
-      {askPassword ? <ConfirmPasswordField /> : null}
-      <Problem text={problem ?? error} />
+      {askPassword ? <ConfirmPasswordField refused={error} /> : null}
+      <Problem text={problem ?? elsewhere} />
       <div className="actions">
         <button type="submit" className="primary" disabled={busy}>
           {busy ? "Saving…" : submitLabel}

@@ -84,7 +84,7 @@ export function EndpointList() {
             initial={{ url: "", enabledEvents: ["*"], description: "" }}
             submitLabel="Create endpoint"
             busy={create.isPending}
-            error={create.error ? errorMessage(create.error) : null}
+            error={create.error}
             livemode={me.data?.livemode ?? false}
             askPassword={me.data?.livemode ?? false}
             onSubmit={(v) => create.mutate({ url: v.url, enabledEvents: v.enabledEvents, description: v.description || undefined, confirmPassword: v.confirmPassword, formKey })}
