@@ -101,14 +101,16 @@ const signInHere = () => signInPath(`${window.location.pathname}${window.locatio
 
 /**
  * Fields of the page's forms the member typed into, still in the page and not empty: what going to
- * sign in would lose. Not a password (asked again anyway), nor a list's filters (kept in the address).
+ * sign in would lose. Not a password (asked again anyway), a box ticked or a choice made (done
+ * again in a moment), nor a list's filters (kept in the address).
  */
 const typedInto = new Set<HTMLInputElement | HTMLTextAreaElement>();
+const NOT_TYPED = new Set(["password", "checkbox", "radio", "file", "range", "color", "hidden", "submit", "button", "reset", "image"]);
 
 function noteTyping(e: Event): void {
   const field = e.target;
   if (!(field instanceof HTMLInputElement || field instanceof HTMLTextAreaElement)) return;
-  if (field.type === "password" || !field.form || field.closest(".filter-controls")) return;
+  if (NOT_TYPED.has(field.type) || !field.form || field.closest(".filter-controls")) return;
   typedInto.add(field);
 }
 

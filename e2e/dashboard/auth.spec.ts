@@ -89,9 +89,10 @@ test("a session that ends while something is typed keeps the page: signed in aga
   const said = `Typed before the session ended ${Date.now().toString(36)}`;
   await page.getByLabel("Amount", { exact: true }).fill("7");
   await page.getByLabel("Description (shown to the customer)").fill(said);
-  // A tab of the same browser with nothing typed, on a page whose filter asks the server.
+  // A tab of the same browser with nothing typed (a box ticked is not typing), on a page whose filter asks the server.
   const idle = await context.newPage();
   await idle.goto("/dashboard/payment-links");
+  await idle.getByLabel(/Single use:/).check();
 
   // Signed out in a third tab: the session is the browser's, so it ends for every tab.
   const other = await context.newPage();
