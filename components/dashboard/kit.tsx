@@ -362,13 +362,11 @@ export function ConfirmAction({
   const [putAway, setPutAway] = useState(false);
   // A refusal that arrives asks again, saying why; one already seen does not reopen a question put
   // away, nor is it said when the question is asked afresh.
-  const [seenRefusal, setSeenRefusal] = useState(refused);
   const [askedAgain, setAskedAgain] = useState(false);
-  if (refused !== seenRefusal) {
-    setSeenRefusal(refused);
-    if (refused) setAsking(true);
-    setAskedAgain(Boolean(refused));
-  }
+  useWhenChanged(refused, (r) => {
+    if (r) setAsking(true);
+    setAskedAgain(Boolean(r));
+  });
   if (!asking) {
     return (
       <button type="button" className={tone} disabled={disabled || pending} onClick={() => (setAsking(true), setAskedAgain(false))} autoFocus={putAway}>
@@ -496,12 +494,10 @@ export function ConfirmPasswordField({ autoFocus, refused }: { autoFocus?: boole
   const hint = useId();
   const refusal = passwordRefusalOf(refused);
   // Each refusal asks afresh: the field is drawn again, empty, with the focus.
-  const [seen, setSeen] = useState<unknown>(refused);
   const [round, setRound] = useState(0);
-  if (refused !== seen) {
-    setSeen(refused);
-    if (refusal) setRound((r) => r + 1);
-  }
+  useWhenChanged(refused, (r) => {
+    if (passwordRefusalOf(r)) setRound((n) => n + 1);
+  });
   return (
     <label>
       Your password
@@ -631,6 +627,20 @@ export function FieldNote({ id, problem, children }: { id: string; problem: stri
       {children}
     </span>
   ) : null;
+}
+
+/**
+ * Calls `changed` during render when `value` is not the one last seen (compared by identity: a
+ * mutation's error, a refusal's text), to set this component's own state from it, as React has
+ * state follow a prop. For what arrives with a failure: a question to ask again, a field to draw
+ * afresh.
+ */
+export function useWhenChanged<T>(value: T, changed: (value: T) => void): void {
+  const [seen, setSeen] = useState(value);
+  if (value !== seen) {
+    setSeen(value);
+    changed(value);
+  }
 }
 
 /** A page of a list query, as every dashboard list procedure answers. */

@@ -37,7 +37,8 @@ export function PaymentLinks() {
 }
 
 /** The form's fields that can be wrong, and the names the server gives them (a service's `param`, or the procedure's input). */
-type LinkField = "amount" | "description" | "expires";
+const LINK_FIELDS = ["amount", "description", "expires"] as const;
+type LinkField = (typeof LINK_FIELDS)[number];
 const FIELD_OF: Record<string, LinkField> = { amount: "amount", description: "description", expires_at: "expires", expiresAt: "expires" };
 
 function CreateLink() {
@@ -73,7 +74,7 @@ function CreateLink() {
   );
   const showProblems = (found: Partial<Record<LinkField, string>>) => {
     setProblems(found);
-    const first = (["amount", "description", "expires"] as const).find((f) => found[f]);
+    const first = LINK_FIELDS.find((f) => found[f]);
     if (first) document.getElementById(`${ids[first]}-input`)?.focus();
   };
   // A field's problem goes once it is changed; so does the server's refusal, if it was the field's.

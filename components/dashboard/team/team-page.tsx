@@ -4,7 +4,7 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRef, useState } from "react";
 import { STAFF_ROLES, type StaffRole } from "@/server/domain/staff";
 import { Empty, Failed, Loading } from "@/components/ui/states";
-import { ConfirmAction, Confirmation, ConfirmPasswordField, CopyValue, ErrorNote, SecretOnce, confirmPasswordOf, formatWhen, useFormKey, useRole, useSingleFlightMutation } from "../kit";
+import { ConfirmAction, Confirmation, ConfirmPasswordField, CopyValue, ErrorNote, SecretOnce, confirmPasswordOf, formatWhen, useFormKey, useRole, useSingleFlightMutation, useWhenChanged } from "../kit";
 import { errorMessage, passwordRefusalOf, serviceCodeOf, useTRPC } from "../trpc";
 
 const ROLE_HELP: Record<StaffRole, string> = {
@@ -96,52 +96,55 @@ export function TeamPage() {
               </tr>
             </thead>
             <tbody>
-              {team.data.map((s) => (
-                <tr key={s.id}>
-                  <td>
-                    {s.email} {s.you ? <span className="muted">(you)</span> : null}
-                  </td>
-                  <td>
-                    {isAdmin && !s.you ? (
-                      <RoleChoice
-                        email={s.email}
-                        role={s.role}
-                        pending={changeRole.isPending}
-                        refused={refusedFor(changeRole, s.id)?.asked.role ?? null}
-                        refusal={refusedFor(changeRole, s.id)?.text ?? null}
-                        onChange={(role, confirmPassword) => changeRole.mutate({ id: s.id, role, confirmPassword })}
-                      />
-                    ) : (
-                      s.role
-                    )}
-                  </td>
-                  <td>{formatWhen(s.createdAt)}</td>
-                  <td>
-                    {isAdmin && !s.you ? (
-                      <ConfirmAction
-                        label="Reset password"
-                        question={`Give ${s.email} a new password? Their current one stops working and they are signed out at once. Your password:`}
-                        confirmLabel="Reset it"
-                        askPassword
-                        pending={reset.isPending && reset.variables?.id === s.id}
-                        refused={refusedFor(reset, s.id)?.text}
-                        onConfirm={(confirmPassword) => (setHandover(null), reset.mutate({ id: s.id, confirmPassword, formKey: resetKey.formKey }))}
-                      />
-                    ) : null}{" "}
-                    {isAdmin && !s.you ? (
-                      <ConfirmAction
-                        label="Remove"
-                        question={`Remove ${s.email}? They are signed out at once. Your password:`}
-                        confirmLabel="Remove them"
-                        askPassword
-                        pending={remove.isPending && remove.variables?.id === s.id}
-                        refused={refusedFor(remove, s.id)?.text}
-                        onConfirm={(confirmPassword) => remove.mutate({ id: s.id, confirmPassword })}
-                      />
-                    ) : null}
-                  </td>
-                </tr>
-              ))}
+              {team.data.map((s) => {
+                const roleRefused = refusedFor(changeRole, s.id);
+                return (
+                  <tr key={s.id}>
+                    <td>
+                      {s.email} {s.you ? <span className="muted">(you)</span> : null}
+                    </td>
+                    <td>
+                      {isAdmin && !s.you ? (
+                        <RoleChoice
+                          email={s.email}
+                          role={s.role}
+                          pending={changeRole.isPending}
+                          refused={roleRefused?.asked.role ?? null}
+                          refusal={roleRefused?.text ?? null}
+                          onChange={(role, confirmPassword) => changeRole.mutate({ id: s.id, role, confirmPassword })}
+                        />
+                      ) : (
+                        s.role
+                      )}
+                    </td>
+                    <td>{formatWhen(s.createdAt)}</td>
+                    <td>
+                      {isAdmin && !s.you ? (
+                        <ConfirmAction
+                          label="Reset password"
+                          question={`Give ${s.email} a new password? Their current one stops working and they are signed out at once. Your password:`}
+                          confirmLabel="Reset it"
+                          askPassword
+                          pending={reset.isPending && reset.variables?.id === s.id}
+                          refused={refusedFor(reset, s.id)?.text}
+                          onConfirm={(confirmPassword) => (setHandover(null), reset.mutate({ id: s.id, confirmPassword, formKey: resetKey.formKey }))}
+                        />
+                      ) : null}{" "}
+                      {isAdmin && !s.you ? (
+                        <ConfirmAction
+                          label="Remove"
+                          question={`Remove ${s.email}? They are signed out at once. Your password:`}
+                          confirmLabel="Remove them"
+                          askPassword
+                          pending={remove.isPending && remove.variables?.id === s.id}
+                          refused={refusedFor(remove, s.id)?.text}
+                          onConfirm={(confirmPassword) => remove.mutate({ id: s.id, confirmPassword })}
+                        />
+                      ) : null}
+                    </td>
+                  </tr>
+                );
+              })}
             </tbody>
           </table>
         </div>
@@ -246,13 +249,11 @@ function RoleChoice({
 }) {
   const [proposed, setProposed] = useState<StaffRole | null>(null);
   // A refusal that arrives asks again for its role, saying why; not when a role is chosen afresh.
-  const [seenRefusal, setSeenRefusal] = useState(refusal);
   const [askedAgain, setAskedAgain] = useState(false);
-  if (refusal !== seenRefusal) {
-    setSeenRefusal(refusal);
-    if (refusal && refused) setProposed(refused);
-    setAskedAgain(Boolean(refusal && refused));
-  }
+  useWhenChanged(refusal, (r) => {
+    if (r && refused) setProposed(refused);
+    setAskedAgain(Boolean(r && refused));
+  });
   const select = useRef<HTMLSelectElement>(null);
   return (
     <>

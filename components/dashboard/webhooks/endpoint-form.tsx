@@ -2,7 +2,7 @@
 
 import { useId, useState } from "react";
 import { SUBSCRIBABLE_EVENT_TYPES } from "@/server/domain/events";
-import { ConfirmPasswordField, confirmPasswordOf, FieldNote, Problem } from "../kit";
+import { ConfirmPasswordField, confirmPasswordOf, FieldNote, Problem, useWhenChanged } from "../kit";
 import { errorMessage, paramOf, passwordRefusalOf } from "../trpc";
 
 type Subscribable = (typeof SUBSCRIBABLE_EVENT_TYPES)[number];
@@ -58,11 +58,14 @@ export function EndpointForm({
   const [problem, setProblem] = useState<string | null>(null);
   // The URL the server refused, said under the field until it is changed; drawn again with the focus.
   const urlNote = useId();
-  const [urlRefused, setUrlRefused] = useState<{ error: unknown; round: number }>({ error: null, round: 0 });
-  if (error !== urlRefused.error) setUrlRefused({ error, round: urlRefused.round + (paramOf(error) === "url" ? 1 : 0) });
+  const [urlRound, setUrlRound] = useState(0);
+  useWhenChanged(error, (e) => {
+    if (paramOf(e) === "url") setUrlRound((n) => n + 1);
+  });
   const [urlEdited, setUrlEdited] = useState(false);
-  const urlProblem = paramOf(error) === "url" && !urlEdited ? errorMessage(error) : null;
-  const elsewhere = error && paramOf(error) !== "url" && !passwordRefusalOf(error) ? errorMessage(error) : null;
+  const refusedUrl = paramOf(error) === "url";
+  const urlProblem = refusedUrl && !urlEdited ? errorMessage(error) : null;
+  const elsewhere = error && !refusedUrl && !passwordRefusalOf(error) ? errorMessage(error) : null;
   const toggle = (t: Subscribable) => setChosen((c) => (c.includes(t) ? c.filter((x) => x !== t) : [...c, t]));
   return (
     <form
@@ -78,7 +81,7 @@ export function EndpointForm({
       <label>
         Endpoint URL
         <input
-          key={urlRefused.round}
+          key={urlRound}
           type="url"
           required
           maxLength={2048}
@@ -90,7 +93,7 @@ export function EndpointForm({
           placeholder={livemode ? "https://example.com/webhooks/mari" : "https://… (http is allowed in test mode)"}
           aria-describedby={urlProblem ? `${urlNote} url-hint` : "url-hint"}
           aria-invalid={urlProblem ? true : undefined}
-          autoFocus={urlRefused.round > 0 && urlProblem !== null}
+          autoFocus={urlRound > 0 && urlProblem !== null}
         />
         <FieldNote id={urlNote} problem={urlProblem} />
         <span id="url-hint" className="muted">
