@@ -2,6 +2,7 @@
 
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
+import { ACTIONS, DataTable } from "@/components/ui/data-table";
 import { Badge } from "@/components/ui/status-badge";
 import { Pager, type Cursor } from "@/components/ui/pager";
 import { Failed, Loading } from "@/components/ui/states";
@@ -121,62 +122,47 @@ function KeyList({ canRevoke, role }: { canRevoke: boolean; role: StaffRole | nu
     <ListView q={q} what="API keys" empty={"No keys in this environment yet."} paging={{ cursor, onNewest: () => setCursor({}) }}>
       {(page) => (
           <>
-            <div className="table-wrap">
-              <table className="data">
-                <thead>
-                  <tr>
-                    <th>Key</th>
-                    <th>Kind</th>
-                    <th>Scopes</th>
-                    <th>Created</th>
-                    <th>Last used</th>
-                    <th>State</th>
-                    <th>
-                      <span className="visually-hidden">Actions</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {page.data.map((k) => (
-                    <tr key={k.id}>
-                      <td>
-                        <code>{k.display_prefix}</code>
-                        {k.name ? <div className="hint">{k.name}</div> : null}
-                      </td>
-                      <td>{k.kind === "secret" ? "Full" : "Restricted"}</td>
-                      <td className="cell-wrap">{k.kind === "secret" ? <span className="muted">All</span> : k.scopes.join(", ")}</td>
-                      <td className="cell-wrap">{formatWhen(k.created_at)}</td>
-                      <td className="cell-wrap">{formatWhen(k.last_used_at, "Never")}</td>
-                      <td className="cell-wrap">
-                        {k.revoked_at ? (
-                          <>
-                            <Badge tone="neutral">Revoked</Badge>
-                            <div className="muted">{formatWhen(k.revoked_at)}</div>
-                          </>
-                        ) : (
-                          <Badge tone="good">Active</Badge>
-                        )}
-                      </td>
-                      <td>
-                        {k.revoked_at || !role ? null : canRevoke ? (
-                          <ConfirmAction
-                            label="Revoke"
-                            question={`Revoke ${k.display_prefix}? Requests using it are refused within seconds; this cannot be undone.`}
-                            confirmLabel="Revoke key"
-                            pending={revoke.isPending && revoke.variables?.id === k.id}
-                            onConfirm={() => revoke.mutate({ id: k.id })}
-                          />
-                        ) : (
-                          <button type="button" disabled title={roleRefusal("developer", role, "Revoking keys")}>
-                            Revoke
-                          </button>
-                        )}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable
+              columns={["Key", "Kind", "Scopes", "Created", "Last used", "State", ACTIONS]}
+              rows={page.data}
+              row={(k) => (
+                <tr key={k.id}>
+                  <td>
+                    <code>{k.display_prefix}</code>
+                    {k.name ? <div className="hint">{k.name}</div> : null}
+                  </td>
+                  <td>{k.kind === "secret" ? "Full" : "Restricted"}</td>
+                  <td className="cell-wrap">{k.kind === "secret" ? <span className="muted">All</span> : k.scopes.join(", ")}</td>
+                  <td className="cell-wrap">{formatWhen(k.created_at)}</td>
+                  <td className="cell-wrap">{formatWhen(k.last_used_at, "Never")}</td>
+                  <td className="cell-wrap">
+                    {k.revoked_at ? (
+                      <>
+                        <Badge tone="neutral">Revoked</Badge>
+                        <div className="muted">{formatWhen(k.revoked_at)}</div>
+                      </>
+                    ) : (
+                      <Badge tone="good">Active</Badge>
+                    )}
+                  </td>
+                  <td>
+                    {k.revoked_at || !role ? null : canRevoke ? (
+                      <ConfirmAction
+                        label="Revoke"
+                        question={`Revoke ${k.display_prefix}? Requests using it are refused within seconds; this cannot be undone.`}
+                        confirmLabel="Revoke key"
+                        pending={revoke.isPending && revoke.variables?.id === k.id}
+                        onConfirm={() => revoke.mutate({ id: k.id })}
+                      />
+                    ) : (
+                      <button type="button" disabled title={roleRefusal("developer", role, "Revoking keys")}>
+                        Revoke
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              )}
+            />
             <Pager ids={page.data.map((k) => k.id)} hasMore={page.hasMore} cursor={cursor} onChange={setCursor} />
           </>
       )}

@@ -3,6 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
+import { ACTIONS, DataTable } from "@/components/ui/data-table";
 import { Pager, type Cursor } from "@/components/ui/pager";
 import { Badge } from "@/components/ui/status-badge";
 import type { CheckoutSessionStatus } from "@/server/domain/checkout";
@@ -44,49 +45,35 @@ export function CheckoutSessions() {
       >
         {(page) => (
           <>
-            <div className="table-wrap">
-              <table className="data">
-                <thead>
-                  <tr>
-                    <th>Reference</th>
-                    <th className="num">Amount</th>
-                    <th>Status</th>
-                    <th>Expires</th>
-                    <th>Created</th>
-                    <th>
-                      <span className="visually-hidden">Actions</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {page.data.map((s) => (
-                    <tr key={s.id}>
-                      <td className="cell-wrap ref-cell">
-                        <MiddleClip text={s.reference} />
-                        <div className="hint">
-                          <code>{s.id}</code> ·{" "}
-                          <Link href={`/dashboard/payments${writeFilters({ q: s.reference })}`} aria-label={`Attempts at ${s.reference}`}>
-                            Attempts
-                          </Link>
-                        </div>
-                      </td>
-                      <td className="num">{formatAmount(s.amount, s.currency)}</td>
-                      <td>
-                        <Badge tone={STATUS_BADGE[s.status].tone}>{STATUS_BADGE[s.status].label}</Badge>
-                        {s.payment ? (
-                          <div className="hint">
-                            Paid by <Link href={`/dashboard/payments/${s.payment}`}>its payment</Link>
-                          </div>
-                        ) : null}
-                      </td>
-                      <td className="cell-wrap">{formatWhen(s.expires_at)}</td>
-                      <td className="cell-wrap">{formatWhen(s.created_at)}</td>
-                      <td>{s.status === "open" ? <CopyButton text={s.url} label="Copy URL" /> : null}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable
+              columns={["Reference", { label: "Amount", num: true }, "Status", "Expires", "Created", ACTIONS]}
+              rows={page.data}
+              row={(s) => (
+                <tr key={s.id}>
+                  <td className="cell-wrap ref-cell">
+                    <MiddleClip text={s.reference} />
+                    <div className="hint">
+                      <code>{s.id}</code> ·{" "}
+                      <Link href={`/dashboard/payments${writeFilters({ q: s.reference })}`} aria-label={`Attempts at ${s.reference}`}>
+                        Attempts
+                      </Link>
+                    </div>
+                  </td>
+                  <td className="num">{formatAmount(s.amount, s.currency)}</td>
+                  <td>
+                    <Badge tone={STATUS_BADGE[s.status].tone}>{STATUS_BADGE[s.status].label}</Badge>
+                    {s.payment ? (
+                      <div className="hint">
+                        Paid by <Link href={`/dashboard/payments/${s.payment}`}>its payment</Link>
+                      </div>
+                    ) : null}
+                  </td>
+                  <td className="cell-wrap">{formatWhen(s.expires_at)}</td>
+                  <td className="cell-wrap">{formatWhen(s.created_at)}</td>
+                  <td>{s.status === "open" ? <CopyButton text={s.url} label="Copy URL" /> : null}</td>
+                </tr>
+              )}
+            />
             <Pager ids={page.data.map((s) => s.id)} hasMore={page.hasMore} cursor={cursor} onChange={setCursor} />
           </>
         )}

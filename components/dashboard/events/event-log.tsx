@@ -4,6 +4,7 @@ import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { Fragment, useState, useTransition } from "react";
+import { DataTable } from "@/components/ui/data-table";
 import { isCursored, Pager, type Cursor } from "@/components/ui/pager";
 import { Empty, Failed, Loading } from "@/components/ui/states";
 import { EVENT_TYPES, type EventType } from "@/server/domain/events";
@@ -144,50 +145,41 @@ export function EventLog() {
           {list.data.data.length === 0 ? (
             <NothingThisWay cursor={cursor} what="events" filtered={filtered} onNewest={() => go(filters)} />
           ) : (
-            // The rows of the last filters or page while the new ones are read: dimmed, so they are not taken for the answer.
-            <div className="table-wrap" aria-busy={list.isPlaceholderData}>
-              <table className="data cards ev-table">
-                <thead>
-                  <tr>
-                    <th>Created</th>
-                    <th>Type</th>
-                    <th>Object</th>
-                    <th>Event</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {list.data.data.map((e) => (
-                    <tr key={e.id}>
-                      <td className="ev-when">{when(e.created_at)}</td>
-                      <td className="ev-type">
-                        <Link href={`/dashboard/events/${e.id}`}>
-                          {/* On a phone's card a long type wraps at its dot (refund.|succeeded), never inside a word. */}
-                          <code>
-                            {e.type.split(".").map((part, i, all) =>
-                              i === all.length - 1 ? (
-                                part
-                              ) : (
-                                <Fragment key={i}>
-                                  {part}.<wbr />
-                                </Fragment>
-                              ),
-                            )}
-                          </code>
-                        </Link>
-                      </td>
-                      <td className="ev-object">
-                        <ObjectLink object={e.data.object} />
-                      </td>
-                      <td className="ev-id">
-                        <Link href={`/dashboard/events/${e.id}`} className="muted">
-                          {e.id}
-                        </Link>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable
+              className="cards ev-table"
+              busy={list.isPlaceholderData}
+              columns={["Created", "Type", "Object", "Event"]}
+              rows={list.data.data}
+              row={(e) => (
+                <tr key={e.id}>
+                  <td className="ev-when">{when(e.created_at)}</td>
+                  <td className="ev-type">
+                    <Link href={`/dashboard/events/${e.id}`}>
+                      {/* On a phone's card a long type wraps at its dot (refund.|succeeded), never inside a word. */}
+                      <code>
+                        {e.type.split(".").map((part, i, all) =>
+                          i === all.length - 1 ? (
+                            part
+                          ) : (
+                            <Fragment key={i}>
+                              {part}.<wbr />
+                            </Fragment>
+                          ),
+                        )}
+                      </code>
+                    </Link>
+                  </td>
+                  <td className="ev-object">
+                    <ObjectLink object={e.data.object} />
+                  </td>
+                  <td className="ev-id">
+                    <Link href={`/dashboard/events/${e.id}`} className="muted">
+                      {e.id}
+                    </Link>
+                  </td>
+                </tr>
+              )}
+            />
           )}
           {/* Only on the rows of the filters applied: not while another filter's page is on its way. */}
           <Pager

@@ -3,6 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
+import { DataTable } from "@/components/ui/data-table";
 import { Failed, Loading } from "@/components/ui/states";
 import { PaymentStatusBadge } from "@/components/ui/status-badge";
 import { CURRENCIES, formatAmount, type Currency } from "@/server/domain/money";
@@ -133,34 +134,24 @@ export function Overview() {
         ) : (
           <>
             <p className="hint">The provider never confirmed these within 24 hours. Check with the customer or the provider, then resolve each one.</p>
-            <div className="table-wrap">
-              <table className="data">
-                <thead>
-                  <tr>
-                    <th>Reference</th>
-                    <th className="num">Amount</th>
-                    <th>Status</th>
-                    <th>Unresolved since</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {o.unresolved.recent.map((p) => (
-                    <tr key={p.id}>
-                      <td>
-                        <Link href={`/dashboard/payments/${p.id}`}>{p.reference}</Link>
-                      </td>
-                      <td className="num">
-                        <AmountWithFee payment={p} />
-                      </td>
-                      <td>
-                        <PaymentStatusBadge status={p.status} />
-                      </td>
-                      <td>{formatWhen(p.status_transitions.unresolved_at)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable
+              columns={["Reference", { label: "Amount", num: true }, "Status", "Unresolved since"]}
+              rows={o.unresolved.recent}
+              row={(p) => (
+                <tr key={p.id}>
+                  <td>
+                    <Link href={`/dashboard/payments/${p.id}`}>{p.reference}</Link>
+                  </td>
+                  <td className="num">
+                    <AmountWithFee payment={p} />
+                  </td>
+                  <td>
+                    <PaymentStatusBadge status={p.status} />
+                  </td>
+                  <td>{formatWhen(p.status_transitions.unresolved_at)}</td>
+                </tr>
+              )}
+            />
             {o.unresolved.count > o.unresolved.recent.length ? (
               <p>
                 <Link href="/dashboard/payments?status=unresolved">All {count(o.unresolved.count)} unresolved payments</Link>

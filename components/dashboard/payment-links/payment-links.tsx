@@ -3,6 +3,7 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useId, useState, type FormEvent } from "react";
+import { ACTIONS, DataTable } from "@/components/ui/data-table";
 import { Pager, type Cursor } from "@/components/ui/pager";
 import { Badge } from "@/components/ui/status-badge";
 import { quoteFee, type FeeBearer, type FeePlan } from "@/server/domain/fees";
@@ -201,66 +202,52 @@ function LinkList({ canDeactivate, role }: { canDeactivate: boolean; role: Staff
     >
       {(page) => (
           <>
-            <div className="table-wrap">
-              <table className="data">
-                <thead>
-                  <tr>
-                    <th>Description</th>
-                    <th className="num">Amount</th>
-                    <th>Status</th>
-                    <th>Expires</th>
-                    <th>Created</th>
-                    <th>
-                      <span className="visually-hidden">Actions</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {page.data.map((l) => (
-                    <tr key={l.id}>
-                      <td className="cell-wrap">
-                        {l.description}
-                        <div className="hint">
-                          <code>{l.id}</code> ·{" "}
-                          <Link href={`/dashboard/payments${writeFilters({ q: l.id })}`} aria-label={`Payments through ${l.description}`}>
-                            Payments
-                          </Link>
-                        </div>
-                      </td>
-                      <td className="num">
-                        {formatAmount(l.amount, l.currency)}
-                        {l.charged_amount !== l.amount ? <div className="hint">customers pay {formatAmount(l.charged_amount, l.currency)}</div> : null}
-                      </td>
-                      <td>
-                        <Badge tone={STATUS_BADGE[l.status].tone}>{STATUS_BADGE[l.status].label}</Badge>
-                        <div className="hint">{l.single_use ? "Single use" : "Reusable"}</div>
-                        {l.status === "unresolved" ? <div className="hint">Resolve its payment</div> : null}
-                      </td>
-                      <td className="cell-wrap">{formatWhen(l.expires_at, "Never")}</td>
-                      <td className="cell-wrap">{formatWhen(l.created_at)}</td>
-                      <td>
-                        <div className="actions">
-                          <CopyButton text={l.url} label="Copy URL" />
-                          {!l.active || l.status === "used" || !role ? null : canDeactivate ? (
-                            <ConfirmAction
-                              label="Deactivate"
-                              question="Stop this link taking payments? This cannot be undone."
-                              confirmLabel="Deactivate link"
-                              pending={deactivate.isPending && deactivate.variables?.id === l.id}
-                              onConfirm={() => deactivate.mutate({ id: l.id })}
-                            />
-                          ) : (
-                            <button type="button" disabled title={roleRefusal("developer", role, "Deactivating links")}>
-                              Deactivate
-                            </button>
-                          )}
-                        </div>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable
+              columns={["Description", { label: "Amount", num: true }, "Status", "Expires", "Created", ACTIONS]}
+              rows={page.data}
+              row={(l) => (
+                <tr key={l.id}>
+                  <td className="cell-wrap">
+                    {l.description}
+                    <div className="hint">
+                      <code>{l.id}</code> ·{" "}
+                      <Link href={`/dashboard/payments${writeFilters({ q: l.id })}`} aria-label={`Payments through ${l.description}`}>
+                        Payments
+                      </Link>
+                    </div>
+                  </td>
+                  <td className="num">
+                    {formatAmount(l.amount, l.currency)}
+                    {l.charged_amount !== l.amount ? <div className="hint">customers pay {formatAmount(l.charged_amount, l.currency)}</div> : null}
+                  </td>
+                  <td>
+                    <Badge tone={STATUS_BADGE[l.status].tone}>{STATUS_BADGE[l.status].label}</Badge>
+                    <div className="hint">{l.single_use ? "Single use" : "Reusable"}</div>
+                    {l.status === "unresolved" ? <div className="hint">Resolve its payment</div> : null}
+                  </td>
+                  <td className="cell-wrap">{formatWhen(l.expires_at, "Never")}</td>
+                  <td className="cell-wrap">{formatWhen(l.created_at)}</td>
+                  <td>
+                    <div className="actions">
+                      <CopyButton text={l.url} label="Copy URL" />
+                      {!l.active || l.status === "used" || !role ? null : canDeactivate ? (
+                        <ConfirmAction
+                          label="Deactivate"
+                          question="Stop this link taking payments? This cannot be undone."
+                          confirmLabel="Deactivate link"
+                          pending={deactivate.isPending && deactivate.variables?.id === l.id}
+                          onConfirm={() => deactivate.mutate({ id: l.id })}
+                        />
+                      ) : (
+                        <button type="button" disabled title={roleRefusal("developer", role, "Deactivating links")}>
+                          Deactivate
+                        </button>
+                      )}
+                    </div>
+                  </td>
+                </tr>
+              )}
+            />
             <Pager ids={page.data.map((l) => l.id)} hasMore={page.hasMore} cursor={cursor} onChange={setCursor} />
           </>
       )}

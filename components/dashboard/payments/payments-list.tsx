@@ -6,6 +6,7 @@ import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useEffect, useRef, useState, useTransition } from "react";
 import { AmountWithFee, FilterControls, MiddleClip, NothingThisWay, PageFailed, StaleReading, useRememberListView } from "@/components/dashboard/kit";
 import { usePageLivemode, useTRPC } from "@/components/dashboard/trpc";
+import { DataTable } from "@/components/ui/data-table";
 import { isCursored, Pager } from "@/components/ui/pager";
 import { Empty, Failed, Loading } from "@/components/ui/states";
 import { PaymentStatusBadge } from "@/components/ui/status-badge";
@@ -158,47 +159,36 @@ export function PaymentsList() {
           {list.data.data.length === 0 ? (
             <NothingThisWay cursor={cursor} what="payments" filtered={filtered} onNewest={() => setFilter({})} />
           ) : (
-            // The rows of the last filters or page while the new ones are read: dimmed, so they are not taken for the answer.
-            <div className="table-wrap" aria-busy={list.isPlaceholderData}>
-              <table className="data cards pay-table">
-                <thead>
-                  <tr>
-                    <th>Reference</th>
-                    <th className="num">Amount</th>
-                    <th>Status</th>
-                    <th>Customer</th>
-                    <th>Method</th>
-                    <th>Created</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {list.data.data.map((p) => (
-                    <tr key={p.id} onClick={() => router.push(`/dashboard/payments/${p.id}`)}>
-                      <td>
-                        <Link href={`/dashboard/payments/${p.id}`} onClick={(e) => e.stopPropagation()}>
-                          <MiddleClip text={p.reference} />
-                        </Link>
-                      </td>
-                      <td className="num">
-                        <AmountWithFee payment={p} />
-                      </td>
-                      {/* Either may wrap on a narrow screen rather than push the table wider than the page. */}
-                      <td className="cell-wrap">
-                        <PaymentStatusBadge status={p.status} />
-                        {p.amount_refunded > 0 ? (
-                          <span className="badge neutral pay-refunded">{p.amount_refunded === p.amount ? "Refunded" : "Partly refunded"}</span>
-                        ) : null}
-                      </td>
-                      <td className="pay-msisdn">{p.customer_msisdn_masked}</td>
-                      <td className="pay-method">{p.method}</td>
-                      <td className="pay-created cell-wrap">
-                        <time dateTime={p.created_at}>{when(p.created_at)}</time>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable
+              className="cards pay-table"
+              busy={list.isPlaceholderData}
+              columns={["Reference", { label: "Amount", num: true }, "Status", "Customer", "Method", "Created"]}
+              rows={list.data.data}
+              row={(p) => (
+                <tr key={p.id} onClick={() => router.push(`/dashboard/payments/${p.id}`)}>
+                  <td>
+                    <Link href={`/dashboard/payments/${p.id}`} onClick={(e) => e.stopPropagation()}>
+                      <MiddleClip text={p.reference} />
+                    </Link>
+                  </td>
+                  <td className="num">
+                    <AmountWithFee payment={p} />
+                  </td>
+                  {/* Either may wrap on a narrow screen rather than push the table wider than the page. */}
+                  <td className="cell-wrap">
+                    <PaymentStatusBadge status={p.status} />
+                    {p.amount_refunded > 0 ? (
+                      <span className="badge neutral pay-refunded">{p.amount_refunded === p.amount ? "Refunded" : "Partly refunded"}</span>
+                    ) : null}
+                  </td>
+                  <td className="pay-msisdn">{p.customer_msisdn_masked}</td>
+                  <td className="pay-method">{p.method}</td>
+                  <td className="pay-created cell-wrap">
+                    <time dateTime={p.created_at}>{when(p.created_at)}</time>
+                  </td>
+                </tr>
+              )}
+            />
           )}
           {/* Only on the rows of the filters last asked for: not while another filter's page is on its way. */}
           <Pager

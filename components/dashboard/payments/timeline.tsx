@@ -1,4 +1,5 @@
 import Link from "next/link";
+import { DataTable } from "@/components/ui/data-table";
 import { Badge, PaymentStatusBadge } from "@/components/ui/status-badge";
 import { formatAmount, type Currency } from "@/server/domain/money";
 import { when } from "./format";
@@ -121,32 +122,21 @@ function Entry({
           {d.attempts.length === 0 ? (
             <p className="muted">No attempts yet.</p>
           ) : (
-            <div className="table-wrap">
-              <table className="data">
-                <thead>
-                  <tr>
-                    <th>Attempt</th>
-                    <th>At</th>
-                    <th className="num">Status</th>
-                    <th className="num">Latency</th>
-                    <th>Error</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {d.attempts.map((a, i) => (
-                    <tr key={a.attempted_at + i}>
-                      <td>{i + 1}</td>
-                      <td>
-                        <time dateTime={a.attempted_at}>{when(a.attempted_at)}</time>
-                      </td>
-                      <td className={`num${a.status_code !== null && a.status_code >= 200 && a.status_code < 300 ? "" : " error"}`}>{a.status_code ?? "—"}</td>
-                      <td className="num">{a.latency_ms} ms</td>
-                      <td className="pay-tl-error">{a.error ?? "—"}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable
+              columns={["Attempt", "At", { label: "Status", num: true }, { label: "Latency", num: true }, "Error"]}
+              rows={d.attempts}
+              row={(a, i) => (
+                <tr key={a.attempted_at + i}>
+                  <td>{i + 1}</td>
+                  <td>
+                    <time dateTime={a.attempted_at}>{when(a.attempted_at)}</time>
+                  </td>
+                  <td className={`num${a.status_code !== null && a.status_code >= 200 && a.status_code < 300 ? "" : " error"}`}>{a.status_code ?? "—"}</td>
+                  <td className="num">{a.latency_ms} ms</td>
+                  <td className="pay-tl-error">{a.error ?? "—"}</td>
+                </tr>
+              )}
+            />
           )}
         </>
       );

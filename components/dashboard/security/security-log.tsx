@@ -2,6 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
+import { DataTable } from "@/components/ui/data-table";
 import { Pager, type Cursor } from "@/components/ui/pager";
 import { Badge } from "@/components/ui/status-badge";
 import { SECURITY_ACTION_TEXT, type SecurityAction } from "@/server/domain/security-log";
@@ -38,40 +39,30 @@ function Entries() {
     <ListView q={q} what="security log entries" empty="Nothing recorded yet." paging={{ cursor, onNewest: () => setCursor({}) }}>
       {(page) => (
         <>
-          <div className="table-wrap">
-            <table className="data security-log">
-              <thead>
-                <tr>
-                  <th>When</th>
-                  <th>Who</th>
-                  <th>What</th>
-                  <th>On</th>
-                  <th>Details</th>
-                </tr>
-              </thead>
-              <tbody>
-                {page.data.map((e) => (
-                  <tr key={e.id}>
-                    <td>{formatWhen(e.createdAt)}</td>
-                    <td>
-                      {e.actor.label}
-                      {e.clientAddress ? <div className="hint">from {e.clientAddress}</div> : null}
-                    </td>
-                    <td>
-                      {e.action === "staff.sign_in_failed" ? <Badge tone="bad">{SECURITY_ACTION_TEXT[e.action]}</Badge> : SECURITY_ACTION_TEXT[e.action as SecurityAction]}
-                      {e.livemode === null ? null : <div className="hint">{e.livemode ? "live" : "test"} mode</div>}
-                    </td>
-                    <td>{e.target && e.target.label !== e.actor.label ? e.target.label : null}</td>
-                    <td>
-                      {detailLines(e.detail).map((line) => (
-                        <div key={line}>{line}</div>
-                      ))}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            className="security-log"
+            columns={["When", "Who", "What", "On", "Details"]}
+            rows={page.data}
+            row={(e) => (
+              <tr key={e.id}>
+                <td>{formatWhen(e.createdAt)}</td>
+                <td>
+                  {e.actor.label}
+                  {e.clientAddress ? <div className="hint">from {e.clientAddress}</div> : null}
+                </td>
+                <td>
+                  {e.action === "staff.sign_in_failed" ? <Badge tone="bad">{SECURITY_ACTION_TEXT[e.action]}</Badge> : SECURITY_ACTION_TEXT[e.action as SecurityAction]}
+                  {e.livemode === null ? null : <div className="hint">{e.livemode ? "live" : "test"} mode</div>}
+                </td>
+                <td>{e.target && e.target.label !== e.actor.label ? e.target.label : null}</td>
+                <td>
+                  {detailLines(e.detail).map((line) => (
+                    <div key={line}>{line}</div>
+                  ))}
+                </td>
+              </tr>
+            )}
+          />
           <Pager ids={page.data.map((e) => e.id)} hasMore={page.hasMore} cursor={cursor} onChange={setCursor} />
         </>
       )}

@@ -3,6 +3,7 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
+import { DataTable } from "@/components/ui/data-table";
 import { Pager, type Cursor } from "@/components/ui/pager";
 import { count, plural } from "@/components/ui/plural";
 import { Empty, Failed, Loading } from "@/components/ui/states";
@@ -51,46 +52,32 @@ export function SettlementList() {
     >
       {(page) => (
           <>
-            <div className="table-wrap">
-              <table className="data">
-                <thead>
-                  <tr>
-                    <th>Batch</th>
-                    <th>Status</th>
-                    <th className="num">Payout</th>
-                    <th className="num">Gross</th>
-                    <th className="num">Fees</th>
-                    <th className="num">Refunds</th>
-                    <th className="num">Items</th>
-                    <th>Period</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {page.data.map((s) => (
-                    <tr key={s.id}>
-                      <td>
-                        <Link href={`/dashboard/settlements/${s.id}`}>
-                          <code>{s.id}</code>
-                        </Link>
-                      </td>
-                      <td>
-                        <SettlementStatusBadge status={s.status} /> {s.awaiting_payout_confirmation ? <span className="hint">awaits confirmation</span> : null}
-                      </td>
-                      <td className="num">
-                        <strong>{formatAmount(s.amount, s.currency)}</strong>
-                      </td>
-                      <td className="num">{formatAmount(s.gross_amount, s.currency)}</td>
-                      <td className="num">{formatAmount(s.fee_total, s.currency)}</td>
-                      <td className="num">{formatAmount(s.refund_total, s.currency)}</td>
-                      <td className="num">{s.payment_count + s.refund_count}</td>
-                      <td className="cell-wrap">
-                        {formatWhen(s.period_start)} –<div>{formatWhen(s.period_end)}</div>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable
+              columns={["Batch", "Status", { label: "Payout", num: true }, { label: "Gross", num: true }, { label: "Fees", num: true }, { label: "Refunds", num: true }, { label: "Items", num: true }, "Period"]}
+              rows={page.data}
+              row={(s) => (
+                <tr key={s.id}>
+                  <td>
+                    <Link href={`/dashboard/settlements/${s.id}`}>
+                      <code>{s.id}</code>
+                    </Link>
+                  </td>
+                  <td>
+                    <SettlementStatusBadge status={s.status} /> {s.awaiting_payout_confirmation ? <span className="hint">awaits confirmation</span> : null}
+                  </td>
+                  <td className="num">
+                    <strong>{formatAmount(s.amount, s.currency)}</strong>
+                  </td>
+                  <td className="num">{formatAmount(s.gross_amount, s.currency)}</td>
+                  <td className="num">{formatAmount(s.fee_total, s.currency)}</td>
+                  <td className="num">{formatAmount(s.refund_total, s.currency)}</td>
+                  <td className="num">{s.payment_count + s.refund_count}</td>
+                  <td className="cell-wrap">
+                    {formatWhen(s.period_start)} –<div>{formatWhen(s.period_end)}</div>
+                  </td>
+                </tr>
+              )}
+            />
             <Pager ids={page.data.map((s) => s.id)} hasMore={page.hasMore} cursor={cursor} onChange={setCursor} />
           </>
       )}
@@ -280,41 +267,29 @@ function SettlementLines({ id, currency }: { id: string; currency: "USD" | "ZWG"
   return (
     <>
       <StaleReading q={q} what="the line items" />
-      <div className="table-wrap">
-        <table className="data">
-          <thead>
-            <tr>
-              <th>Reference</th>
-              <th>Type</th>
-              <th className="num">Amount</th>
-              <th className="num">Fee</th>
-              <th className="num">Net</th>
-              <th>Succeeded</th>
-            </tr>
-          </thead>
-          <tbody>
-            {q.data.data.map((l) => (
-              <tr key={l.source}>
-                <td className="ref-cell">
-                  {/* The reference is the payment's: a refund's line names the payment it refunded. */}
-                  <Link href={`/dashboard/payments/${l.payment}`}>
-                    <MiddleClip text={l.reference} />
-                  </Link>
-                  <br />
-                  <small className="muted">
-                    <code>{l.source}</code>
-                  </small>
-                </td>
-                <td>{l.type === "payment" ? "Payment" : "Refund"}</td>
-                <td className="num">{formatAmount(l.amount, currency)}</td>
-                <td className="num">{formatAmount(l.fee, currency)}</td>
-                <td className="num">{l.net < 0 ? `−${formatAmount(-l.net, currency)}` : formatAmount(l.net, currency)}</td>
-                <td>{formatWhen(l.occurred_at)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        columns={["Reference", "Type", { label: "Amount", num: true }, { label: "Fee", num: true }, { label: "Net", num: true }, "Succeeded"]}
+        rows={q.data.data}
+        row={(l) => (
+          <tr key={l.source}>
+            <td className="ref-cell">
+              {/* The reference is the payment's: a refund's line names the payment it refunded. */}
+              <Link href={`/dashboard/payments/${l.payment}`}>
+                <MiddleClip text={l.reference} />
+              </Link>
+              <br />
+              <small className="muted">
+                <code>{l.source}</code>
+              </small>
+            </td>
+            <td>{l.type === "payment" ? "Payment" : "Refund"}</td>
+            <td className="num">{formatAmount(l.amount, currency)}</td>
+            <td className="num">{formatAmount(l.fee, currency)}</td>
+            <td className="num">{l.net < 0 ? `−${formatAmount(-l.net, currency)}` : formatAmount(l.net, currency)}</td>
+            <td>{formatWhen(l.occurred_at)}</td>
+          </tr>
+        )}
+      />
       <Pager ids={q.data.data.map((l) => l.source)} hasMore={q.data.hasMore} cursor={cursor} onChange={setCursor} />
     </>
   );

@@ -3,6 +3,7 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRef, useState } from "react";
 import { STAFF_ROLES, type StaffRole } from "@/server/domain/staff";
+import { ACTIONS, DataTable } from "@/components/ui/data-table";
 import { Empty, Failed, Loading } from "@/components/ui/states";
 import { ConfirmAction, Confirmation, ConfirmPasswordField, CopyValue, ErrorNote, SecretOnce, confirmPasswordOf, formatWhen, useFormKey, useRole, useSingleFlightMutation, useWhenChanged } from "../kit";
 import { errorMessage, passwordRefusalOf, serviceCodeOf, useTRPC } from "../trpc";
@@ -83,71 +84,59 @@ export function TeamPage() {
       ) : team.data.length === 0 ? (
         <Empty>No one can sign in for this merchant yet.</Empty>
       ) : (
-        <div className="table-wrap">
-          <table className="data">
-            <thead>
-              <tr>
-                <th>E-mail</th>
-                <th>Role</th>
-                <th>Added</th>
-                <th>
-                  <span className="visually-hidden">Actions</span>
-                </th>
+        <DataTable
+          columns={["E-mail", "Role", "Added", ACTIONS]}
+          rows={team.data}
+          row={(s) => {
+            const roleRefused = refusedFor(changeRole, s.id);
+            return (
+              <tr key={s.id}>
+                <td>
+                  {s.email} {s.you ? <span className="muted">(you)</span> : null}
+                </td>
+                <td>
+                  {isAdmin && !s.you ? (
+                    <RoleChoice
+                      email={s.email}
+                      role={s.role}
+                      pending={changeRole.isPending}
+                      refused={roleRefused?.asked.role ?? null}
+                      refusal={roleRefused?.text ?? null}
+                      onChange={(role, confirmPassword) => changeRole.mutate({ id: s.id, role, confirmPassword })}
+                    />
+                  ) : (
+                    s.role
+                  )}
+                </td>
+                <td>{formatWhen(s.createdAt)}</td>
+                <td>
+                  {isAdmin && !s.you ? (
+                    <ConfirmAction
+                      label="Reset password"
+                      question={`Give ${s.email} a new password? Their current one stops working and they are signed out at once. Your password:`}
+                      confirmLabel="Reset it"
+                      askPassword
+                      pending={reset.isPending && reset.variables?.id === s.id}
+                      refused={refusedFor(reset, s.id)?.text}
+                      onConfirm={(confirmPassword) => (setHandover(null), reset.mutate({ id: s.id, confirmPassword, formKey: resetKey.formKey }))}
+                    />
+                  ) : null}{" "}
+                  {isAdmin && !s.you ? (
+                    <ConfirmAction
+                      label="Remove"
+                      question={`Remove ${s.email}? They are signed out at once. Your password:`}
+                      confirmLabel="Remove them"
+                      askPassword
+                      pending={remove.isPending && remove.variables?.id === s.id}
+                      refused={refusedFor(remove, s.id)?.text}
+                      onConfirm={(confirmPassword) => remove.mutate({ id: s.id, confirmPassword })}
+                    />
+                  ) : null}
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {team.data.map((s) => {
-                const roleRefused = refusedFor(changeRole, s.id);
-                return (
-                  <tr key={s.id}>
-                    <td>
-                      {s.email} {s.you ? <span className="muted">(you)</span> : null}
-                    </td>
-                    <td>
-                      {isAdmin && !s.you ? (
-                        <RoleChoice
-                          email={s.email}
-                          role={s.role}
-                          pending={changeRole.isPending}
-                          refused={roleRefused?.asked.role ?? null}
-                          refusal={roleRefused?.text ?? null}
-                          onChange={(role, confirmPassword) => changeRole.mutate({ id: s.id, role, confirmPassword })}
-                        />
-                      ) : (
-                        s.role
-                      )}
-                    </td>
-                    <td>{formatWhen(s.createdAt)}</td>
-                    <td>
-                      {isAdmin && !s.you ? (
-                        <ConfirmAction
-                          label="Reset password"
-                          question={`Give ${s.email} a new password? Their current one stops working and they are signed out at once. Your password:`}
-                          confirmLabel="Reset it"
-                          askPassword
-                          pending={reset.isPending && reset.variables?.id === s.id}
-                          refused={refusedFor(reset, s.id)?.text}
-                          onConfirm={(confirmPassword) => (setHandover(null), reset.mutate({ id: s.id, confirmPassword, formKey: resetKey.formKey }))}
-                        />
-                      ) : null}{" "}
-                      {isAdmin && !s.you ? (
-                        <ConfirmAction
-                          label="Remove"
-                          question={`Remove ${s.email}? They are signed out at once. Your password:`}
-                          confirmLabel="Remove them"
-                          askPassword
-                          pending={remove.isPending && remove.variables?.id === s.id}
-                          refused={refusedFor(remove, s.id)?.text}
-                          onConfirm={(confirmPassword) => remove.mutate({ id: s.id, confirmPassword })}
-                        />
-                      ) : null}
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
+            );
+          }}
+        />
       )}
 
       <h2>Add someone</h2>

@@ -4,6 +4,7 @@ import { useQuery, type UseQueryResult } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
 import Link from "next/link";
 import { useState } from "react";
+import { DataTable } from "@/components/ui/data-table";
 import { count } from "@/components/ui/plural";
 import { Badge } from "@/components/ui/status-badge";
 import type { AppRouter } from "@/server/trpc/routers/_app";
@@ -100,25 +101,11 @@ export function DeliveriesTable({
   endpointUrl?: (id: string) => string | undefined;
 }) {
   return (
-    <div className="table-wrap">
-      <table className="data">
-        <thead>
-          <tr>
-            <th>{show === "endpoint" ? "Endpoint" : "Event"}</th>
-            <th>Status</th>
-            <th className="num">Attempts</th>
-            <th>Last answer</th>
-            <th>Created</th>
-            <th>Next attempt</th>
-          </tr>
-        </thead>
-        <tbody>
-          {deliveries.map((d) => (
-            <DeliveryRow key={d.id} d={d} show={show} endpointUrl={endpointUrl} />
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable
+      columns={[show === "endpoint" ? "Endpoint" : "Event", "Status", { label: "Attempts", num: true }, "Last answer", "Created", "Next attempt"]}
+      rows={deliveries}
+      row={(d) => <DeliveryRow key={d.id} d={d} show={show} endpointUrl={endpointUrl} />}
+    />
   );
 }
 

@@ -4,6 +4,7 @@ import { keepPreviousData, useQuery, useQueryClient } from "@tanstack/react-quer
 import Link from "next/link";
 import { useSearchParams } from "next/navigation";
 import { useEffect, useState } from "react";
+import { DataTable } from "@/components/ui/data-table";
 import { isCursored, Pager, type Cursor } from "@/components/ui/pager";
 import { dropQueryParam } from "@/components/ui/drop-query-param";
 import { count } from "@/components/ui/plural";
@@ -130,42 +131,30 @@ export function EndpointList() {
 
 function EndpointTable({ endpoints, hours }: { endpoints: Endpoint[]; hours: number }) {
   return (
-    <div className="table-wrap">
-      <table className="data">
-        <thead>
-          <tr>
-            <th>URL</th>
-            <th>Health</th>
-            <th>Status</th>
-            <th>Events</th>
-            <th className="num">Failed attempts ({hours} h)</th>
-            <th>Last attempt</th>
-          </tr>
-        </thead>
-        <tbody>
-          {endpoints.map((e) => (
-            <tr key={e.id} className={e.health === "degraded" ? "degraded" : undefined}>
-              <td className="url-cell">
-                <Link href={`/dashboard/webhooks/${e.id}`} title={e.url}>
-                  {e.url}
-                </Link>
-                {e.description ? <div className="muted">{e.description}</div> : null}
-              </td>
-              <td className="cell-wrap">
-                <HealthBadge endpoint={e} />
-                {e.health === "degraded" ? <div className="muted">since {when(e.degraded_since)}</div> : null}
-                {e.consecutive_failures > 0 ? <div className="muted">{count(e.consecutive_failures)} failed in a row</div> : null}
-              </td>
-              <td>
-                <EndpointStatusBadge status={e.status} />
-              </td>
-              <td>{e.enabled_events.includes("*") ? "All" : e.enabled_events.length === 1 ? <code>{e.enabled_events[0]}</code> : `${e.enabled_events.length} types`}</td>
-              <td className={`num${e.failures24h ? " error" : ""}`}>{failureRate(e.failures24h, e.attempts24h)}</td>
-              <td className="cell-wrap">{when(e.lastAttemptAt)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable
+      columns={["URL", "Health", "Status", "Events", { label: `Failed attempts (${hours} h)`, num: true }, "Last attempt"]}
+      rows={endpoints}
+      row={(e) => (
+        <tr key={e.id} className={e.health === "degraded" ? "degraded" : undefined}>
+          <td className="url-cell">
+            <Link href={`/dashboard/webhooks/${e.id}`} title={e.url}>
+              {e.url}
+            </Link>
+            {e.description ? <div className="muted">{e.description}</div> : null}
+          </td>
+          <td className="cell-wrap">
+            <HealthBadge endpoint={e} />
+            {e.health === "degraded" ? <div className="muted">since {when(e.degraded_since)}</div> : null}
+            {e.consecutive_failures > 0 ? <div className="muted">{count(e.consecutive_failures)} failed in a row</div> : null}
+          </td>
+          <td>
+            <EndpointStatusBadge status={e.status} />
+          </td>
+          <td>{e.enabled_events.includes("*") ? "All" : e.enabled_events.length === 1 ? <code>{e.enabled_events[0]}</code> : `${e.enabled_events.length} types`}</td>
+          <td className={`num${e.failures24h ? " error" : ""}`}>{failureRate(e.failures24h, e.attempts24h)}</td>
+          <td className="cell-wrap">{when(e.lastAttemptAt)}</td>
+        </tr>
+      )}
+    />
   );
 }
