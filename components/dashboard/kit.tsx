@@ -405,6 +405,30 @@ export function cancelOnEscape(e: KeyboardEvent, cancel: () => void, busy = fals
   cancel();
 }
 
+/**
+ * A question a form asks in place of its submit button before it acts (refund, resolve). `ask`
+ * shows it. `putAway` (its Cancel, Escape) hides it and gives the focus back to the button that
+ * asked, drawn again with `autoFocus={focusAsker}`. `drop` hides it and leaves the focus where it
+ * is: for a change to the form, made in the field that has the focus, and for the question answered.
+ */
+export function useQuestionInPlace(): { asking: boolean; focusAsker: boolean; ask: () => void; putAway: () => void; drop: () => void } {
+  const [asking, setAsking] = useState(false);
+  const [focusAsker, setFocusAsker] = useState(false);
+  return {
+    asking,
+    focusAsker,
+    ask: () => setAsking(true),
+    putAway: () => {
+      setAsking(false);
+      setFocusAsker(true);
+    },
+    drop: () => {
+      setAsking(false);
+      setFocusAsker(false);
+    },
+  };
+}
+
 /** The question of a confirmation, its confirming button and Cancel, as one labelled group; Escape cancels. */
 export function Confirmation({
   label,

@@ -177,6 +177,15 @@ test("a refund from the payment's page says it was made, and the form starts aga
   await page.keyboard.press("Escape");
   await expect(page.getByRole("button", { name: "Yes, refund USD 2.00" })).toHaveCount(0);
   await expect(page.getByRole("button", { name: "Refund…" })).toBeFocused();
+  // Asked again, then the amount changed: the question goes, and the focus stays in the field typed in.
+  await page.keyboard.press("Enter");
+  await expect(page.getByRole("button", { name: "Yes, refund USD 2.00" })).toBeFocused();
+  await page.getByLabel("Amount (USD)").fill("2.0");
+  await expect(page.getByRole("button", { name: "Yes, refund USD 2.00" })).toHaveCount(0);
+  await expect(page.getByLabel("Amount (USD)")).toBeFocused();
+  await page.keyboard.type("0");
+  await expect(page.getByLabel("Amount (USD)")).toHaveValue("2.00");
+  // Enter in the field asks, and Enter on its Yes refunds.
   await page.keyboard.press("Enter");
   await page.keyboard.press("Enter");
   // The form starts again from what remains, and the refund just made is still said.

@@ -2,7 +2,7 @@
 
 import { useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { ErrorNote, RefusedAction, cancelOnEscape, useSingleFlightMutation } from "@/components/dashboard/kit";
+import { ErrorNote, RefusedAction, cancelOnEscape, useQuestionInPlace, useSingleFlightMutation } from "@/components/dashboard/kit";
 import { isOutcomeUnknown, serviceCodeOf, useTRPC } from "@/components/dashboard/trpc";
 import { formatAmount, parseMajorAmount, toMajorInput } from "@/server/domain/money";
 import { REFUND_REASONS, type RefundReason } from "@/server/domain/refunds";
@@ -55,20 +55,14 @@ export function RefundForm({
   const queryClient = useQueryClient();
   const [amount, setAmount] = useState(() => toMajorInput(refundable, payment.currency));
   const [reason, setReason] = useState("");
-  const [confirming, setConfirming] = useState(false);
   // Focus follows the question (its Yes button) and comes back to Refund… when it is put away.
-  const [putAway, setPutAway] = useState(false);
-  // Cancel and Escape.
-  const putQuestionAway = () => {
-    setConfirming(false);
-    setPutAway(true);
-  };
+  const question = useQuestionInPlace();
   const refund = useSingleFlightMutation(
     trpc.payments.refund.mutationOptions({
       onSuccess: (r) => {
         // The question is answered: a Yes still showing (the form not drawn afresh, what remains
         // read the same) would send a second refund under the key the page has just renewed.
-        setConfirming(false);
+        question.drop();
         onDone({ id: r.id, amount: r.amount, status: r.status });
         void queryClient.invalidateQueries({ queryKey: trpc.payments.pathKey() });
       },
@@ -77,7 +71,7 @@ export function RefundForm({
         if (isOutcomeUnknown(e)) onLost({ amount: sent.amount!, reason: sent.reason });
         else if (serviceCodeOf(e) === "refund_amount_invalid") onOutdated();
         else return;
-        setConfirming(false);
+        question.drop();
         void queryClient.invalidateQueries({ queryKey: trpc.payments.pathKey() });
       },
     }),
@@ -132,7 +126,7 @@ export function RefundForm({
           onSubmit={(e) => {
             e.preventDefault();
             if (invalid) return;
-            if (!confirming) return setConfirming(true);
+            if (!question.asking) return question.ask();
             send({ amount: cents!, reason: (reason || undefined) as RefundReason | undefined });
           }}
         >
@@ -146,7 +140,7 @@ export function RefundForm({
               value={amount}
               onChange={(e) => {
                 setAmount(e.target.value);
-                setConfirming(false);
+                question.drop();
               }}
               aria-invalid={invalid !== null}
               aria-describedby="refund-amount-help"
@@ -168,11 +162,11 @@ export function RefundForm({
             </select>
           </label>
           {lost ? null : <ErrorNote error={refusedError} />}
-          {confirming && cents !== null ? (
+          {question.asking && cents !== null ? (
             <div
               className="pay-confirm"
               role="alert"
-              onKeyDown={(e) => cancelOnEscape(e, putQuestionAway, refund.isPending)}
+              onKeyDown={(e) => cancelOnEscape(e, question.putAway, refund.isPending)}
             >
               <p>
                 Refund <strong>{money(cents)}</strong> to {payment.customer_msisdn_masked}? This sends money back to the customer&apos;s wallet and cannot be undone.
@@ -180,13 +174,13 @@ export function RefundForm({
               <button type="submit" className="danger" disabled={refund.isPending} autoFocus>
                 {refund.isPending ? "Refunding…" : `Yes, refund ${money(cents)}`}
               </button>{" "}
-              <button type="button" onClick={putQuestionAway} disabled={refund.isPending}>
+              <button type="button" onClick={question.putAway} disabled={refund.isPending}>
                 Cancel
               </button>
             </div>
           ) : (
             <div>
-              <button type="submit" className="primary" disabled={invalid !== null} autoFocus={putAway}>
+              <button type="submit" className="primary" disabled={invalid !== null} autoFocus={question.focusAsker}>
                 Refund…
               </button>
             </div>

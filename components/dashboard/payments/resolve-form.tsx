@@ -2,7 +2,7 @@
 
 import { useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { ErrorNote, RefusedAction, cancelOnEscape, useSingleFlightMutation } from "@/components/dashboard/kit";
+import { ErrorNote, RefusedAction, cancelOnEscape, useQuestionInPlace, useSingleFlightMutation } from "@/components/dashboard/kit";
 import { serviceCodeOf, useTRPC } from "@/components/dashboard/trpc";
 import { formatAmount } from "@/server/domain/money";
 import { roleAllows, type StaffRole } from "@/server/domain/staff";
@@ -16,14 +16,8 @@ export function ResolveForm({ payment, role, onOutdated }: { payment: PaymentVie
   const queryClient = useQueryClient();
   const [outcome, setOutcome] = useState<"succeeded" | "failed" | "">("");
   const [reason, setReason] = useState("");
-  const [confirming, setConfirming] = useState(false);
   // Focus follows the question (its Yes button) and comes back to Resolve… when it is put away.
-  const [putAway, setPutAway] = useState(false);
-  // Cancel and Escape.
-  const putQuestionAway = () => {
-    setConfirming(false);
-    setPutAway(true);
-  };
+  const question = useQuestionInPlace();
   const resolve = useSingleFlightMutation(
     trpc.payments.resolve.mutationOptions({
       onSuccess: () => void queryClient.invalidateQueries({ queryKey: trpc.payments.pathKey() }),
@@ -37,11 +31,6 @@ export function ResolveForm({ payment, role, onOutdated }: { payment: PaymentVie
     }),
   );
   const ready = outcome !== "" && reason.trim().length >= MIN_REASON;
-  // A change puts the question away, and leaves the focus in the field being changed.
-  const changed = () => {
-    setConfirming(false);
-    setPutAway(false);
-  };
 
   return (
     <div className="panel pay-action">
@@ -54,18 +43,18 @@ export function ResolveForm({ payment, role, onOutdated }: { payment: PaymentVie
           onSubmit={(e) => {
             e.preventDefault();
             if (!ready) return;
-            if (!confirming) return setConfirming(true);
+            if (!question.asking) return question.ask();
             resolve.mutate({ paymentId: payment.id, outcome, reason: reason.trim() });
           }}
         >
           <fieldset className="choices bare">
             <legend>What did the provider say?</legend>
             <label>
-              <input type="radio" name="outcome" value="succeeded" checked={outcome === "succeeded"} onChange={() => { setOutcome("succeeded"); changed(); }} /> The
+              <input type="radio" name="outcome" value="succeeded" checked={outcome === "succeeded"} onChange={() => { setOutcome("succeeded"); question.drop(); }} /> The
               customer paid: mark it succeeded
             </label>
             <label>
-              <input type="radio" name="outcome" value="failed" checked={outcome === "failed"} onChange={() => { setOutcome("failed"); changed(); }} /> No money
+              <input type="radio" name="outcome" value="failed" checked={outcome === "failed"} onChange={() => { setOutcome("failed"); question.drop(); }} /> No money
               moved: mark it failed
             </label>
           </fieldset>
@@ -75,7 +64,7 @@ export function ResolveForm({ payment, role, onOutdated }: { payment: PaymentVie
               value={reason}
               onChange={(e) => {
                 setReason(e.target.value);
-                changed();
+                question.drop();
               }}
               rows={3}
               maxLength={500}
@@ -91,11 +80,11 @@ export function ResolveForm({ payment, role, onOutdated }: { payment: PaymentVie
             </span>
           </label>
           <ErrorNote error={resolve.error} />
-          {confirming && outcome ? (
+          {question.asking && outcome ? (
             <div
               className="pay-confirm"
               role="alert"
-              onKeyDown={(e) => cancelOnEscape(e, putQuestionAway, resolve.isPending)}
+              onKeyDown={(e) => cancelOnEscape(e, question.putAway, resolve.isPending)}
             >
               <p>
                 Mark this {formatAmount(payment.amount, payment.currency)} payment <strong>{outcome}</strong>? Its webhook event is sent and this cannot be changed
@@ -104,13 +93,13 @@ export function ResolveForm({ payment, role, onOutdated }: { payment: PaymentVie
               <button type="submit" className="danger" disabled={resolve.isPending} autoFocus>
                 {resolve.isPending ? "Resolving…" : `Yes, mark it ${outcome}`}
               </button>{" "}
-              <button type="button" onClick={putQuestionAway} disabled={resolve.isPending}>
+              <button type="button" onClick={question.putAway} disabled={resolve.isPending}>
                 Cancel
               </button>
             </div>
           ) : (
             <div>
-              <button type="submit" className="primary" disabled={!ready} autoFocus={putAway}>
+              <button type="submit" className="primary" disabled={!ready} autoFocus={question.focusAsker}>
                 Resolve…
               </button>
             </div>
