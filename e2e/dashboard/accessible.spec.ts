@@ -1,7 +1,9 @@
 import { expect, test } from "@playwright/test";
 import { expectAccessible } from "../support/accessible";
 import { receiver } from "../support/receiver";
-import { addTeamMember, eventOf, fillSignIn, succeededPayment, v1 } from "./support";
+import { addTeamMember, deleteEndpointsMade, eventOf, fillSignIn, succeededPayment, v1 } from "./support";
+
+test.afterEach(({ request }) => deleteEndpointsMade(request));
 
 /** Every page of the dashboard, with something on it, checked by axe-core in a desktop Chromium. */
 test("every page of the dashboard passes axe's checks", async ({ page, request }) => {

@@ -9,7 +9,30 @@ const key = () => seed().keys.test;
 export async function v1<T>(request: APIRequestContext, method: "GET" | "POST" | "DELETE", path: string, data?: unknown): Promise<T> {
   const res = await request.fetch(path, { method, headers: { ...bearer(key()), ...(method === "POST" ? { "Idempotency-Key": randomUUID() } : {}) }, data });
   expect(res.ok(), `${method} ${path}: ${res.status()} ${await res.text()}`).toBe(true);
-  return (await res.json()) as T;
+  const body = (await res.json()) as T;
+  if (method === "POST" && path === "/v1/webhook_endpoints") endpointsMade.push((body as { id: string }).id);
+  return body;
+}
+
+/** The endpoints this worker's current test made (through `v1`, or in the page), which `deleteEndpointsMade` deletes. */
+const endpointsMade: string[] = [];
+
+/** An endpoint the test made in the page, for `deleteEndpointsMade` to delete too. */
+export function endpointMadeInPage(id: string): void {
+  endpointsMade.push(id);
+}
+
+/**
+ * Deletes the endpoints the test just ended made, however it ended (a spec's afterEach). Left
+ * behind, they would take the merchant's endpoints (16 per environment, shared by every test of
+ * the run) and keep retrying their receivers, closed with their tests. One the test deleted itself
+ * answers 404 here, which is what it should.
+ */
+export async function deleteEndpointsMade(request: APIRequestContext): Promise<void> {
+  for (const id of endpointsMade.splice(0)) {
+    const res = await request.delete(`/v1/webhook_endpoints/${id}`, { headers: bearer(key()) });
+    expect([200, 404], `DELETE ${id}: ${res.status()} ${await res.text()}`).toContain(res.status());
+  }
 }
 
 /** A payment the sandbox leaves awaiting (…03), moved to succeeded by the test helper: one payment.succeeded event. */

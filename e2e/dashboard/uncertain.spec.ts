@@ -1,7 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { expect, test, type APIRequestContext, type Page, type Route } from "@playwright/test";
 import { seed } from "../support/seed";
-import { eventOf, fillSignIn, succeededPayment, v1 } from "./support";
+import { deleteEndpointsMade, eventOf, fillSignIn, succeededPayment, v1 } from "./support";
+
+test.afterEach(({ request }) => deleteEndpointsMade(request));
 
 /**
  * The dashboard when an answer does not come, or is an error: readings that fail after the page
