@@ -10,9 +10,10 @@ export const isCursored = (cursor: Cursor): boolean => Boolean(cursor.startingAf
 export const CURSOR_PARAMS = ["after", "before"] as const;
 
 /**
- * Newer and Older. `disabled` while the rows in sight are not the page the list now asks for (the
- * page before, kept in sight while the next loads): a cursor taken from them would apply one
- * filter's row to another filter, and skip that one's newest rows.
+ * Newer and Older, or nothing when the whole list is on this page. `disabled` while the rows in
+ * sight are not the page the list now asks for (the page before, kept in sight while the next
+ * loads): a cursor taken from them would apply one filter's row to another filter, and skip that
+ * one's newest rows.
  */
 export function Pager({ ids, hasMore, cursor, onChange, disabled = false }: { ids: string[]; hasMore: boolean; cursor: Cursor; onChange: (c: Cursor) => void; disabled?: boolean }) {
   // Walking newer (endingBefore), `hasMore` speaks of newer rows; walking older, of older ones.
@@ -22,6 +23,8 @@ export function Pager({ ids, hasMore, cursor, onChange, disabled = false }: { id
   // the way back starts there.
   const newest = ids[0] ?? cursor.startingAfter;
   const oldest = ids[ids.length - 1] ?? cursor.endingBefore;
+  // The whole list on one page: two buttons that lead nowhere would only be in the way.
+  if (!(newerExists && newest) && !(olderExists && oldest)) return null;
   return (
     <div className="pager">
       <button type="button" disabled={disabled || !newerExists || !newest} onClick={() => onChange({ endingBefore: newest })}>
