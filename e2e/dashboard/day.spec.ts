@@ -879,8 +879,14 @@ test("at 1280 px no table of the dashboard needs sideways scrolling", async ({ p
     await expect(buyer.getByRole("heading", { name: "Check your phone and enter your PIN" })).toBeVisible();
     await buyer.close();
     await v1(request, "POST", "/v1/test_helpers/settlements/run");
-    // An unresolved payment, for the overview's table.
-    const stuck = await v1<{ id: string }>(request, "POST", "/v1/payments", { amount: 990, currency: "USD", method: "wallet", reference: `stuck-${Date.now().toString(36)}`, customer: { msisdn: "0770000003" } });
+    // An unresolved payment with the longest reference there may be, for the overview's table.
+    const stuck = await v1<{ id: string }>(request, "POST", "/v1/payments", {
+      amount: 990,
+      currency: "USD",
+      method: "wallet",
+      reference: `stuck-${"8".repeat(236)}-${randomUUID().slice(0, 8)}`,
+      customer: { msisdn: "0770000003" },
+    });
     await v1(request, "POST", `/v1/test_helpers/payments/${stuck.id}/unknown`);
     await v1(request, "POST", `/v1/test_helpers/payments/${stuck.id}/age`);
 

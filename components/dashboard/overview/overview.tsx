@@ -10,7 +10,7 @@ import { CURRENCIES, formatAmount, type Currency } from "@/server/domain/money";
 import { PAYMENT_STATUSES } from "@/server/domain/payment-status";
 import { errorMessage, useTRPC } from "../trpc";
 import { VolumeChart } from "./volume-chart";
-import { AmountWithFee, formatWhen, StaleReading } from "../kit";
+import { AmountWithFee, formatWhen, MiddleClip, StaleReading } from "../kit";
 import "./overview.css";
 import { count, plural } from "@/components/ui/plural";
 
@@ -139,8 +139,10 @@ export function Overview() {
               rows={o.unresolved.recent}
               row={(p) => (
                 <tr key={p.id}>
-                  <td>
-                    <Link href={`/dashboard/payments/${p.id}`}>{p.reference}</Link>
+                  <td className="ref-cell">
+                    <Link href={`/dashboard/payments/${p.id}`}>
+                      <MiddleClip text={p.reference} />
+                    </Link>
                   </td>
                   <td className="num">
                     <AmountWithFee payment={p} />
