@@ -395,7 +395,7 @@ function AttemptStatus({ page, attempt, serverNow, early }: { page: HostedPage; 
           {attempt.status === "unresolved" ? (
             <p className="muted">
               This is taking longer than usual. You can close this page: {page.merchant_name} will see the outcome as soon as we have it. If
-              you need to ask them about it, quote reference <strong>{attempt.reference}</strong>.
+              you need to ask them about it, quote reference <strong className="quoted-ref">{attempt.reference}</strong>.
             </p>
           ) : (
             <p className="muted">

@@ -1,5 +1,6 @@
+import { randomUUID } from "node:crypto";
 import { expect, test } from "@playwright/test";
-import { createLink, createSession, pay, statusRegion } from "./support";
+import { createLink, createSession, pay, searchPayments, statusRegion, testHelper } from "./support";
 
 /** What every customer needs whatever their phone: 320 px, a keyboard, and a clock that may be wrong. */
 
@@ -18,6 +19,23 @@ test("readable at 320 px: no sideways scrolling, the amount and the button in vi
   expect(await overflow()).toBe(0);
   await page.screenshot({ path: testInfo.outputPath("checkout-320-waiting.png"), fullPage: true });
   await testInfo.attach("checkout-320-waiting", { path: testInfo.outputPath("checkout-320-waiting.png"), contentType: "image/png" });
+});
+
+test("a checkout's longest reference wraps at 320 px, also where an unresolved payment asks the customer to quote it", async ({ page, request }) => {
+  await page.setViewportSize({ width: 320, height: 640 });
+  const session = await createSession(request, { reference: `order-${"9".repeat(240)}-${randomUUID().slice(0, 8)}` });
+  await page.goto(`/checkout/${session.id}`);
+  const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  expect(await overflow()).toBe(0);
+  await pay(page, "0770000003");
+  await expect(statusRegion(page).getByRole("timer")).toBeVisible();
+  // The session's one attempt, found by the end of its reference.
+  const [attempt] = await searchPayments(request, session.reference.slice(-8));
+  const paymentId = attempt!.id;
+  await testHelper(request, paymentId, "unknown");
+  await testHelper(request, paymentId, "age");
+  await expect(statusRegion(page)).toContainText(`quote reference ${session.reference}#1.`, { timeout: 15_000 });
+  expect(await overflow()).toBe(0);
 });
 
 test("usable by keyboard alone: tab to the labelled field, type, Enter pays", async ({ page, request }) => {
