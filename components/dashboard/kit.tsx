@@ -519,8 +519,8 @@ export function ConfirmPasswordField({ autoFocus, refused }: { autoFocus?: boole
   const refusal = passwordRefusalOf(refused);
   // Each refusal asks afresh: the field is drawn again, empty, with the focus.
   const [round, setRound] = useState(0);
-  useWhenChanged(refused, (r) => {
-    if (passwordRefusalOf(r)) setRound((n) => n + 1);
+  useWhenChanged(refused, () => {
+    if (refusal) setRound((n) => n + 1);
   });
   return (
     <label>

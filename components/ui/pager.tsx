@@ -23,14 +23,16 @@ export function Pager({ ids, hasMore, cursor, onChange, disabled = false }: { id
   // the way back starts there.
   const newest = ids[0] ?? cursor.startingAfter;
   const oldest = ids[ids.length - 1] ?? cursor.endingBefore;
+  const toNewer = newerExists ? newest : undefined;
+  const toOlder = olderExists ? oldest : undefined;
   // The whole list on one page: two buttons that lead nowhere would only be in the way.
-  if (!(newerExists && newest) && !(olderExists && oldest)) return null;
+  if (!toNewer && !toOlder) return null;
   return (
     <div className="pager">
-      <button type="button" disabled={disabled || !newerExists || !newest} onClick={() => onChange({ endingBefore: newest })}>
+      <button type="button" disabled={disabled || !toNewer} onClick={() => onChange({ endingBefore: toNewer })}>
         ← Newer
       </button>
-      <button type="button" disabled={disabled || !olderExists || !oldest} onClick={() => onChange({ startingAfter: oldest })}>
+      <button type="button" disabled={disabled || !toOlder} onClick={() => onChange({ startingAfter: toOlder })}>
         Older →
       </button>
     </div>

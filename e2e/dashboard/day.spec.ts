@@ -4,7 +4,7 @@ import { expect, test, type Locator, type Page, type Route } from "@playwright/t
 import { verifySignatureHeader } from "../../server/domain/signatures";
 import { receiver } from "../support/receiver";
 import { bearer, seed } from "../support/seed";
-import { addTeamMember, deleteEndpointsMade, deliveredEvent, endpointMadeInPage, eventOf, fillSignIn, harareWallTime, keep, payLinkAndLeave, succeededPayment, testEventsAt, v1 } from "./support";
+import { addTeamMember, deleteEndpointsMade, deliveredEvent, endpointMade, eventOf, fillSignIn, harareWallTime, keep, payLinkAndLeave, succeededPayment, testEventsAt, v1 } from "./support";
 
 test.afterEach(({ request }) => deleteEndpointsMade(request));
 
@@ -657,7 +657,7 @@ test("an endpoint added here shows its signing secret once, and its test event i
     await keep(page, testInfo, "endpoint-secret");
     await page.getByRole("link", { name: "Open the endpoint" }).click();
     await expect(page).toHaveURL(/\/dashboard\/webhooks\/we_\w+$/);
-    endpointMadeInPage(page.url().split("/").pop()!);
+    endpointMade(page.url().split("/").pop()!);
     // A double click sends one test event, not two.
     await page.getByRole("button", { name: "Send test event" }).dblclick();
     await expect.poll(() => testEventsAt(hook).length, { timeout: 15_000 }).toBe(1);

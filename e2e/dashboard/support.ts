@@ -10,15 +10,15 @@ export async function v1<T>(request: APIRequestContext, method: "GET" | "POST" |
   const res = await request.fetch(path, { method, headers: { ...bearer(key()), ...(method === "POST" ? { "Idempotency-Key": randomUUID() } : {}) }, data });
   expect(res.ok(), `${method} ${path}: ${res.status()} ${await res.text()}`).toBe(true);
   const body = (await res.json()) as T;
-  if (method === "POST" && path === "/v1/webhook_endpoints") endpointsMade.push((body as { id: string }).id);
+  if (method === "POST" && path === "/v1/webhook_endpoints") endpointMade((body as { id: string }).id);
   return body;
 }
 
 /** The endpoints this worker's current test made (through `v1`, or in the page), which `deleteEndpointsMade` deletes. */
 const endpointsMade: string[] = [];
 
-/** An endpoint the test made in the page, for `deleteEndpointsMade` to delete too. */
-export function endpointMadeInPage(id: string): void {
+/** An endpoint the test made (`v1` notes its own; a test notes one made in the page), for `deleteEndpointsMade` to delete. */
+export function endpointMade(id: string): void {
   endpointsMade.push(id);
 }
 
