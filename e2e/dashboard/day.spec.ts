@@ -4,7 +4,7 @@ import { expect, test, type Locator, type Page, type Route } from "@playwright/t
 import { verifySignatureHeader } from "../../server/domain/signatures";
 import { receiver } from "../support/receiver";
 import { bearer, seed } from "../support/seed";
-import { addTeamMember, deleteEndpointsMade, deliveredEvent, endpointMade, eventOf, fillSignIn, harareWallTime, keep, payLinkAndLeave, succeededPayment, testEventsAt, v1 } from "./support";
+import { addTeamMember, addTeamMemberShown, deleteEndpointsMade, deliveredEvent, endpointMade, eventOf, fillSignIn, harareWallTime, keep, payLinkAndLeave, succeededPayment, testEventsAt, v1 } from "./support";
 
 test.afterEach(({ request }) => deleteEndpointsMade(request));
 
@@ -902,6 +902,71 @@ test("at 1280 px no table of the dashboard needs sideways scrolling", async ({ p
   } finally {
     down.close();
   }
+});
+
+test("the longest values people may type wrap in their box, at 1280 and 390 px: no page scrolls sideways, no table at 1280", async ({ page, request }) => {
+  test.setTimeout(90_000);
+  // Each as long as its field takes, without a space: an endpoint's address (2,048), a link's
+  // description (500), a key's name (100), an e-mail (254).
+  const url = `http://127.0.0.1:9/${"p".repeat(2_048 - "http://127.0.0.1:9/".length)}`;
+  await v1(request, "POST", "/v1/webhook_endpoints", { url, enabled_events: ["refund.failed"] });
+  await v1(request, "POST", "/v1/payment_links", { amount: 2_500, currency: "USD", description: "L".repeat(500) });
+  const email = `${"e".repeat(64)}@${"d".repeat(60)}.${"s".repeat(60)}.${"t".repeat(53)}.${randomUUID().slice(0, 8)}.test`;
+  expect(email).toHaveLength(254);
+  const paid = await succeededPayment(request);
+  const eventId = await eventOf(request, paid.id, "payment.succeeded");
+
+  const fits = async (where: string, tables: boolean) => {
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 900 });
+      const wider = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      expect(wider, `${where} at ${width} px: the page scrolls sideways by`).toBeLessThanOrEqual(0);
+      if (tables && width === 1280) {
+        const wide = await page.locator(".table-wrap").evaluateAll((els) => els.filter((e) => e.scrollWidth > e.clientWidth + 1).map((e) => `${e.scrollWidth} > ${e.clientWidth}`));
+        expect(wide, `${where}: tables wider than their box`).toEqual([]);
+      }
+    }
+    await page.setViewportSize({ width: 1280, height: 900 });
+  };
+
+  // The event's replay form offers the endpoint by its address.
+  await page.goto(`/dashboard/events/${eventId}`);
+  await expect(page.getByLabel("Send to").locator("option", { hasText: "p".repeat(100) })).toHaveCount(1);
+  await fits("an event's replay form", false);
+  await page.goto("/dashboard/events");
+  await page.getByRole("button", { name: "Replay a time window…" }).click();
+  await expect(page.getByLabel("To").locator("option", { hasText: "p".repeat(100) })).toHaveCount(1);
+  await fits("the replay of a window", false);
+  await page.goto("/dashboard/payment-links");
+  await expect(page.getByRole("cell", { name: "L".repeat(500) }).first()).toBeVisible();
+  await fits("the payment links", true);
+
+  const name = `${"N".repeat(86)}${Date.now()}`;
+  await page.goto("/dashboard/api-keys");
+  await page.getByLabel("Restricted key").check();
+  await page.getByRole("checkbox", { name: "payments:read" }).check();
+  await page.getByLabel("Name (optional)").fill(name);
+  await page.getByRole("button", { name: "Create key" }).click();
+  await expect(page.getByTestId("new-secret")).toBeVisible();
+  await page.getByRole("button", { name: "I have stored it" }).click();
+  const key = page.locator("tr").filter({ hasText: name });
+  await expect(key).toHaveCount(1);
+  await fits("the API keys", true);
+  await key.getByRole("button", { name: "Revoke" }).click();
+  await key.getByRole("button", { name: "Revoke key" }).click();
+  await expect(key).toContainText("Revoked");
+
+  // The panel that hands over their password names them twice.
+  const panel = await addTeamMemberShown(page, email);
+  await fits("the new member's panel", true);
+  await panel.getByRole("button", { name: "I have handed it over" }).click();
+  const member = page.getByRole("row").filter({ hasText: email });
+  await fits("the team", true);
+  await member.getByRole("button", { name: "Remove" }).click();
+  await member.getByLabel("Your password").fill(seed().staff.password!);
+  await fits("the question before a removal", true);
+  await page.getByRole("button", { name: "Remove them" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "is removed from the team, and signed out." })).toBeVisible();
 });
 
 test.describe("on a phone", () => {

@@ -127,7 +127,7 @@ function KeyList({ canRevoke, role }: { canRevoke: boolean; role: StaffRole | nu
               rows={page.data}
               row={(k) => (
                 <tr key={k.id}>
-                  <td>
+                  <td className="cell-wrap cell-text">
                     <code>{k.display_prefix}</code>
                     {k.name ? <div className="hint">{k.name}</div> : null}
                   </td>

@@ -91,7 +91,7 @@ export function TeamPage() {
             const roleRefused = refusedFor(changeRole, s.id);
             return (
               <tr key={s.id}>
-                <td>
+                <td className="cell-wrap cell-text">
                   {s.email} {s.you ? <span className="muted">(you)</span> : null}
                 </td>
                 <td>
