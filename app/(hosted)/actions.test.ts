@@ -5,6 +5,7 @@ import { resetRateLimitersForTests } from "@/server/rate-limit";
 import { createCheckoutSession } from "@/server/services/checkout-sessions/create-checkout-session";
 import { createPaymentLink } from "@/server/services/payment-links/create-payment-link";
 import { setEnv } from "@/server/testing/env";
+import { logOf, nextPushFailsInTheDatabase } from "@/server/testing/log";
 import { seedTestMerchant, type TestMerchant } from "@/server/testing/fixtures";
 
 // The request the action runs in: Next gives its headers and cookies through next/headers.
@@ -61,6 +62,22 @@ describe("the pay action's answer when it does not redirect", () => {
     const link = await createPaymentLink(await merchant.ctx(), { amount: 1_000, currency: "USD", description: "Tickets" });
     const answer = await payLinkAction(link.id, INITIAL_PAY_FORM_STATE, formOf({ msisdn: "0771234567", attempt_key: "" }));
     expect(answer).toMatchObject({ attemptKey: null, error: { code: "parameter_invalid", param: "idempotency_key" } });
+  });
+});
+
+describe("the pay action when a query fails in the database", () => {
+  it("tells the customer it could not be done, and logs the query and its reason without the customer's number", async () => {
+    const restorePush = nextPushFailsInTheDatabase();
+    try {
+      request.headers = new Headers();
+      const link = await createPaymentLink(await merchant.ctx(), { amount: 1_000, currency: "USD", description: "Tickets" });
+      const { result, text, lines } = await logOf(() => payLinkAction(link.id, INITIAL_PAY_FORM_STATE, formOf({ msisdn: "077 987 6543", attempt_key: randomUUID() })));
+      expect(result).toMatchObject({ error: { code: "api_error" } });
+      expect(lines.filter((l) => l.msg === "hosted payment attempt failed")).toMatchObject([{ error: { message: expect.stringMatching(/^Failed query: select /), cause: { message: "division by zero" } } }]);
+      expect(text).not.toContain("779876543");
+    } finally {
+      restorePush();
+    }
   });
 });
 

@@ -52,7 +52,7 @@ async function attempt(
     paymentId = (await pay({ msisdn, idempotencyKey, quotedChargedAmount: Number.isSafeInteger(quoted) && quoted > 0 ? quoted : undefined })).id;
   } catch (e) {
     if (!isServiceError(e)) {
-      log.error("hosted payment attempt failed", { page: pagePath, error: e instanceof Error ? e.message : String(e) });
+      log.error("hosted payment attempt failed", { page: pagePath, error: e });
       return answer({ code: "api_error", message: UNAVAILABLE, param: null });
     }
     if (RELOAD_PAGE.has(e.code)) redirect(reloadPath);

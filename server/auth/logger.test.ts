@@ -20,6 +20,6 @@ describe("next-auth's messages", () => {
     logger.warn!("DEBUG_ENABLED");
     expect(warn).toHaveBeenCalledWith("next-auth warning", { code: "DEBUG_ENABLED" });
     logger.error!("JWT_SESSION_ERROR", { error: new Error("decryption failed"), message: "x" });
-    expect(error).toHaveBeenCalledWith("next-auth error", { code: "JWT_SESSION_ERROR", error: "decryption failed" });
+    expect(error).toHaveBeenCalledWith("next-auth error", { code: "JWT_SESSION_ERROR", error: new Error("decryption failed") });
   });
 });

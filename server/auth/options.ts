@@ -78,7 +78,7 @@ export function authOptions(): NextAuthOptions {
     logger: {
       error: (code, metadata) => {
         const cause = metadata instanceof Error ? metadata : metadata.error;
-        log.error("next-auth error", { code, error: cause instanceof Error ? cause.message : undefined });
+        log.error("next-auth error", { code, error: cause instanceof Error ? cause : undefined });
       },
       warn: (code) => {
         if (code !== "NEXTAUTH_URL") log.warn("next-auth warning", { code });
@@ -104,7 +104,7 @@ export function authOptions(): NextAuthOptions {
             if (e instanceof Error && (e.message === "rate_limited" || e.message === "busy")) throw e;
             // A fault of ours (the database or Redis down): logged, and the page says so. Thrown on,
             // next-auth would put its message (a failed query's SQL) in the address it answers with.
-            log.error("sign-in could not be checked", { error: e instanceof Error ? e.message : String(e) });
+            log.error("sign-in could not be checked", { error: e });
             throw new Error("unavailable");
           });
         },

@@ -19,6 +19,7 @@ import { api, type ApiResponse } from "@/server/testing/api";
 import { setEnv } from "@/server/testing/env";
 import { forgetRemembered } from "@/server/services/idempotency/remembered";
 import { expectError } from "@/server/testing/expect-error";
+import { logOf, nextPushFailsInTheDatabase } from "@/server/testing/log";
 import { paymentBody, seedTestMerchant, type TestMerchant } from "@/server/testing/fixtures";
 import { systemClock } from "@/server/clock";
 
@@ -495,6 +496,20 @@ describe("unexpected faults", () => {
       for (const leak of ["hunter2", "ECONNREFUSED", "10.0.0.7", "stack", "Error:", "    at ", ".ts"]) expect(res.text).not.toContain(leak);
     } finally {
       sandbox.push = original;
+    }
+  });
+});
+
+describe("unexpected faults in the log", () => {
+  it("a query of the request that fails in the database is logged with its request id, SQL and reason, and without the customer's number", async () => {
+    const restorePush = nextPushFailsInTheDatabase();
+    try {
+      const { result: res, text, lines } = await logOf(() => post(paymentBody({ customer: { msisdn: "0779876543" } })));
+      const err = expectError(res, 500, "api_error", "internal");
+      expect(lines.filter((l) => l.msg === "unhandled error")).toMatchObject([{ requestId: err.request_id, error: { message: expect.stringMatching(/^Failed query: select /), cause: { message: "division by zero" } } }]);
+      expect(text).not.toContain("779876543");
+    } finally {
+      restorePush();
     }
   });
 });

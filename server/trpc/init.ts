@@ -60,7 +60,7 @@ const mapErrors = t.middleware(async ({ next, path }) => {
   if (result.ok) return result;
   const cause = result.error.cause;
   if (isServiceError(cause)) throw new TRPCError({ code: TRPC_CODE[cause.type], message: cause.message, cause });
-  if (result.error.code === "INTERNAL_SERVER_ERROR") log.error("dashboard call failed", { path, error: cause?.message ?? result.error.message });
+  if (result.error.code === "INTERNAL_SERVER_ERROR") log.error("dashboard call failed", { path, error: cause ?? result.error });
   return result;
 });
 

@@ -41,7 +41,7 @@ export async function GET(req: NextRequest): Promise<Response> {
           if (next.done) controller.close();
           else controller.enqueue(encoder.encode(next.value));
         } catch (e) {
-          log.error("payments export failed", { error: e instanceof Error ? e.message : String(e) });
+          log.error("payments export failed", { error: e });
           controller.error(e);
         }
       },

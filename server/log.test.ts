@@ -1,0 +1,39 @@
+import { describe, expect, it } from "vitest";
+import { logOf, queryFailingWith } from "@/server/testing/log";
+import { log, loggableError } from "./log";
+
+const NUMBER = "263779876543";
+
+/** The error a query with a customer's number among its parameters fails with in the database. */
+const failedQuery = () => queryFailingWith(NUMBER).catch((e: unknown) => e as Error);
+
+describe("an error in the log", () => {
+  it("a failed query: its SQL, the database's reason and SQLSTATE, and none of its parameters, in the message or the stack", async () => {
+    const e = await failedQuery();
+    // As the driver makes it: the parameters are in its message and its stack.
+    expect(e.message).toContain(NUMBER);
+    expect(e.stack).toContain(NUMBER);
+    const kept = loggableError(e);
+    expect(JSON.stringify(kept)).not.toContain(NUMBER);
+    expect(kept.message).toMatch(/^Failed query: select "id" from "payments" where "payments"."customer_msisdn" = \$1 and 1 \/ 0 = 1$/);
+    expect(kept.stack).toMatch(/^Error: Failed query: select .*\n\s+at /);
+    expect(kept.cause).toMatchObject({ message: "division by zero", code: "22012" });
+  });
+
+  it("is written whole, causes and all, wherever it sits among a line's fields", async () => {
+    const outer = new Error("starting failed", { cause: Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432", { cause: await failedQuery() }), { code: "ECONNREFUSED" }) });
+    const { text, lines } = await logOf(async () => log.error("boot", { attempt: 2, error: outer }));
+    expect(text).not.toContain(NUMBER);
+    expect(lines).toMatchObject([
+      {
+        msg: "boot",
+        attempt: 2,
+        error: {
+          name: "Error",
+          message: "starting failed",
+          cause: { message: "connect ECONNREFUSED 127.0.0.1:5432", code: "ECONNREFUSED", cause: { message: expect.stringMatching(/^Failed query: /), cause: { message: "division by zero" } } },
+        },
+      },
+    ]);
+  });
+});
