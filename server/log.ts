@@ -21,7 +21,7 @@ export function loggableError(e: Error, depth = 0): Record<string, unknown> {
     name: e.name,
     message,
     ...(typeof code === "string" ? { code } : {}),
-    stack: message === e.message ? e.stack : e.stack?.replace(e.message, message),
+    stack: message === e.message ? e.stack : e.stack?.replace(e.message, () => message),
     ...(e.cause instanceof Error && depth < CAUSE_DEPTH ? { cause: loggableError(e.cause, depth + 1) } : {}),
   };
 }
