@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { expect, test, type APIRequestContext, type Page, type Route } from "@playwright/test";
 import { seed } from "../support/seed";
-import { deleteEndpointsMade, eventOf, fillSignIn, succeededPayment, v1 } from "./support";
+import { deleteEndpointsMade, eventOf, fillSignIn, harareWallTime, succeededPayment, v1 } from "./support";
 
 test.afterEach(({ request }) => deleteEndpointsMade(request));
 
@@ -197,6 +197,40 @@ test("replay waits for the endpoints, and says when they could not be read rathe
   await expect(replay.getByLabel("Send to")).toContainText(url);
   await expect(unread).toHaveCount(0);
   await expect(replay.getByRole("button", { name: "Replay event" })).toBeEnabled();
+});
+
+test("a window's replay that takes a while says it is still queueing and for how long, then what it queued", async ({ page, request }) => {
+  const endpoint = await v1<{ id: string }>(request, "POST", "/v1/webhook_endpoints", { url: "http://127.0.0.1:9/slow-window", enabled_events: ["payment.succeeded"] });
+  const paid = await succeededPayment(request);
+  const { created_at } = await v1<{ created_at: string }>(request, "GET", `/v1/events/${await eventOf(request, paid.id, "payment.succeeded")}`);
+  // The queueing is done at once; its answer is held back, as a window of many thousand events would hold it.
+  let answer!: () => void;
+  const answered = new Promise<void>((resolve) => (answer = resolve));
+  await page.route(/\/api\/trpc\/[^?]*events\.replayWindow/, async (route) => {
+    if (!route.request().postData()?.includes('"dryRun":false')) return route.continue();
+    const response = await route.fetch();
+    await answered;
+    await route.fulfill({ response });
+  });
+
+  await page.goto(`/dashboard/events?from=${harareWallTime(created_at, -1_000)}&to=${harareWallTime(created_at, 1_000)}&type=payment.succeeded`);
+  await page.getByRole("button", { name: "Replay a time window…" }).click();
+  const panel = page.getByRole("region", { name: "Replay a time window" });
+  await panel.getByRole("combobox", { name: "To", exact: true }).selectOption(endpoint.id);
+  await panel.getByRole("button", { name: "Count (dry run)" }).click();
+  await panel.getByRole("button", { name: /^Queue \d+ deliver/ }).click();
+  await expect(panel.getByRole("button", { name: "Queueing…" })).toBeDisabled();
+  // Quiet at first (a usual window is queued in well under a second), then said, with a count of seconds that goes on.
+  const still = panel.getByText(/^Still queueing \(\d+ s so far\): a large window takes a while\. It goes on if you leave this page/);
+  await expect(still).toHaveCount(0);
+  await expect(still).toBeVisible();
+  const seconds = async () => Number(/\((\d+) s/.exec((await still.textContent()) ?? "")?.[1]);
+  const first = await seconds();
+  expect(first).toBeGreaterThanOrEqual(2);
+  await expect.poll(seconds).toBeGreaterThan(first);
+  answer();
+  await expect(panel.getByRole("status").filter({ hasText: /^Queued \d+ deliver/ })).toBeVisible();
+  await expect(still).toHaveCount(0);
 });
 
 test("a revoke or deactivation whose answer was lost says it may have been done, and the list is read again", async ({ page, request }) => {

@@ -1,7 +1,7 @@
 "use client";
 
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { useRef, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import type { EventType } from "@/server/domain/events";
 import { errorMessage, useTRPC } from "../trpc";
 import { cancelOnEscape, useSingleFlightMutation } from "../kit";
@@ -10,6 +10,24 @@ import { plural } from "@/components/ui/plural";
 import { harareWallTimeToIso } from "@/server/domain/harare-time";
 
 type Form = { from: string; to: string; type: string; endpointId: string; onlyUndelivered: boolean };
+
+/** After this long, a queueing that has not answered says it is still going, and for how long. */
+const STILL_QUEUEING_AFTER_S = 2;
+
+/** Whole seconds since `running` became true; 0 while it is false. */
+function useSecondsRunning(running: boolean): number {
+  const [seconds, setSeconds] = useState(0);
+  useEffect(() => {
+    if (!running) return;
+    const started = Date.now();
+    const tick = setInterval(() => setSeconds(Math.floor((Date.now() - started) / 1000)), 1000);
+    return () => {
+      clearInterval(tick);
+      setSeconds(0);
+    };
+  }, [running]);
+  return seconds;
+}
 
 
 /**
@@ -35,6 +53,8 @@ export function ReplayWindow({ initial, onClose }: { initial: { from: string; to
   const endpoints = useQuery(trpc.webhooks.list.queryOptions({ limit: 100 }));
   const count = useSingleFlightMutation(trpc.events.replayWindow.mutationOptions());
   const queue = useSingleFlightMutation(trpc.events.replayWindow.mutationOptions());
+  // A large window takes a while (batches of 500 events): the wait says it is still going.
+  const queueingFor = useSecondsRunning(queue.isPending);
 
   const from = harareWallTimeToIso(form.from);
   const to = harareWallTimeToIso(form.to);
@@ -151,6 +171,12 @@ export function ReplayWindow({ initial, onClose }: { initial: { from: string; to
               </button>
             </div>
           )}
+          {queue.isPending && queueingFor >= STILL_QUEUEING_AFTER_S ? (
+            <p>
+              Still queueing (<span aria-live="off">{queueingFor} s</span> so far): a large window takes a while. It goes on if you leave this page; each event&apos;s page
+              shows its deliveries.
+            </p>
+          ) : null}
         </div>
       ) : null}
       {queue.error ? (
