@@ -1,11 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test } from "@playwright/test";
+import { pageOverflow } from "../support/layout";
 import { createLink, createSession, pay, searchPayments, statusRegion, testHelper } from "./support";
 
 /** What every customer needs whatever their phone: 320 px, a keyboard, and a clock that may be wrong. */
-
-/** How far the page reaches past the screen's width: 0 when nothing needs sideways scrolling. */
-const overflow = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
 
 test("readable at 320 px: no sideways scrolling, the amount and the button in view (screenshots kept)", async ({ page, request }, testInfo) => {
   await page.setViewportSize({ width: 320, height: 640 });
@@ -13,12 +11,12 @@ test("readable at 320 px: no sideways scrolling, the amount and the button in vi
   await page.goto(`/checkout/${session.id}`);
   await expect(page.locator(".amount")).toBeInViewport();
   await expect(page.getByRole("button", { name: /^Pay / })).toBeInViewport();
-  expect(await overflow(page)).toBe(0);
+  expect(await pageOverflow(page)).toBe(0);
   await page.screenshot({ path: testInfo.outputPath("checkout-320-form.png"), fullPage: true });
 
   await pay(page, "0770000003");
   await expect(statusRegion(page).getByRole("timer")).toBeVisible();
-  expect(await overflow(page)).toBe(0);
+  expect(await pageOverflow(page)).toBe(0);
   await page.screenshot({ path: testInfo.outputPath("checkout-320-waiting.png"), fullPage: true });
   await testInfo.attach("checkout-320-waiting", { path: testInfo.outputPath("checkout-320-waiting.png"), contentType: "image/png" });
 });
@@ -27,7 +25,7 @@ test("a checkout's longest reference wraps at 320 px, also where an unresolved p
   await page.setViewportSize({ width: 320, height: 640 });
   const session = await createSession(request, { reference: `order-${"9".repeat(240)}-${randomUUID().slice(0, 8)}` });
   await page.goto(`/checkout/${session.id}`);
-  expect(await overflow(page)).toBe(0);
+  expect(await pageOverflow(page)).toBe(0);
   await pay(page, "0770000003");
   await expect(statusRegion(page).getByRole("timer")).toBeVisible();
   // The session's one attempt, found by the end of its reference.
@@ -36,7 +34,7 @@ test("a checkout's longest reference wraps at 320 px, also where an unresolved p
   await testHelper(request, paymentId, "unknown");
   await testHelper(request, paymentId, "age");
   await expect(statusRegion(page)).toContainText(`quote reference ${session.reference}#1.`, { timeout: 15_000 });
-  expect(await overflow(page)).toBe(0);
+  expect(await pageOverflow(page)).toBe(0);
 });
 
 test("usable by keyboard alone: tab to the labelled field, type, Enter pays", async ({ page, request }) => {

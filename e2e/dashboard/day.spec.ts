@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { expect, test, type Locator, type Page, type Route } from "@playwright/test";
 import { verifySignatureHeader } from "../../server/domain/signatures";
+import { pageOverflow, tablesWiderThanTheirBox } from "../support/layout";
 import { receiver } from "../support/receiver";
 import { bearer, seed } from "../support/seed";
 import { addTeamMember, addTeamMemberShown, deleteEndpointsMade, deliveredEvent, endpointMade, eventOf, fillSignIn, harareWallTime, keep, payLinkAndLeave, succeededPayment, testEventsAt, v1 } from "./support";
@@ -894,10 +895,8 @@ test("at 1280 px no table of the dashboard needs sideways scrolling", async ({ p
     for (const path of ["/dashboard", "/dashboard/payments", "/dashboard/events", "/dashboard/webhooks", `/dashboard/webhooks/${endpoint.id}`, "/dashboard/payment-links", "/dashboard/checkout-sessions", "/dashboard/settlements", "/dashboard/api-keys", "/dashboard/team", "/dashboard/security"]) {
       await page.goto(path);
       await page.waitForLoadState("networkidle");
-      const tables = page.locator(".table-wrap");
-      await expect(tables.first(), path).toBeVisible();
-      const wider = await tables.evaluateAll((els) => els.filter((e) => e.scrollWidth > e.clientWidth + 1).map((e) => `${e.scrollWidth} > ${e.clientWidth}`));
-      expect(wider, `${path}: tables wider than their box`).toEqual([]);
+      await expect(page.locator(".table-wrap").first(), path).toBeVisible();
+      expect(await tablesWiderThanTheirBox(page), `${path}: tables wider than their box`).toEqual([]);
     }
   } finally {
     down.close();
@@ -919,12 +918,8 @@ test("the longest values people may type wrap in their box, at 1280 and 390 px: 
   const fits = async (where: string, tables: boolean) => {
     for (const width of [1280, 390]) {
       await page.setViewportSize({ width, height: 900 });
-      const wider = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-      expect(wider, `${where} at ${width} px: the page scrolls sideways by`).toBeLessThanOrEqual(0);
-      if (tables && width === 1280) {
-        const wide = await page.locator(".table-wrap").evaluateAll((els) => els.filter((e) => e.scrollWidth > e.clientWidth + 1).map((e) => `${e.scrollWidth} > ${e.clientWidth}`));
-        expect(wide, `${where}: tables wider than their box`).toEqual([]);
-      }
+      expect(await pageOverflow(page), `${where} at ${width} px: the page scrolls sideways by`).toBeLessThanOrEqual(0);
+      if (tables && width === 1280) expect(await tablesWiderThanTheirBox(page), `${where}: tables wider than their box`).toEqual([]);
     }
     await page.setViewportSize({ width: 1280, height: 900 });
   };
