@@ -21,6 +21,18 @@ describe("an error in the log", () => {
     expect(kept.cause).toMatchObject({ message: "division by zero", code: "22012" });
   });
 
+  it("a failed query made by another copy of drizzle (the production build holds several) is kept the same way", async () => {
+    const e = await failedQuery();
+    // Not drizzle's class as this module imports it: its shape only, as another copy of drizzle makes it.
+    const copy = Object.assign(new Error(e.message, { cause: e.cause }), { query: (e as Error & { query: string }).query, params: [NUMBER] });
+    copy.stack = e.stack;
+    expect(loggableError(copy)).toEqual(loggableError(e));
+    expect(JSON.stringify(loggableError(copy))).not.toContain(NUMBER);
+    // The database's own error carries the query and its parameters as fields, but its message names neither: it is kept as it is.
+    const own = Object.assign(new Error("division by zero"), { query: "select 1 / 0 where $1 = $1", params: [NUMBER] });
+    expect(loggableError(own).message).toBe("division by zero");
+  });
+
   it("is written whole, causes and all, wherever it sits among a line's fields", async () => {
     const outer = new Error("starting failed", { cause: Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432", { cause: await failedQuery() }), { code: "ECONNREFUSED" }) });
     const { text, lines } = await logOf(async () => log.error("boot", { attempt: 2, error: outer }));

@@ -1,4 +1,3 @@
-import { DrizzleQueryError } from "drizzle-orm/errors";
 import { env } from "./env";
 
 const LEVELS = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 } as const;
@@ -15,7 +14,7 @@ const CAUSE_DEPTH = 3;
  * the same reason.
  */
 export function loggableError(e: Error, depth = 0): Record<string, unknown> {
-  const message = e instanceof DrizzleQueryError ? `Failed query: ${e.query}` : e.message;
+  const message = isFailedQuery(e) ? `Failed query: ${e.query}` : e.message;
   const code = (e as { code?: unknown }).code;
   return {
     name: e.name,
@@ -24,6 +23,16 @@ export function loggableError(e: Error, depth = 0): Record<string, unknown> {
     stack: message === e.message ? e.stack : e.stack?.replace(e.message, () => message),
     ...(e.cause instanceof Error && depth < CAUSE_DEPTH ? { cause: loggableError(e.cause, depth + 1) } : {}),
   };
+}
+
+/**
+ * A query that failed in drizzle, known by its shape (DrizzleQueryError's message, `query` and
+ * `params`) rather than its class: the production build holds more than one copy of drizzle (the
+ * database is opened by the boot code's, and a route has its own), so `instanceof` misses it.
+ */
+function isFailedQuery(e: Error): e is Error & { query: string } {
+  const { query, params } = e as { query?: unknown; params?: unknown };
+  return typeof query === "string" && Array.isArray(params) && e.message.startsWith(`Failed query: ${query}\nparams: `);
 }
 
 function write(level: Level, msg: string, fields?: Record<string, unknown>): void {
