@@ -1,4 +1,5 @@
 import { MAX_ATTEMPT_KEYS } from "@/server/domain/hosted";
+import { loggingFaults } from "@/server/http/faults";
 import { viewCheckoutPage } from "@/server/services/hosted/view-checkout-page";
 import { systemContext } from "@/server/system-context";
 import { hostedStatus } from "../../../status-response";
@@ -8,5 +9,5 @@ import { hostedStatus } from "../../../status-response";
 export async function GET(request: Request, { params }: { params: Promise<{ id: string }> }): Promise<Response> {
   const { id } = await params;
   const attemptKeys = new URL(request.url).searchParams.getAll("attempt").slice(0, MAX_ATTEMPT_KEYS);
-  return hostedStatus(await viewCheckoutPage(await systemContext(), id, attemptKeys));
+  return hostedStatus(await loggingFaults("checkout status could not be loaded", async () => viewCheckoutPage(await systemContext(), id, attemptKeys)));
 }
