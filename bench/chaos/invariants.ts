@@ -205,3 +205,20 @@ export async function everyDeliveryDelivered(sql: Sql, merchantId: string): Prom
     detail: `${total} deliveries ${JSON.stringify(by)}, ${attempts} attempts recorded${sample(notDelivered.map((d) => `${d.id} ${d.status} after ${d.attempt_count} attempts, next ${d.next_attempt_at?.toISOString() ?? "-"}`))}`,
   };
 }
+
+/**
+ * 6: the output of every server of the run holds no customer's number, in any form it is written
+ * in (`263…`, `0…`, `+263 …`: each holds the national number): the faults a crash makes (a query
+ * cut off, PostgreSQL gone) are logged with their queries, never the queries' parameters.
+ */
+export function noCustomerNumberLogged(serverOutput: string, msisdns: readonly string[]): Check {
+  const national = [...new Set(msisdns)].map((m) => m.replace(/^263/, ""));
+  const lines = serverOutput.split("\n");
+  const found = lines.filter((line) => national.some((n) => line.includes(n)));
+  const errors = lines.filter((line) => line.startsWith('{"level":"error"')).length;
+  return {
+    name: "no customer number in the servers' output",
+    pass: found.length === 0,
+    detail: `${lines.length} lines (${errors} errors logged) searched for ${national.length} numbers; ${found.length} lines hold one${sample(found.map((l) => l.slice(0, 200)))}`,
+  };
+}

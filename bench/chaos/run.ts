@@ -27,7 +27,7 @@
  *   --port P           port of next start (default 3320); the receiver listens on P + 1
  */
 import { randomBytes } from "node:crypto";
-import { appendFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -41,6 +41,7 @@ import {
   everyDeliveryDelivered,
   everyEventReceived,
   everyKeyAnswered,
+  noCustomerNumberLogged,
   noEventForRolledBackChange,
   oneOutcomeEventEach,
   onePaymentPerKey,
@@ -334,6 +335,8 @@ async function main(): Promise<number> {
   print(await everyDeliveryDelivered(sql, merchant.merchant_id));
   print(await everyEventReceived(sql, merchant.merchant_id, after.received));
   print(await noEventForRolledBackChange(sql, merchant.merchant_id));
+  // The servers killed so far, then the one still running.
+  print(noCustomerNumberLogged(readFileSync(state.serverLog, "utf8") + (state.server?.output() ?? ""), [...orders, ...extraOrders].map((o) => o.msisdn)));
 
   const failed = checks.filter((c) => !c.pass).length;
   process.stdout.write(
