@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { sql } from "drizzle-orm";
+import { entityKind, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { getDb } from "./client";
+import { getDb, type Db } from "./client";
 import { rowsOf } from "./rows";
 import { afterCommit, inTransaction, isTransaction } from "./transaction";
 
@@ -34,6 +34,21 @@ describe("inTransaction", () => {
       }),
     ).rejects.toThrow("boom");
     expect(await ids()).toEqual(["kept"]);
+  });
+
+  it("knows a transaction of another copy of drizzle (the production build holds several) by its kind", async () => {
+    const db = await getDb();
+    await db.transaction(async (tx) => {
+      // Classes of the same kinds that are not the ones this module's drizzle made: as another copy's are.
+      class OtherCopyPgTransaction {
+        static readonly [entityKind]: string = "PgTransaction";
+      }
+      class OtherCopyDriverTransaction extends OtherCopyPgTransaction {
+        static override readonly [entityKind]: string = (tx.constructor as unknown as Record<symbol, string>)[entityKind]!;
+      }
+      expect(isTransaction(Object.assign(new OtherCopyDriverTransaction(), tx) as unknown as Db)).toBe(true);
+      expect(isTransaction({ ...tx } as unknown as Db)).toBe(false);
+    });
   });
 
   it("runs in the caller's transaction when given one: no savepoint, so a failure undoes the caller's writes too", async () => {

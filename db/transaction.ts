@@ -1,10 +1,15 @@
-import { sql } from "drizzle-orm";
+import { is, sql } from "drizzle-orm";
 import { PgTransaction } from "drizzle-orm/pg-core";
 import type { Db } from "./client";
 
-/** True when `db` is a transaction's handle (drizzle passes one to transaction callbacks as a Db). */
+/**
+ * True when `db` is a transaction's handle (drizzle passes one to transaction callbacks as a Db).
+ * By drizzle's kind, not its class (`is`, not `instanceof`): the production build holds more than
+ * one copy of drizzle, and the database is opened by whichever copy asked first, so a
+ * transaction of it need not be an instance of the PgTransaction this module imports.
+ */
 export function isTransaction(db: Db): boolean {
-  return db instanceof PgTransaction;
+  return is(db, PgTransaction);
 }
 
 /** What to do once each open transaction (begun by inTransaction) has committed. */
