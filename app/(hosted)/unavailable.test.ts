@@ -56,6 +56,8 @@ describe("a hosted page whose view cannot be loaded (a fault on our side)", () =
     expect(html).toContain("This page can&#x27;t be shown just now");
     expect(html).toContain("If you approved a payment on your phone, it is not affected");
     expect(html).toContain(`<a href="/pay/${linkId}?payment=${query.payment}">Try again</a>`);
+    // Without JavaScript it loads itself again every 10 s; with it, once its status route answers.
+    expect(html).toContain('<noscript><meta http-equiv="refresh" content="10"/></noscript>');
     expect(html).toContain(lines[0]!.reference);
     expect(html).not.toMatch(/fail/i);
     // Its title (in a request, the page and its title share one load: React's cache).
