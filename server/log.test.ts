@@ -9,11 +9,7 @@ const failedQuery = () => queryFailingWith(NUMBER).catch((e: unknown) => e as Er
 
 describe("an error in the log", () => {
   it("a failed query: its SQL, the database's reason and SQLSTATE, and none of its parameters, in the message or the stack", async () => {
-    const e = await failedQuery();
-    // As the driver makes it: the parameters are in its message and its stack.
-    expect(e.message).toContain(NUMBER);
-    expect(e.stack).toContain(NUMBER);
-    const kept = loggableError(e);
+    const kept = loggableError(await failedQuery());
     expect(JSON.stringify(kept)).not.toContain(NUMBER);
     expect(kept.message).toMatch(/^Failed query: select "id" from "payments" where "payments"."customer_msisdn" = \$1 and 1 \/ 0 = 1$/);
     // The SQL's placeholders kept as they are ($1 is not read as a replacement pattern).
@@ -21,13 +17,14 @@ describe("an error in the log", () => {
     expect(kept.cause).toMatchObject({ message: "division by zero", code: "22012" });
   });
 
-  it("a failed query made by another copy of drizzle (the production build holds several) is kept the same way", async () => {
-    const e = await failedQuery();
+  it("a failed query whose message names its parameters (as drizzle writes it without patches/, whatever copy made it) is kept without them", async () => {
+    const e = (await failedQuery()) as Error & { query: string };
     // Not drizzle's class as this module imports it: its shape only, as another copy of drizzle makes it.
-    const copy = Object.assign(new Error(e.message, { cause: e.cause }), { query: (e as Error & { query: string }).query, params: [NUMBER] });
-    copy.stack = e.stack;
-    expect(loggableError(copy)).toEqual(loggableError(e));
-    expect(JSON.stringify(loggableError(copy))).not.toContain(NUMBER);
+    const unpatched = Object.assign(new Error(`Failed query: ${e.query}\nparams: ${NUMBER}`, { cause: e.cause }), { query: e.query, params: [NUMBER] });
+    expect(unpatched.stack).toContain(NUMBER);
+    const kept = loggableError(unpatched);
+    expect(kept).toMatchObject({ message: `Failed query: ${e.query}`, stack: expect.stringMatching(/^Error: Failed query: select .*\n\s+at /), cause: { message: "division by zero" } });
+    expect(JSON.stringify(kept)).not.toContain(NUMBER);
     // The database's own error carries the query and its parameters as fields, but its message names neither: it is kept as it is.
     const own = Object.assign(new Error("division by zero"), { query: "select 1 / 0 where $1 = $1", params: [NUMBER] });
     expect(loggableError(own).message).toBe("division by zero");

@@ -26,9 +26,11 @@ export function loggableError(e: Error, depth = 0): Record<string, unknown> {
 }
 
 /**
- * A query that failed in drizzle, known by its shape (DrizzleQueryError's message, `query` and
- * `params`) rather than its class: the production build holds more than one copy of drizzle (the
- * database is opened by the boot code's, and a route has its own), so `instanceof` misses it.
+ * A query that failed in drizzle with its parameters in its message, known by its shape
+ * (DrizzleQueryError's message, `query` and `params`) rather than its class: the production build
+ * holds more than one copy of drizzle, so `instanceof` misses it. drizzle as patched here
+ * (patches/) no longer writes them there, so that what Next prints or Inngest is sent of the error
+ * holds none either; this keeps the log right for an error made without the patch.
  */
 function isFailedQuery(e: Error): e is Error & { query: string } {
   const { query, params } = e as { query?: unknown; params?: unknown };
