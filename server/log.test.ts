@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { logOf, queryFailingWith } from "@/server/testing/log";
-import { log, loggableError } from "./log";
+import { inngest } from "./jobs/inngest/client";
+import { log, logFor, loggableError } from "./log";
 
 const NUMBER = "263779876543";
 
@@ -45,5 +46,27 @@ describe("an error in the log", () => {
         },
       },
     ]);
+  });
+
+  it("a library's calls (Inngest's SDK), Pino's way or the console's, are JSON lines of it under their source", async () => {
+    const error = await failedQuery();
+    const { text, lines } = await logOf(async () => {
+      const lib = logFor("inngest");
+      lib.error({ err: error, runId: "01RUN" }, "function failed");
+      lib.error("giving up after", 5, "tries");
+      lib.error(new Error("sync refused"));
+      lib.warn("not written at LOG_LEVEL=error");
+    });
+    expect(lines).toMatchObject([
+      { level: "error", msg: "function failed", source: "inngest", runId: "01RUN", error: { message: expect.stringMatching(/^Failed query: /), cause: { message: "division by zero" } } },
+      { level: "error", msg: "giving up after", source: "inngest", values: [5, "tries"] },
+      { level: "error", msg: "sync refused", source: "inngest", error: { name: "Error", message: "sync refused" } },
+    ]);
+    expect(text).not.toContain(NUMBER);
+  });
+
+  it("is what the Inngest client logs with", async () => {
+    const { lines } = await logOf(async () => inngest.logger.error({ functionId: "expire-payment" }, "probe"));
+    expect(lines).toMatchObject([{ level: "error", msg: "probe", source: "inngest", functionId: "expire-payment" }]);
   });
 });

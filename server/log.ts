@@ -43,6 +43,32 @@ function write(level: Level, msg: string, fields?: Record<string, unknown>): voi
   (level === "error" || level === "warn" ? process.stderr : process.stdout).write(`${line}\n`);
 }
 
+/** A call's arguments as a library logs them: Pino's way `(fields, message, …)` or the console's `(message, …values)`. */
+function fromArgs(args: unknown[]): [string, Record<string, unknown>] {
+  const [first, second, ...rest] = args;
+  const more = (values: unknown[]) => (values.length ? { values } : {});
+  if (typeof first === "object" && first !== null && !(first instanceof Error) && typeof second === "string") {
+    // Pino's name for an error is `err`; ours is `error`.
+    const { err, ...fields } = first as Record<string, unknown>;
+    return [second, { ...fields, ...(err === undefined ? {} : { error: err }), ...more(rest) }];
+  }
+  if (typeof first === "string") return [first, more(args.slice(1))];
+  if (first instanceof Error) return [first.message, { error: first, ...more(args.slice(1)) }];
+  return ["", more(args)];
+}
+
+/**
+ * The log for a library that takes a logger (Inngest's SDK): each call is one JSON line with the
+ * library's name as `source`, its errors kept as every error is (loggableError), at LOG_LEVEL.
+ */
+export function logFor(source: string): Record<Level, (...args: unknown[]) => void> {
+  const at = (level: Level) => (...args: unknown[]) => {
+    const [msg, fields] = fromArgs(args);
+    write(level, msg, { source, ...fields });
+  };
+  return { debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
+}
+
 /** Structured one-line JSON logs. Never log secrets, keys or full phone numbers. */
 export const log = {
   debug: (msg: string, fields?: Record<string, unknown>) => write("debug", msg, fields),

@@ -2,6 +2,7 @@ import { Inngest, eventType } from "inngest";
 import { z } from "zod";
 import type { QueuedDelivery } from "@/server/domain/webhooks";
 import { env } from "@/server/env";
+import { logFor } from "@/server/log";
 
 // Configuration is passed explicitly so the SDK's settings come from server/env.ts too.
 // INNGEST_DEV may be the dev server's URL, which then is where events go and functions are synced.
@@ -12,6 +13,8 @@ export const inngest = new Inngest({
   signingKey: env().INNGEST_SIGNING_KEY,
   baseUrl: env().INNGEST_BASE_URL ?? (typeof dev === "string" ? dev : undefined),
   isDev: dev !== false,
+  // The SDK's own lines (a run that failed, a sync) as JSON lines of the log, errors kept as every error is.
+  logger: logFor("inngest"),
 });
 
 /** A payment now waits for its customer until `expires_at`. */
