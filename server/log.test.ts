@@ -52,7 +52,7 @@ describe("an error in the log", () => {
     const error = await failedQuery();
     const { text, lines } = await logOf(async () => {
       const lib = logFor("inngest");
-      lib.error({ err: error, runId: "01RUN" }, "function failed");
+      lib.error({ err: error, runId: "01RUN", level: 30, msg: "theirs" }, "function failed");
       lib.error("giving up after", 5, "tries");
       lib.error(new Error("sync refused"));
       lib.warn("not written at LOG_LEVEL=error");

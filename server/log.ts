@@ -48,8 +48,8 @@ function fromArgs(args: unknown[]): [string, Record<string, unknown>] {
   const [first, second, ...rest] = args;
   const more = (values: unknown[]) => (values.length ? { values } : {});
   if (typeof first === "object" && first !== null && !(first instanceof Error) && typeof second === "string") {
-    // Pino's name for an error is `err`; ours is `error`.
-    const { err, ...fields } = first as Record<string, unknown>;
+    // Pino's name for an error is `err`; ours is `error`. The line's own level, time and message stand.
+    const { err, level: _level, time: _time, msg: _msg, ...fields } = first as Record<string, unknown>;
     return [second, { ...fields, ...(err === undefined ? {} : { error: err }), ...more(rest) }];
   }
   if (typeof first === "string") return [first, more(args.slice(1))];
