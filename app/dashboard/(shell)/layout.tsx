@@ -15,11 +15,14 @@ export const metadata = { title: { default: "Dashboard", template: "%s · Mari d
 export default async function ShellLayout({ children }: { children: ReactNode }) {
   const loaded = await loggingFaults("dashboard page could not be loaded", currentStaff);
   // The page asked for (proxy.ts sets it on every page request; a client's own value is replaced).
-  const path = (await headers()).get(PAGE_PATH_HEADER);
-  if (!loaded.ok) return <DashboardUnavailable reference={loaded.reference} retryPath={path?.startsWith("/dashboard") ? path : "/dashboard"} />;
+  const pagePath = async () => (await headers()).get(PAGE_PATH_HEADER);
+  if (!loaded.ok) {
+    const path = await pagePath();
+    return <DashboardUnavailable reference={loaded.reference} retryPath={path?.startsWith("/dashboard") ? path : "/dashboard"} />;
+  }
   const { session: me, livemode } = loaded.value;
   // A session that ended (signed out elsewhere, removed, run out) with its cookie still there.
-  if (!me) redirect(signInPath(path));
+  if (!me) redirect(signInPath(await pagePath()));
   return (
     <DashboardProviders livemode={livemode}>
       <DashboardShell merchantName={me.merchant.name} email={me.staff.email} role={me.staff.role} livemode={livemode}>

@@ -33,8 +33,10 @@ export async function generateMetadata(props: Props): Promise<Metadata> {
 // /checkout/{cs_id} – a checkout session's page
 export default async function CheckoutSessionPage(props: Props) {
   const { id, loaded, amountChanged, refusedInProgress } = await load(props);
-  const path = `/checkout/${encodeURIComponent(id)}`;
-  if (!loaded.ok) return <HostedUnavailable reference={loaded.reference} retryPath={path} statusPath={`${path}/status`} />;
+  if (!loaded.ok) {
+    const path = `/checkout/${encodeURIComponent(id)}`;
+    return <HostedUnavailable reference={loaded.reference} retryPath={path} statusPath={`${path}/status`} />;
+  }
   const page = loaded.value;
   if (!page) notFound();
   const nonce = (await headers()).get("x-nonce") ?? undefined;

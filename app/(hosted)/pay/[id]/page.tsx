@@ -25,10 +25,7 @@ async function load({ params, searchParams }: Props) {
   await connection();
   const [{ id }, query] = await Promise.all([params, searchParams]);
   const paymentId = typeof query.payment === "string" ? query.payment : undefined;
-  // Trying again asks for the same attempt the page was following.
-  const followed = paymentId ? `?payment=${encodeURIComponent(paymentId)}` : "";
-  const path = `/pay/${encodeURIComponent(id)}`;
-  return { id, path: `${path}${followed}`, statusPath: `${path}/status${followed}`, loaded: await view(id, paymentId), amountChanged: query[AMOUNT_CHANGED_PARAM] !== undefined };
+  return { id, paymentId, loaded: await view(id, paymentId), amountChanged: query[AMOUNT_CHANGED_PARAM] !== undefined };
 }
 
 export async function generateMetadata(props: Props): Promise<Metadata> {
@@ -39,8 +36,13 @@ export async function generateMetadata(props: Props): Promise<Metadata> {
 
 // /pay/{plink_id} – a payment link's page; `?payment=` follows the attempt made on it
 export default async function PaymentLinkPage(props: Props) {
-  const { id, path, statusPath, loaded, amountChanged } = await load(props);
-  if (!loaded.ok) return <HostedUnavailable reference={loaded.reference} retryPath={path} statusPath={statusPath} />;
+  const { id, paymentId, loaded, amountChanged } = await load(props);
+  if (!loaded.ok) {
+    // Trying again asks for the same attempt the page was following.
+    const path = `/pay/${encodeURIComponent(id)}`;
+    const followed = paymentId ? `?payment=${encodeURIComponent(paymentId)}` : "";
+    return <HostedUnavailable reference={loaded.reference} retryPath={`${path}${followed}`} statusPath={`${path}/status${followed}`} />;
+  }
   const page = loaded.value;
   if (!page) notFound();
   const nonce = (await headers()).get("x-nonce") ?? undefined;
