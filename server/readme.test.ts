@@ -3,6 +3,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { METADATA_MAX_KEYS } from "./domain/metadata";
 import { MAX_AMOUNT } from "./domain/money";
+import { NETWORK_NAMES, networkOf } from "./domain/msisdn-rules";
 import { UNKNOWN_CHECK_DELAYS_S } from "./domain/reconcile-schedule";
 import { REFUND_CHECK_DELAYS_S } from "./domain/refund-schedule";
 import { DEGRADED_AFTER_FAILURES, DELIVERY_LEASE_MS, MAX_ENDPOINTS, RETRY_DELAYS_S } from "./domain/webhooks";
@@ -89,6 +90,17 @@ describe("README", () => {
       .map(([n]) => ticked(n!)[0])
       .filter((n): n is string => n !== undefined);
     expect(numbers).toEqual(Object.keys(SANDBOX_NUMBERS));
+  });
+
+  it("names each wallet with the prefixes the code routes to it", () => {
+    const intro = readme.slice(0, readme.indexOf("\n## "));
+    const prefixes = new Map<string, string[]>();
+    for (let d = 0; d <= 9; d++) {
+      const network = networkOf(`2637${d}1234567`);
+      if (network) prefixes.set(NETWORK_NAMES[network], [...(prefixes.get(NETWORK_NAMES[network]) ?? []), `07${d}`]);
+    }
+    const named = [...intro.matchAll(/(\w+)\s+\((?:numbers\s+)?(07\d(?:\s+and\s+07\d)*)\)/g)].map(([, wallet, list]) => [wallet, list!.split(/\s+and\s+/)]);
+    expect(Object.fromEntries(named)).toEqual(Object.fromEntries(prefixes));
   });
 
   it("states the schedules and limits the code uses", () => {
