@@ -4,7 +4,6 @@ import { createLink, createSession, numberError, pay, statusRegion } from "./sup
 
 /** The hosted pages in each state a customer meets, checked by axe-core in a phone-sized Chromium. */
 test("the pay page passes axe's checks in every state: the form, a wrong number, declined, paid, the prompt", async ({ page, request }) => {
-  test.setTimeout(60_000);
   const link = await createLink(request, { description: "Grade 7 school fees" });
   await page.goto(`/pay/${link.id}`);
   await expect(page.getByRole("button", { name: /^Pay / })).toBeVisible();
