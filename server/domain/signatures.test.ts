@@ -54,6 +54,13 @@ describe("signatures", () => {
     expect(verifySignatureHeader(signatureHeader(["s"], t - 301, body), body, ["s"], lateInSecond)).toBe(false);
   });
 
+  it("verifies nothing with an empty secret, even a header signed with one", () => {
+    const header = signatureHeader([""], t, body);
+    expect(verifySignatureHeader(header, body, [""], now)).toBe(false);
+    expect(verifySignatureHeader(header, body, [], now)).toBe(false);
+    expect(verifySignatureHeader(signatureHeader(["s"], t, body), body, ["", "s"], now)).toBe(true);
+  });
+
   it("accepts a timestamp at the edge of the tolerance", () => {
     expect(verifySignatureHeader(signatureHeader(["s"], t - 300, body), body, ["s"], now)).toBe(true);
     expect(verifySignatureHeader(null, body, ["s"], now)).toBe(false);

@@ -18,7 +18,8 @@ export function signatureHeader(secrets: readonly string[], timestamp: number, r
  * (see the README's Next.js route handler). Pass the raw body, before any JSON parsing.
  *
  * Verifies a `t=…,v1=…` header the way the spec tells receivers to: parse, refuse a timestamp
- * more than 300 s from now, recompute, compare in constant time. Any v1 matching any secret passes.
+ * more than 300 s from now, recompute, compare in constant time. Any v1 matching any secret passes;
+ * an empty secret matches nothing.
  */
 export function verifySignatureHeader(
   header: string | null,
@@ -38,7 +39,9 @@ export function verifySignatureHeader(
   if (timestamp === undefined || candidates.length === 0) return false;
   // Whole seconds, as `t` is: 300 s means 300 s however many milliseconds into the second now is.
   if (Math.abs(Math.floor(now.getTime() / 1000) - timestamp) > toleranceSeconds) return false;
+  // An empty secret (a variable that was never set, read as "") would let anyone sign.
   return secrets.some((secret) => {
+    if (!secret) return false;
     const expected = Buffer.from(signPayload(secret, timestamp!, rawBody), "hex");
     return candidates.some((c) => timingSafeEqual(expected, Buffer.from(c, "hex")));
   });
