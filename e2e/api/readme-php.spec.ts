@@ -1,0 +1,141 @@
+import { spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer as createHttpServer } from "node:http";
+import { createServer, type AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { expect, test } from "@playwright/test";
+import { signatureHeader } from "../../server/domain/signatures";
+import { installed, readmeCodeBlocks } from "../../server/testing/readme-blocks";
+import { bearer, seed } from "../support/seed";
+
+/**
+ * The README's PHP, its blocks as they stand there, against the production server: the client
+ * that charges and retries with the same Idempotency-Key, and the webhook endpoint served by
+ * `php -S`. CI installs php-cli; a local run without PHP skips these, saying why.
+ */
+test.skip(!installed("php") && !process.env.CI, "needs PHP (php-cli) to run the README's code");
+
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+/** The README's PHP blocks under `heading`, by a line each holds. */
+function phpBlock(heading: string, holding: string): string {
+  const block = readmeCodeBlocks(heading, "php").find((b) => b.includes(holding));
+  expect(block, `the README has the PHP block with ${holding}`).toBeDefined();
+  return block!;
+}
+
+test("the README's PHP client, its first answer lost after the payment was made, gets it back by retrying: one payment", async ({ request }) => {
+  const heading = "### Charging from PHP, retrying safely";
+  const dir = mkdtempSync(path.join(tmpdir(), "mari-php-client-"));
+  writeFileSync(path.join(dir, "mari-client.php"), phpBlock(heading, "function mari_post"));
+  writeFileSync(path.join(dir, "charge.php"), phpBlock(heading, "require __DIR__ . '/mari-client.php'"));
+  writeFileSync(path.join(dir, "run.php"), "<?php\nrequire __DIR__ . '/charge.php';\necho json_encode([$status, $payment]);\n");
+
+  // Between the client and the server: the first create reaches the server, which makes the
+  // payment and answers; the proxy then drops the connection instead of passing the answer on.
+  const server = seed().base_url;
+  const seen: { key: string; status: number | "dropped"; replayed: string | null }[] = [];
+  const proxy = createHttpServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => ["authorization", "content-type", "idempotency-key"].includes(k))) as Record<string, string>;
+    const answer = await fetch(`${server}${req.url}`, { method: req.method, headers, body: Buffer.concat(chunks) });
+    const body = Buffer.from(await answer.arrayBuffer());
+    if (seen.length === 0) {
+      seen.push({ key: headers["idempotency-key"]!, status: "dropped", replayed: null });
+      req.socket.destroy();
+      return;
+    }
+    seen.push({ key: headers["idempotency-key"]!, status: answer.status, replayed: answer.headers.get("idempotent-replayed") });
+    res.writeHead(answer.status, { "content-type": answer.headers.get("content-type") ?? "application/json" }).end(body);
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+  try {
+    const port = (proxy.address() as AddressInfo).port;
+    // Not spawnSync: the proxy runs on this process's event loop.
+    const php = spawn("php", [path.join(dir, "run.php")], { env: { ...process.env, MARI_API_BASE: `http://127.0.0.1:${port}`, MARI_SECRET_KEY: seed().keys.test } });
+    const run = { stdout: "", stderr: "", status: null as number | null };
+    php.stdout.on("data", (c: Buffer) => (run.stdout += c.toString()));
+    php.stderr.on("data", (c: Buffer) => (run.stderr += c.toString()));
+    run.status = await new Promise<number | null>((resolve) => php.on("close", resolve));
+    expect(run.status, run.stderr).toBe(0);
+    const [status, payment] = JSON.parse(run.stdout) as [number, { id: string; reference: string; status: string; customer: { msisdn: string } }];
+    expect(status).toBe(201);
+    expect(payment).toMatchObject({ reference: "order-1002", status: expect.stringMatching(/^(awaiting_customer|succeeded)$/), customer: { msisdn: "263771234567" } });
+    // The answer dropped, then the same request again, answered with the first answer replayed.
+    expect(seen).toEqual([
+      { key: "order-1002", status: "dropped", replayed: null },
+      { key: "order-1002", status: 201, replayed: "true" },
+    ]);
+    const listed = await request.get("/v1/payments?search=order-1002", { headers: bearer(seed().keys.test) });
+    expect(((await listed.json()) as { data: { id: string; reference: string }[] }).data.filter((p) => p.reference === "order-1002").map((p) => p.id)).toEqual([payment.id]);
+  } finally {
+    proxy.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("the README's PHP endpoint takes a delivered webhook and refuses a forged one", async ({ request }) => {
+  const heading = "### Verifying a webhook";
+  const dir = mkdtempSync(path.join(tmpdir(), "mari-php-endpoint-"));
+  writeFileSync(path.join(dir, "mari-signature.php"), phpBlock(heading, "function mari_verify_signature"));
+  writeFileSync(path.join(dir, "webhook.php"), phpBlock(heading, "require __DIR__ . '/mari-signature.php'"));
+
+  const key = seed().keys.test;
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}/webhook.php`;
+  const created = await request.post("/v1/webhook_endpoints", { headers: bearer(key), data: { url, enabled_events: ["payment.succeeded"] } });
+  expect(created.status(), await created.text()).toBe(201);
+  const { id: endpointId, secret } = (await created.json()) as { id: string; secret: string };
+
+  const php = spawn("php", ["-S", `127.0.0.1:${port}`, "-t", dir], { env: { ...process.env, MARI_WEBHOOK_SECRET: secret }, stdio: "ignore" });
+  try {
+    // Up once it answers: a GET carries no signature, so the endpoint refuses it.
+    await expect
+      .poll(async () => (await fetch(url).catch(() => null))?.status ?? 0, { timeout: 15_000 })
+      .toBe(400);
+
+    const payment = await request.post("/v1/payments", {
+      headers: { ...bearer(key), "Idempotency-Key": randomUUID() },
+      data: { amount: 4_200, currency: "USD", method: "wallet", reference: `e2e-php-${randomUUID()}`, customer: { msisdn: "0771234567" }, metadata: { shop: "Chipo’s café" } },
+    });
+    expect(payment.status()).toBe(201);
+    const paymentId = ((await payment.json()) as { id: string }).id;
+
+    // The outcome's delivery to this endpoint: delivered, its one attempt answered 204 by the README's code.
+    type Delivery = { status: string; attempts: { status_code: number | null }[] };
+    const delivery = async () => {
+      const events = (await (await request.get(`/v1/events?type=payment.succeeded&limit=100`, { headers: bearer(key) })).json()) as {
+        data: { id: string; data: { object: { id: string } } }[];
+      };
+      const event = events.data.find((e) => e.data.object.id === paymentId);
+      if (!event) return undefined;
+      const log = await request.get(`/v1/webhook_deliveries?event=${event.id}&endpoint=${endpointId}`, { headers: bearer(key) });
+      return ((await log.json()) as { data: Delivery[] }).data[0];
+    };
+    await expect.poll(async () => (await delivery())?.status, { timeout: 30_000 }).toBe("delivered");
+    expect((await delivery())!.attempts.map((a) => a.status_code)).toEqual([204]);
+
+    // Posts the server did not sign as they stand: another secret, a changed body, a stale timestamp.
+    const body = JSON.stringify({ id: "evt_forged", type: "payment.succeeded", data: { object: { id: paymentId, status: "succeeded" } } });
+    const now = Math.floor(Date.now() / 1000);
+    const post = (signature: string, raw = body) => fetch(url, { method: "POST", headers: { "content-type": "application/json", "service-signature": signature }, body: raw });
+    expect((await post(signatureHeader(["whsec_not_the_endpoints"], now, body))).status).toBe(400);
+    expect((await post(signatureHeader([secret], now, body), body.replace("evt_forged", "evt_forgee"))).status).toBe(400);
+    expect((await post(signatureHeader([secret], now - 301, body))).status).toBe(400);
+    // The same post signed with the endpoint's secret passes: what was refused was the signature.
+    expect((await post(signatureHeader([secret], now, body))).status).toBe(204);
+  } finally {
+    php.kill();
+    await request.delete(`/v1/webhook_endpoints/${endpointId}`, { headers: bearer(key) });
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
