@@ -32,46 +32,77 @@ function phpBlock(heading: string, holding: string): string {
   return block!;
 }
 
-test("the README's PHP client, its first answer lost after the payment was made, gets it back by retrying: one payment", async ({ request }) => {
-  const heading = "### Charging from PHP, retrying safely";
-  const dir = mkdtempSync(path.join(tmpdir(), "mari-php-client-"));
-  writeFileSync(path.join(dir, "mari-client.php"), phpBlock(heading, "function mari_post"));
-  writeFileSync(path.join(dir, "charge.php"), phpBlock(heading, "require __DIR__ . '/mari-client.php'"));
-  writeFileSync(path.join(dir, "run.php"), "<?php\nrequire __DIR__ . '/charge.php';\necho json_encode([$status, $payment]);\n");
+const CHARGING = "### Charging from PHP, retrying safely";
 
-  // Between the client and the server: the first create reaches the server, which makes the
-  // payment and answers; the proxy then drops the connection instead of passing the answer on.
-  const server = seed().base_url;
-  const seen: { key: string; status: number | "dropped"; replayed: string | null }[] = [];
+type Seen = { key: string; status: number | "dropped"; replayed: string | null };
+
+/**
+ * A proxy between a PHP client and the server that misbehaves once, on the first request:
+ * `drop` passes it on and drops the connection instead of the answer (the payment is made, the
+ * answer lost); `429` answers it itself with a rate limit of one second. Later requests pass.
+ */
+async function lossyProxy(first: "drop" | "429") {
+  const seen: Seen[] = [];
   const proxy = createHttpServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => ["authorization", "content-type", "idempotency-key"].includes(k))) as Record<string, string>;
-    const answer = await fetch(`${server}${req.url}`, { method: req.method, headers, body: Buffer.concat(chunks) });
+    const key = headers["idempotency-key"]!;
+    if (seen.length === 0 && first === "429") {
+      seen.push({ key, status: 429, replayed: null });
+      res.writeHead(429, { "content-type": "application/json", "retry-after": "1" }).end(JSON.stringify({ error: { type: "rate_limit_error", code: "rate_limited", message: "Too many requests." } }));
+      return;
+    }
+    const answer = await fetch(`${seed().base_url}${req.url}`, { method: req.method, headers, body: Buffer.concat(chunks) });
     const body = Buffer.from(await answer.arrayBuffer());
     if (seen.length === 0) {
-      seen.push({ key: headers["idempotency-key"]!, status: "dropped", replayed: null });
+      seen.push({ key, status: "dropped", replayed: null });
       req.socket.destroy();
       return;
     }
-    seen.push({ key: headers["idempotency-key"]!, status: answer.status, replayed: answer.headers.get("idempotent-replayed") });
-    res.writeHead(answer.status, { "content-type": answer.headers.get("content-type") ?? "application/json" }).end(body);
+    seen.push({ key, status: answer.status, replayed: answer.headers.get("idempotent-replayed") });
+    const pass: Record<string, string> = { "content-type": answer.headers.get("content-type") ?? "application/json" };
+    if (answer.headers.get("retry-after")) pass["retry-after"] = answer.headers.get("retry-after")!;
+    res.writeHead(answer.status, pass).end(body);
   });
   await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+  return { url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, seen, close: () => proxy.close() };
+}
+
+/** Runs `script` (PHP, beside the README's mari-client.php) with the API at `base`; what it printed, as JSON. */
+async function runPhp<T>(script: string, base: string, key: string): Promise<{ out: T; seconds: number }> {
+  const dir = mkdtempSync(path.join(tmpdir(), "mari-php-client-"));
   try {
-    const port = (proxy.address() as AddressInfo).port;
+    writeFileSync(path.join(dir, "mari-client.php"), phpBlock(CHARGING, "function mari_post"));
+    writeFileSync(path.join(dir, "charge.php"), phpBlock(CHARGING, "require __DIR__ . '/mari-client.php'"));
+    writeFileSync(path.join(dir, "run.php"), script);
+    const started = Date.now();
     // Not spawnSync: the proxy runs on this process's event loop.
-    const php = spawn("php", [path.join(dir, "run.php")], { env: { ...process.env, MARI_API_BASE: `http://127.0.0.1:${port}`, MARI_SECRET_KEY: seed().keys.test } });
-    const run = { stdout: "", stderr: "", status: null as number | null };
-    php.stdout.on("data", (c: Buffer) => (run.stdout += c.toString()));
-    php.stderr.on("data", (c: Buffer) => (run.stderr += c.toString()));
-    run.status = await new Promise<number | null>((resolve) => php.on("close", resolve));
-    expect(run.status, run.stderr).toBe(0);
-    const [status, payment] = JSON.parse(run.stdout) as [number, { id: string; reference: string; status: string; customer: { msisdn: string } }];
+    const php = spawn("php", [path.join(dir, "run.php")], { env: { ...process.env, MARI_API_BASE: base, MARI_SECRET_KEY: key } });
+    let stdout = "";
+    let stderr = "";
+    php.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
+    php.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
+    const status = await new Promise<number | null>((resolve) => php.on("close", resolve));
+    expect(status, stderr).toBe(0);
+    expect(stderr).toBe("");
+    return { out: JSON.parse(stdout) as T, seconds: (Date.now() - started) / 1000 };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+type Answer = [number, { id: string; reference: string; status: string; customer: { msisdn: string }; error?: { code: string; param: string; message: string } }];
+
+test("the README's PHP client, its first answer lost after the payment was made, gets it back by retrying: one payment", async ({ request }) => {
+  const proxy = await lossyProxy("drop");
+  try {
+    const { out } = await runPhp<Answer>("<?php\nrequire __DIR__ . '/charge.php';\necho json_encode([$status, $payment]);\n", proxy.url, seed().keys.test);
+    const [status, payment] = out;
     expect(status).toBe(201);
     expect(payment).toMatchObject({ reference: "order-1002", status: expect.stringMatching(/^(awaiting_customer|succeeded)$/), customer: { msisdn: "263771234567" } });
     // The answer dropped, then the same request again, answered with the first answer replayed.
-    expect(seen).toEqual([
+    expect(proxy.seen).toEqual([
       { key: "order-1002", status: "dropped", replayed: null },
       { key: "order-1002", status: 201, replayed: "true" },
     ]);
@@ -79,8 +110,42 @@ test("the README's PHP client, its first answer lost after the payment was made,
     expect(((await listed.json()) as { data: { id: string; reference: string }[] }).data.filter((p) => p.reference === "order-1002").map((p) => p.id)).toEqual([payment.id]);
   } finally {
     proxy.close();
-    rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test("the README's PHP client waits out a short rate limit and sends again, and gives back a number's limit at once", async ({ request }) => {
+  const charge = (reference: string, msisdn: string) =>
+    `<?php\nrequire __DIR__ . '/mari-client.php';\necho json_encode(mari_post('/v1/payments', ['amount' => 500, 'currency' => 'USD', 'method' => 'wallet', 'reference' => '${reference}', 'customer' => ['msisdn' => '${msisdn}']], '${reference}'));\n`;
+  const run = randomUUID().slice(0, 8);
+
+  // A 429 of one second: waited out, then the same request again.
+  const proxy = await lossyProxy("429");
+  try {
+    const { out, seconds } = await runPhp<Answer>(charge(`php-429-${run}`, "0771234567"), proxy.url, seed().keys.test);
+    expect(out[0]).toBe(201);
+    expect(proxy.seen.map((s) => [s.key, s.status])).toEqual([
+      [`php-429-${run}`, 429],
+      [`php-429-${run}`, 201],
+    ]);
+    expect(seconds).toBeGreaterThanOrEqual(1);
+  } finally {
+    proxy.close();
+  }
+
+  // Live mode allows three prompts a minute to one number: the fourth is the client's answer at once, not retried.
+  const live = seed().keys.live;
+  const msisdn = `0779${String(Date.now() % 1_000_000).padStart(6, "0")}`;
+  for (let i = 0; i < 3; i++) {
+    const res = await request.post("/v1/payments", {
+      headers: { ...bearer(live), "Idempotency-Key": `php-limit-${run}-${i}` },
+      data: { amount: 500, currency: "USD", method: "wallet", reference: `php-limit-${run}-${i}`, customer: { msisdn } },
+    });
+    expect(res.status(), await res.text()).toBe(201);
+  }
+  const { out, seconds } = await runPhp<Answer>(charge(`php-limit-${run}-3`, msisdn), seed().base_url, live);
+  expect(out[0]).toBe(429);
+  expect(out[1].error).toMatchObject({ code: "rate_limited", param: "customer.msisdn" });
+  expect(seconds).toBeLessThan(5);
 });
 
 test("the README's PHP endpoint takes a delivered webhook and refuses a forged one", async ({ request }) => {
