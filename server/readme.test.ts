@@ -10,6 +10,7 @@ import { DEGRADED_AFTER_FAILURES, DELIVERY_LEASE_MS, MAX_ENDPOINTS, RETRY_DELAYS
 import { env } from "./env";
 import { SANDBOX_NUMBERS } from "./providers/sandbox/behaviour";
 import { setEnv } from "./testing/env";
+import { readmeCodeBlocks, readmeSection, readmeText } from "./testing/readme-blocks";
 
 /**
  * The README is what a merchant developer follows: its tables must say what the code does.
@@ -17,16 +18,11 @@ import { setEnv } from "./testing/env";
  * schedules, limits, file paths) to the code they describe.
  */
 const root = path.resolve(import.meta.dirname, "..");
-const readme = readFileSync(path.join(root, "README.md"), "utf8");
+const readme = readmeText();
 
 /** The rows of the markdown table under a `## heading`, as arrays of cells. */
 function tableRows(heading: string): string[][] {
-  const start = readme.indexOf(`\n## ${heading}\n`);
-  expect(start, `README has a "## ${heading}" section`).toBeGreaterThan(-1);
-  const rest = readme.slice(start + heading.length + 5);
-  const section = rest.slice(0, rest.search(/\n## /) === -1 ? undefined : rest.search(/\n## /));
-  return section
-    .split("\n")
+  return readmeSection(`## ${heading}`)
     .filter((l) => l.startsWith("| ") && !/^\|[-| ]+\|$/.test(l))
     .slice(1) // the header row
     .map((l) => l.slice(1, -1).split(/(?<!\\)\|/).map((c) => c.trim()));
@@ -118,8 +114,7 @@ describe("README", () => {
   });
 
   it("draws every directory of the repository's code and every one under server/ in the layer diagram", () => {
-    const start = readme.indexOf("\n## Layers\n");
-    const diagram = /```\n([\s\S]*?)```/.exec(readme.slice(start))?.[1] ?? "";
+    const [diagram = ""] = readmeCodeBlocks("## Layers", "");
     const drawn = (indent: string) => [...diagram.matchAll(new RegExp(`^${indent}([\\w.-]+/)`, "gm"))].map((m) => m[1]!);
     const dirs = (dir: string) =>
       readdirSync(path.join(root, dir), { withFileTypes: true })

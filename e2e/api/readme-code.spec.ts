@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer as createHttpServer } from "node:http";
@@ -8,14 +8,21 @@ import path from "node:path";
 import { expect, test } from "@playwright/test";
 import { signatureHeader } from "../../server/domain/signatures";
 import { installed, readmeCodeBlocks } from "../../server/testing/readme-blocks";
+import { SIGNATURE_CASES, signatureCasesJson, wrongCases } from "../../server/testing/signature-cases";
 import { bearer, seed } from "../support/seed";
 
 /**
- * The README's PHP, its blocks as they stand there, against the production server: the client
- * that charges and retries with the same Idempotency-Key, and the webhook endpoint served by
- * `php -S`. CI installs php-cli; a local run without PHP skips these, saying why.
+ * The README's PHP and Python, their blocks as they stand there: the signature verifiers on the
+ * cases the TypeScript one is held to (server/testing/signature-cases.ts), and, against the
+ * production server, the PHP client that charges and retries with the same Idempotency-Key and
+ * the PHP webhook endpoint served by `php -S`. Like Chromium for the browser projects, PHP and
+ * Python must be installed (`apt-get install php-cli python3`; .ci/run installs them).
  */
-test.skip(!installed("php") && !process.env.CI, "needs PHP (php-cli) to run the README's code");
+test.beforeAll(() => {
+  for (const [command, pkg] of [["php", "php-cli"], ["python3", "python3"]] as const) {
+    expect(installed(command), `${command} runs the README's code: install it (apt-get install ${pkg})`).toBe(true);
+  }
+});
 
 async function freePort(): Promise<number> {
   const probe = createServer();
@@ -31,6 +38,57 @@ function phpBlock(heading: string, holding: string): string {
   expect(block, `the README has the PHP block with ${holding}`).toBeDefined();
   return block!;
 }
+
+const VERIFYING = "### Verifying a webhook";
+
+/** Runs `harness` (beside `files`, each a README block) with the signature cases on stdin; it prints one JSON array of booleans. */
+function verdicts(command: string, files: Record<string, string>, harness: string): boolean[] {
+  const dir = mkdtempSync(path.join(tmpdir(), "mari-readme-verify-"));
+  const script = path.join(dir, command === "php" ? "harness.php" : "harness.py");
+  try {
+    for (const [name, text] of Object.entries(files)) writeFileSync(path.join(dir, name), text);
+    writeFileSync(script, harness);
+    const run = spawnSync(command, [script], { input: signatureCasesJson(), encoding: "utf8", cwd: dir, timeout: 30_000 });
+    expect(run.stderr, `${command} wrote to stderr`).toBe("");
+    expect(run.status, `${command} exited ${run.status}: ${run.stdout}`).toBe(0);
+    return JSON.parse(run.stdout) as boolean[];
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test("the README's PHP mari_verify_signature agrees with the TypeScript verifier on every case", () => {
+  const answers = verdicts(
+    "php",
+    { "mari-signature.php": phpBlock(VERIFYING, "function mari_verify_signature") },
+    `<?php
+require __DIR__ . '/mari-signature.php';
+$out = [];
+foreach (json_decode(stream_get_contents(STDIN), true) as $c) {
+    $out[] = mari_verify_signature($c['header'], base64_decode($c['body']), $c['secrets'], $c['now']);
+}
+echo json_encode($out);
+`,
+  );
+  expect(answers).toHaveLength(SIGNATURE_CASES.length);
+  expect(wrongCases(answers)).toEqual([]);
+});
+
+test("the README's Python verify_mari_signature agrees with the TypeScript verifier on every case", () => {
+  const [fn] = readmeCodeBlocks(VERIFYING, "python");
+  expect(fn, "the README has the Python function").toContain("def verify_mari_signature");
+  const answers = verdicts(
+    "python3",
+    { "mari_signature.py": fn! },
+    `import base64, json, sys
+from mari_signature import verify_mari_signature
+cases = json.load(sys.stdin)
+print(json.dumps([verify_mari_signature(c["header"], base64.b64decode(c["body"]), [s if s is not False else None for s in c["secrets"]], c["now"]) for c in cases]))
+`,
+  );
+  expect(answers).toHaveLength(SIGNATURE_CASES.length);
+  expect(wrongCases(answers)).toEqual([]);
+});
 
 const CHARGING = "### Charging from PHP, retrying safely";
 
@@ -155,10 +213,9 @@ test("the README's PHP client waits out a short rate limit and sends again, and 
 });
 
 test("the README's PHP endpoint takes a delivered webhook and refuses a forged one", async ({ request }) => {
-  const heading = "### Verifying a webhook";
   const dir = mkdtempSync(path.join(tmpdir(), "mari-php-endpoint-"));
-  writeFileSync(path.join(dir, "mari-signature.php"), phpBlock(heading, "function mari_verify_signature"));
-  writeFileSync(path.join(dir, "webhook.php"), phpBlock(heading, "require __DIR__ . '/mari-signature.php'"));
+  writeFileSync(path.join(dir, "mari-signature.php"), phpBlock(VERIFYING, "function mari_verify_signature"));
+  writeFileSync(path.join(dir, "webhook.php"), phpBlock(VERIFYING, "require __DIR__ . '/mari-signature.php'"));
 
   const key = seed().keys.test;
   const port = await freePort();
