@@ -7,8 +7,9 @@ import { env } from "./env";
 import { startBackgroundWork } from "./jobs/runtime";
 import { log } from "./log";
 import { checkHealth } from "./services/health";
-import { seedMerchant } from "./services/merchants/seed-merchant";
+import { seedMerchant, type SeedResult } from "./services/merchants/seed-merchant";
 import { dataKeyOpensStoredSecrets, sealStoredSecrets } from "./services/webhooks/seal-stored-secrets";
+import { writeOut } from "./stdout";
 
 /**
  * Runs once per server process (instrumentation.ts). On the embedded default it opens and
@@ -60,19 +61,25 @@ async function start(db: Db): Promise<void> {
   // keys in one transaction, so a start that died while seeding left none, and this one seeds again.
   const [row] = await db.select({ n: count() }).from(merchants);
   if ((row?.n ?? 0) > 0) return;
-  const demo = await seedMerchant({ db, clock: systemClock }, { slug: "demo" });
+  // Shown before the seed commits: a start killed in between leaves nothing, and the next one seeds and shows again.
+  const demo = await seedMerchant({ db, clock: systemClock }, { slug: "demo", show: (seeded) => (seeded.created ? writeOut(firstStartBanner(seeded)) : undefined) });
   if (!demo.created) return;
-  const lines = [
+  log.info("demo merchant created", { merchant: demo.merchant_id });
+}
+
+/** What the first start prints: the demo merchant's login and a test key, the only time the password is shown. */
+export function firstStartBanner(demo: SeedResult): string {
+  const base = env().PUBLIC_BASE_URL;
+  return [
     "",
     "  Mari is ready. Demo merchant created (shown once, keep it):",
-    `    API docs    ${env().PUBLIC_BASE_URL}/v1/openapi.json`,
-    `    dashboard   ${env().PUBLIC_BASE_URL}/dashboard/sign-in?business=${demo.slug}`,
+    `    API docs    ${base}/v1/openapi.json`,
+    `    dashboard   ${base}/dashboard/sign-in?business=${demo.slug}`,
     `    staff       business ${demo.slug}, ${demo.staff.email} / ${demo.staff.password ?? "(already set)"}`,
     `    test key    ${demo.keys.test}`,
     "",
-    `  curl ${env().PUBLIC_BASE_URL}/v1/payments -u ${demo.keys.test}:`,
+    `  curl ${base}/v1/payments -u ${demo.keys.test}:`,
     "",
-  ];
-  process.stdout.write(`${lines.join("\n")}\n`);
-  log.info("demo merchant created", { merchant: demo.merchant_id });
+    "",
+  ].join("\n");
 }

@@ -92,6 +92,20 @@ describe("seedMerchant", () => {
     expect(await (await getDb()).select().from(apiKeys).where(eq(apiKeys.merchantId, seeded!.merchant_id))).toHaveLength(3);
   });
 
+  it("shows what it made before it commits: a run killed while showing leaves nothing, and the next shows a login that works", async () => {
+    const slug = newSlug();
+    const db = await getDb();
+    const killedWhileShowing = seedMerchant({ db, clock: systemClock }, { slug, show: () => Promise.reject(new Error("killed")) });
+    await expect(killedWhileShowing).rejects.toThrow("killed");
+    expect(await db.select().from(merchants).where(eq(merchants.slug, slug))).toEqual([]);
+
+    const shown: Awaited<ReturnType<typeof seedMerchant>>[] = [];
+    const seeded = await seedMerchant({ db, clock: systemClock }, { slug, show: (result) => void shown.push(structuredClone(result)) });
+    expect(shown).toEqual([seeded]);
+    const [admin] = await staffOf(seeded.merchant_id);
+    expect(await verifyPassword(shown[0]!.staff.password!, admin!.passwordHash)).toBe(true);
+  });
+
   it("shows the password only to the run that created the admin", async () => {
     const slug = newSlug();
     const db = await getDb();

@@ -26,6 +26,12 @@ export type SeedInput = {
   feeBearer?: FeeBearer;
   /** The admin exists already and lost the password: give them a new one (their sessions end). */
   newPassword?: boolean;
+  /**
+   * Shows what the run made, before it commits: a run killed after committing but before showing
+   * would leave an admin whose password no one saw. Shown first, a run killed before its commit
+   * leaves nothing, and the next one makes and shows everything again. A throw undoes the run.
+   */
+  show?: (result: SeedResult & { created: boolean }) => void | Promise<void>;
 };
 
 const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$/;
@@ -61,7 +67,9 @@ export async function seedMerchant(ctx: BaseContext, input: SeedInput): Promise<
     const added = await addAdmin(seed, { merchantId: merchant.id, email, passwordHash: passwordColumns.passwordHash, createdAt: now });
     const reset = !added && input.newPassword === true && (await resetAdminPassword(seed, { merchantId: merchant.id, email, columns: passwordColumns }));
     const keys = await issueKeys(seed, merchant.id, input.restrictedScopes);
-    return { created, merchant_id: merchant.id, slug: merchant.slug, staff: added || reset ? { email, password } : { email }, keys };
+    const result = { created, merchant_id: merchant.id, slug: merchant.slug, staff: added || reset ? { email, password } : { email }, keys };
+    await input.show?.(result);
+    return result;
   });
 }
 
