@@ -83,6 +83,128 @@ async function authenticateFrom(base: BaseContext, authorization: string | null,
 
 type RouteContext = { params: Promise<Record<string, string | string[] | undefined>> };
 
+/** Who is calling: the key, its merchant, and the client address the proxies in front tell (else null). */
+type Caller = Awaited<ReturnType<typeof authenticateFrom>> & { clientAddress: string | null };
+
+/** Key auth, the operation's scope, the key's rate limit: who may call, and whether now. */
+async function admit(base: BaseContext, request: Request, op: Operation<z.ZodType | undefined, z.ZodType | undefined>): Promise<Caller> {
+  const clientAddress = trustedClientAddress(request.headers.get("x-forwarded-for"));
+  const { key, merchant } = await authenticateFrom(base, request.headers.get("authorization"), clientAddress);
+  if (!keyAllows(key.kind, key.scopes, op.scope!)) {
+    throw new ServiceError("scope_missing", `This API key does not have the '${op.scope}' scope needed for ${op.method} ${op.path}.`);
+  }
+  const limit = await consumeRateLimit(key.id, key.livemode);
+  if (!limit.ok) {
+    throw new ServiceError("rate_limited", "Too many requests. Back off and retry after the Retry-After interval.", undefined, {
+      retryAfterSeconds: limit.retryAfterSeconds,
+    });
+  }
+  return { key, merchant, clientAddress };
+}
+
+type Scope = { merchantId: string; livemode: boolean };
+
+/** A request read and validated, with its Idempotency-Key and the fingerprint the key is claimed with (when it carries one). */
+type ReadRequest<B, Q> = {
+  query: Out<Q>;
+  body: Out<B>;
+  idempotency: { key: string; fingerprint: string } | null;
+};
+
+/**
+ * Query, Idempotency-Key and body, in that order, or the stored answer of a retry this process
+ * completed. Validation runs before any claim, so a rejected request writes nothing.
+ */
+async function readRequest<B extends z.ZodType | undefined, Q extends z.ZodType | undefined>(
+  base: BaseContext,
+  scope: Scope,
+  request: Request,
+  url: URL,
+  op: Operation<B, Q>,
+): Promise<ReadRequest<B, Q> | { replay: { status: number; body: string } }> {
+  const query = (op.query ? parseOrThrow(op.query, queryObject(url), "query") : refuseQuery(url, op.body !== undefined)) as Out<Q>;
+  // The key's own rules come before the body's (spec: a create without a key is
+  // idempotency_key_required, whatever its body, even one that is not JSON at all).
+  const idempotencyKey = validateIdempotencyKey(op.idempotency === "none" ? null : request.headers.get("idempotency-key"));
+  if (op.idempotency === "required" && idempotencyKey === null) {
+    throw new ServiceError("idempotency_key_required", `${op.method} ${op.path} requires an Idempotency-Key header.`, "Idempotency-Key");
+  }
+  // A key already used with another request is told so, even when this body is also wrong:
+  // the earlier one passed validation (nothing is recorded for one that did not), so a body
+  // that fails it is another request. `fingerprint` is this body's, when it could be read.
+  const refuseReusedKey = async (e: unknown, fingerprint: string | null, remembered?: "other_request") => {
+    if (idempotencyKey === null || !isServiceError(e) || e.code !== "parameter_invalid") return;
+    const earlier = remembered ?? (await keyRequestHash(base, scope, idempotencyKey));
+    if (earlier !== undefined && earlier !== fingerprint) throw idempotencyKeyReused();
+  };
+  // A GET or DELETE takes no body: one that comes with a body is read so that it can be refused
+  // (below) rather than silently ignored. Next drops a GET's body before it gets here, but its
+  // headers still say it had one.
+  let parsedBody: Awaited<ReturnType<typeof readJsonBody>> | undefined;
+  try {
+    parsedBody = op.method === "POST" || request.body !== null ? await readJsonBody(request) : undefined;
+  } catch (e) {
+    await refuseReusedKey(e, null);
+    throw e;
+  }
+  if (parsedBody === undefined && declaresBody(request.headers)) refuseBody(null);
+  // No body at all reads as `{}`: an operation whose fields are all optional needs none, and
+  // one with required fields names the first missing one. No body and `{}` are one request for
+  // the key too, so a retry may send either.
+  const value = parsedBody?.value === undefined ? {} : parsedBody.value;
+  // A retry of a request this process completed gets its stored answer without the database,
+  // and before its body is validated: the same request passed validation when first sent (one
+  // that fails it is never recorded), and its answer stays the stored one even where the
+  // checks would now read differently (an expiry time since passed).
+  const fingerprint = idempotencyKey !== null ? requestFingerprint(op.method, url.pathname, value) : null;
+  const remembered = idempotencyKey !== null && fingerprint !== null ? recallCompleted(scope, idempotencyKey, fingerprint, base.clock.now()) : undefined;
+  if (remembered !== undefined && remembered !== "other_request") return { replay: remembered };
+  let body: Out<B>;
+  try {
+    body = (op.body ? parseOrThrow(op.body, value, "body") : refuseBody(parsedBody?.value)) as Out<B>;
+  } catch (e) {
+    await refuseReusedKey(e, fingerprint, remembered);
+    throw e;
+  }
+  if (idempotencyKey === null) return { query, body, idempotency: null };
+  if (remembered === "other_request") throw idempotencyKeyReused();
+  // Every body that passed validation is shallow enough to have one.
+  if (fingerprint === null) throw new Error(`${op.operationId}: a validated body has no fingerprint`);
+  return { query, body, idempotency: { key: idempotencyKey, fingerprint } };
+}
+
+/**
+ * The request's Idempotency-Key from its claim to its answer: claimed once (before the handler, or
+ * by its service's first write), then completed with the answer, or released for one not kept.
+ */
+class RequestKey {
+  /** The key as this request holds it, once claimed. */
+  held: OwnedKey | undefined;
+  claimed = false;
+
+  constructor(
+    private readonly base: BaseContext,
+    private readonly scope: Scope,
+    private readonly idempotencyKey: string,
+    private readonly fingerprint: string,
+  ) {}
+
+  /** Claims the key with `first` (alone when omitted); a stored answer found is thrown as `Replayed`. */
+  claim: ClaimKey = async (first) => {
+    this.claimed = true;
+    const claim = await claimIdempotencyKey(this.base, this.scope, this.idempotencyKey, this.fingerprint, first);
+    if (claim.kind === "replay") throw new Replayed(claim);
+    this.held = claim;
+    return claim.claimedBy;
+  };
+
+  /** The held key, asked for by a service's last write: claimed by then (before the handler, or by its first write). */
+  holder(operationId: string): OwnedKey {
+    if (!this.held) throw new Error(`${operationId}: the response's record was asked for before the key was claimed`);
+    return this.held;
+  }
+}
+
 /**
  * The one wrapper every /v1 handler goes through, in this order: request id, key auth, scope,
  * rate limit, query and body parsing, idempotency, the handler, the error envelope.
@@ -93,95 +215,26 @@ export function apiRoute<B extends z.ZodType | undefined, Q extends z.ZodType | 
   handler: (args: HandlerArgs<B, Q>) => Promise<unknown>,
   options: RouteOptions = {},
 ) {
+  if (op.scope === null) throw new Error(`${op.operationId} has no scope; serve public documents without apiRoute`);
+  // What the idempotency record keeps of a response: sealed when it carries a secret.
+  const storable = (text: string) => (op.secretInResponse ? seal(dataKey(), text) : text);
   return async function route(request: Request, routeContext?: RouteContext): Promise<Response> {
     const requestId = newId("request");
     const url = new URL(request.url);
     const misaddressed = trailingSlashAnswer(request.method, url, requestId);
     if (misaddressed) return misaddressed;
-    let held: OwnedKey | undefined;
-    // Set once the request's key is known: claims it (alone, or with a service's first write).
-    let claimKey: ClaimKey | undefined;
-    let claimed = false;
-    // What the idempotency record keeps of a response: sealed when it carries a secret.
-    const storable = (text: string) => (op.secretInResponse ? seal(dataKey(), text) : text);
+    let requestKey: RequestKey | undefined;
     try {
-      const db = await getDb();
-      const base = { db, clock: systemClock };
-      if (op.scope === null) throw new Error(`${op.operationId} has no scope; serve public documents without apiRoute`);
-
-      const clientAddress = trustedClientAddress(request.headers.get("x-forwarded-for"));
-      const { key, merchant } = await authenticateFrom(base, request.headers.get("authorization"), clientAddress);
-      if (!keyAllows(key.kind, key.scopes, op.scope)) {
-        throw new ServiceError("scope_missing", `This API key does not have the '${op.scope}' scope needed for ${op.method} ${op.path}.`);
-      }
-      const limit = await consumeRateLimit(key.id, key.livemode);
-      if (!limit.ok) {
-        throw new ServiceError("rate_limited", "Too many requests. Back off and retry after the Retry-After interval.", undefined, {
-          retryAfterSeconds: limit.retryAfterSeconds,
-        });
-      }
-
-      const query = (op.query ? parseOrThrow(op.query, queryObject(url), "query") : refuseQuery(url, op.body !== undefined)) as Out<Q>;
+      const base = { db: await getDb(), clock: systemClock };
+      const { key, merchant, clientAddress } = await admit(base, request, op);
       const scope = { merchantId: merchant.id, livemode: key.livemode };
-      // The key's own rules come before the body's (spec: a create without a key is
-      // idempotency_key_required, whatever its body, even one that is not JSON at all).
-      const presentedIdempotencyKey = op.idempotency === "none" ? null : request.headers.get("idempotency-key");
-      const idempotencyKey = validateIdempotencyKey(presentedIdempotencyKey);
-      if (op.idempotency === "required" && idempotencyKey === null) {
-        throw new ServiceError("idempotency_key_required", `${op.method} ${op.path} requires an Idempotency-Key header.`, "Idempotency-Key");
-      }
-      // A key already used with another request is told so, even when this body is also wrong:
-      // the earlier one passed validation (nothing is recorded for one that did not), so a body
-      // that fails it is another request. `fingerprint` is this body's, when it could be read.
-      const refuseReusedKey = async (e: unknown, fingerprint: string | null, remembered?: "other_request") => {
-        if (idempotencyKey === null || !isServiceError(e) || e.code !== "parameter_invalid") return;
-        const earlier = remembered ?? (await keyRequestHash(base, scope, idempotencyKey));
-        if (earlier !== undefined && earlier !== fingerprint) throw idempotencyKeyReused();
-      };
-      // A GET or DELETE takes no body: one that comes with a body is read so that it can be refused
-      // (below) rather than silently ignored. Next drops a GET's body before it gets here, but its
-      // headers still say it had one.
-      let parsedBody: Awaited<ReturnType<typeof readJsonBody>> | undefined;
-      try {
-        parsedBody = op.method === "POST" || request.body !== null ? await readJsonBody(request) : undefined;
-      } catch (e) {
-        await refuseReusedKey(e, null);
-        throw e;
-      }
-      if (parsedBody === undefined && declaresBody(request.headers)) refuseBody(null);
-      // A retry of a request this process completed gets its stored answer without the database,
-      // and before its body is validated: the same request passed validation when first sent (one
-      // that fails it is never recorded), and its answer stays the stored one even where the
-      // checks would now read differently (an expiry time since passed).
-      // No body and `{}` are one request: both read as `{}` (below), so a retry may send either.
-      const fingerprint = idempotencyKey !== null ? requestFingerprint(op.method, url.pathname, parsedBody?.value === undefined ? {} : parsedBody.value) : null;
-      const remembered = idempotencyKey !== null && fingerprint !== null ? recallCompleted(scope, idempotencyKey, fingerprint, base.clock.now()) : undefined;
-      if (remembered !== undefined && remembered !== "other_request") return replayResponse(remembered, requestId);
-      // No body at all reads as `{}`: an operation whose fields are all optional needs none, and
-      // one with required fields names the first missing one.
-      let body: Out<B>;
-      try {
-        body = (op.body ? parseOrThrow(op.body, parsedBody?.value === undefined ? {} : parsedBody.value, "body") : refuseBody(parsedBody?.value)) as Out<B>;
-      } catch (e) {
-        await refuseReusedKey(e, fingerprint, remembered);
-        throw e;
-      }
+      const read = await readRequest(base, scope, request, url, op);
+      if ("replay" in read) return replayResponse(read.replay, requestId);
       const params = await resolveParams(routeContext);
-
-      if (idempotencyKey !== null) {
-        if (remembered === "other_request") throw idempotencyKeyReused();
-        // Every body that passed validation is shallow enough to have one.
-        if (fingerprint === null) throw new Error(`${op.operationId}: a validated body has no fingerprint`);
-        claimKey = async (first) => {
-          claimed = true;
-          const claim = await claimIdempotencyKey(base, scope, idempotencyKey, fingerprint, first);
-          if (claim.kind === "replay") throw new Replayed(claim);
-          held = claim;
-          return claim.claimedBy;
-        };
-        if (!options.claimInFirstWrite) await claimKey();
+      if (read.idempotency) {
+        requestKey = new RequestKey(base, scope, read.idempotency.key, read.idempotency.fingerprint);
+        if (!options.claimInFirstWrite) await requestKey.claim();
       }
-
       const ctx: ServiceContext = {
         ...base,
         providers,
@@ -192,57 +245,63 @@ export function apiRoute<B extends z.ZodType | undefined, Q extends z.ZodType | 
         clientAddress,
       };
       const stored: { completion?: Completion } = {};
+      const held = requestKey;
       // Asked for before the handler runs; the key is held by the time the service's last write
-      // asks for the completion (claimed before the handler, or by the service's first write).
-      const holder = () => {
-        if (!held) throw new Error(`${op.operationId}: the response's record was asked for before the key was claimed`);
-        return held;
-      };
+      // asks for the completion.
       const responseRecord = <T>(toBody: (result: T) => unknown): ResponseRecord<T> | undefined =>
-        claimKey &&
-        heldRecord(holder, op.status, toBody, storable, (completion) => {
+        held &&
+        heldRecord(() => held.holder(op.operationId), op.status, toBody, storable, (completion) => {
           stored.completion = completion;
         });
-      const claim = options.claimInFirstWrite && claimKey ? keyClaim(claimKey) : undefined;
-      const result = await handler({ ctx, body, query, params, idempotencyKey, url, responseRecord, claim });
-      if (claimKey && !claimed) throw new Error(`${op.operationId}: the handler never claimed its Idempotency-Key`);
+      const claim = options.claimInFirstWrite && held ? keyClaim(held.claim) : undefined;
+      const result = await handler({ ctx, body: read.body, query: read.query, params, idempotencyKey: read.idempotency?.key ?? null, url, responseRecord, claim });
+      if (held && !held.claimed) throw new Error(`${op.operationId}: the handler never claimed its Idempotency-Key`);
       // The service's own write stored the response: send exactly what it stored.
       if (stored.completion) return raw(op.status, stored.completion.sent, requestId);
       const text = JSON.stringify(result);
-      if (held) await held.complete(op.status, storable(text));
+      if (held?.held) await held.held.complete(op.status, storable(text));
       return raw(op.status, text, requestId);
     } catch (caught) {
-      let e = caught;
-      if (claimKey && !claimed && !(e instanceof Replayed)) {
-        // The handler failed before it claimed the key: claim it now, so that the answer is the
-        // one a claim before the handler would have given (a stored answer, a conflict, or this
-        // failure, stored when it is a 4xx).
-        await claimKey().catch((claimError: unknown) => {
-          e = claimError;
-        });
-      }
-      if (e instanceof Replayed) return replayResponse(e.replay, requestId);
-      const error = isServiceError(e) ? e : internalError();
-      const status = statusOf(error);
-      if (!isServiceError(e)) log.error("unhandled error", { requestId, op: op.operationId, error: e });
-      const text = JSON.stringify(errorBody(error, requestId));
-      if (held) {
-        // 4xx answers are as final as successes and replay the same; 5xx and 429 are not stored,
-        // so the documented "query, then retry with the same key" (or "retry after the pause")
-        // runs the request again. Nor is `parameter_invalid`, wherever the check that refused the
-        // request runs (the body's schema, or a service: a webhook URL that is not one, an expiry
-        // already past): the request as sent was malformed, and the same key may carry it fixed.
-        // Nor is `idempotency_key_reused` found by a service (the first request answered 5xx, so
-        // no record was kept, but its payment or refund holds the key): the key is that request's.
-        await (isStoredRefusal(error, status) ? held.complete(status, text) : held.release()).catch((err: unknown) =>
-          log.error("idempotency record not saved", { requestId, error: err }),
-        );
-      }
-      const retryAfter = error.retryAfterSeconds === undefined ? undefined : { "Retry-After": String(error.retryAfterSeconds) };
-      await discardUnreadBody(request);
-      return raw(status, text, requestId, retryAfter);
+      return errorAnswer(caught, { op, request, requestId, requestKey });
     }
   };
+}
+
+/** The answer to a request that threw: a stored answer found late, or the error's envelope (kept as the key's answer when final). */
+async function errorAnswer(
+  caught: unknown,
+  { op, request, requestId, requestKey }: { op: Operation<z.ZodType | undefined, z.ZodType | undefined>; request: Request; requestId: string; requestKey: RequestKey | undefined },
+): Promise<Response> {
+  let e = caught;
+  if (requestKey && !requestKey.claimed && !(e instanceof Replayed)) {
+    // The handler failed before it claimed the key: claim it now, so that the answer is the
+    // one a claim before the handler would have given (a stored answer, a conflict, or this
+    // failure, stored when it is a 4xx).
+    await requestKey.claim().catch((claimError: unknown) => {
+      e = claimError;
+    });
+  }
+  if (e instanceof Replayed) return replayResponse(e.replay, requestId);
+  const error = isServiceError(e) ? e : internalError();
+  const status = statusOf(error);
+  if (!isServiceError(e)) log.error("unhandled error", { requestId, op: op.operationId, error: e });
+  const text = JSON.stringify(errorBody(error, requestId));
+  const held = requestKey?.held;
+  if (held) {
+    // 4xx answers are as final as successes and replay the same; 5xx and 429 are not stored,
+    // so the documented "query, then retry with the same key" (or "retry after the pause")
+    // runs the request again. Nor is `parameter_invalid`, wherever the check that refused the
+    // request runs (the body's schema, or a service: a webhook URL that is not one, an expiry
+    // already past): the request as sent was malformed, and the same key may carry it fixed.
+    // Nor is `idempotency_key_reused` found by a service (the first request answered 5xx, so
+    // no record was kept, but its payment or refund holds the key): the key is that request's.
+    await (isStoredRefusal(error, status) ? held.complete(status, text) : held.release()).catch((err: unknown) =>
+      log.error("idempotency record not saved", { requestId, error: err }),
+    );
+  }
+  const retryAfter = error.retryAfterSeconds === undefined ? undefined : { "Retry-After": String(error.retryAfterSeconds) };
+  await discardUnreadBody(request);
+  return raw(status, text, requestId, retryAfter);
 }
 
 /** Whether a refusal is kept as its Idempotency-Key's answer (see the catch of apiRoute). */
