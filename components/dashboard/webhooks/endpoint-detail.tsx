@@ -63,7 +63,7 @@ function Loaded({ e }: { e: Detail }) {
   // A live endpoint's new secret is a live secret, and where it sends is worth as much: rolling it,
   // or saving its settings (its URL among them), asks for the member's password again.
   const askPassword = e.livemode;
-  const [secret, setSecret] = useState<{ value: string; overlapHours: number; oldUntil: string | null } | null>(null);
+  const [secret, setSecret] = useState<Rolled | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const refresh = () => void queryClient.invalidateQueries({ queryKey: trpc.webhooks.pathKey() });
   // Deleted meanwhile (another tab, a colleague, the API): the page reads it again, and says it is gone.
@@ -126,32 +126,9 @@ function Loaded({ e }: { e: Detail }) {
         <h1 title={e.url}>{e.url}</h1>
         <HealthBadge endpoint={e} />
       </div>
-      {e.health === "degraded" ? (
-        <div className="warning degraded-alert" role="alert">
-          <strong>Degraded since {when(e.degraded_since)}</strong>
-          <span>
-            {count(e.consecutive_failures)} attempts in a row failed{e.lastFailure ? `; the last got ${e.lastFailure}` : ""}. It becomes healthy with its next
-            successful delivery: fix the receiver, {e.status === "enabled" ? "" : "enable the endpoint, "}send a test event to check it, then{" "}
-            <Link href="/dashboard/events">replay what it missed from the event log</Link>.
-          </span>
-        </div>
-      ) : null}
+      <DegradedAlert e={e} />
 
-      {secret ? (
-        <SecretOnce title="New signing secret" secret={secret.value} warning={SECRET_WARNING} copyLabel="Copy secret" onDone={() => setSecret(null)}>
-          <p>
-            The previous secret keeps signing alongside this one for {secret.overlapHours} h{secret.oldUntil ? ` (until ${when(secret.oldUntil)})` : ""}: each
-            delivery carries two <code>v1=</code> signatures meanwhile, so deploy the new secret before then.
-          </p>
-          {/* Rolled again since (another tab, a colleague): this one is now the kept one, on its way out. */}
-          {secret.oldUntil && e.previous_secret_expires_at && Date.parse(e.previous_secret_expires_at) > Date.parse(secret.oldUntil) ? (
-            <p className="attention" role="alert">
-              The secret was rolled again since, elsewhere: this one is no longer the newest. It signs only until {when(e.previous_secret_expires_at)}, beside
-              the newer one shown where it was rolled.
-            </p>
-          ) : null}
-        </SecretOnce>
-      ) : null}
+      {secret ? <RolledSecret secret={secret} e={e} onDone={() => setSecret(null)} /> : null}
       {notice ? (
         <p className="notice" role="status">
           {notice}
@@ -180,36 +157,7 @@ function Loaded({ e }: { e: Detail }) {
             }}
           />
         ) : (
-          <dl className="fields">
-            <dt>Id</dt>
-            <dd>
-              <code>{e.id}</code>
-            </dd>
-            <dt>Status</dt>
-            <dd>
-              <EndpointStatusBadge status={e.status} />
-            </dd>
-            <dt>Health</dt>
-            <dd>
-              {e.health === "degraded" ? "Degraded" : "Healthy"} · {count(e.consecutive_failures)} failed in a row
-            </dd>
-            <dt>Last 24 h</dt>
-            <dd>
-              {plural(e.attempts24h, "attempt")}, failed: {failureRate(e.failures24h, e.attempts24h)}
-              {e.lastAttemptAt ? ` · last ${when(e.lastAttemptAt)}` : ""}
-            </dd>
-            <dt>Events</dt>
-            <dd>{e.enabled_events.includes("*") ? "All events" : e.enabled_events.map((t) => <code key={t}>{t} </code>)}</dd>
-            <dt>Description</dt>
-            <dd>{e.description ?? <span className="muted">None</span>}</dd>
-            <dt>Secret</dt>
-            <dd>
-              Shown only when created or rolled.
-              {e.previous_secret_expires_at ? ` The previous secret also signs until ${when(e.previous_secret_expires_at)}.` : ""}
-            </dd>
-            <dt>Created</dt>
-            <dd>{when(e.created_at)}</dd>
-          </dl>
+          <EndpointFields e={e} />
         )}
       </section>
 
@@ -253,15 +201,7 @@ function Loaded({ e }: { e: Detail }) {
               }}
             >
               <p id="confirm-text">
-                {confirm === "disable"
-                  ? "Disable this endpoint? Nothing more is sent to it; deliveries due meanwhile fail, saying so. Replay them from the event log after enabling it."
-                  : confirm === "roll"
-                    ? `Roll the signing secret? You get a new secret, shown once; the current one keeps signing alongside it for 24 h.${
-                        e.previous_secret_expires_at
-                          ? ` The secret kept from the last roll stops signing at once, not at ${when(e.previous_secret_expires_at)}: roll only once your receivers use the current one.`
-                          : ""
-                      }`
-                    : "Delete this endpoint? Nothing more is sent to it and it cannot be restored; its past deliveries stay on their events' pages."}
+                {confirmQuestion(confirm, e)}
               </p>
               {confirm === "roll" && askPassword ? <ConfirmPasswordField autoFocus refused={roll.error} /> : null}
               <div className="actions">
@@ -280,6 +220,88 @@ function Loaded({ e }: { e: Detail }) {
       <EndpointDeliveries id={e.id} />
     </>
   );
+}
+
+/** What the page says of a degraded endpoint: since when, why, and the way back. */
+function DegradedAlert({ e }: { e: Detail }) {
+  if (e.health !== "degraded") return null;
+  return (
+    <div className="warning degraded-alert" role="alert">
+      <strong>Degraded since {when(e.degraded_since)}</strong>
+      <span>
+        {count(e.consecutive_failures)} attempts in a row failed{e.lastFailure ? `; the last got ${e.lastFailure}` : ""}. It becomes healthy with its next
+        successful delivery: fix the receiver, {e.status === "enabled" ? "" : "enable the endpoint, "}send a test event to check it, then{" "}
+        <Link href="/dashboard/events">replay what it missed from the event log</Link>.
+      </span>
+    </div>
+  );
+}
+
+type Rolled = { value: string; overlapHours: number; oldUntil: string | null };
+
+/** A secret just rolled, shown once, with how long the previous one keeps signing. */
+function RolledSecret({ secret, e, onDone }: { secret: Rolled; e: Detail; onDone: () => void }) {
+  return (
+    <SecretOnce title="New signing secret" secret={secret.value} warning={SECRET_WARNING} copyLabel="Copy secret" onDone={onDone}>
+      <p>
+        The previous secret keeps signing alongside this one for {secret.overlapHours} h{secret.oldUntil ? ` (until ${when(secret.oldUntil)})` : ""}: each
+        delivery carries two <code>v1=</code> signatures meanwhile, so deploy the new secret before then.
+      </p>
+      {/* Rolled again since (another tab, a colleague): this one is now the kept one, on its way out. */}
+      {secret.oldUntil && e.previous_secret_expires_at && Date.parse(e.previous_secret_expires_at) > Date.parse(secret.oldUntil) ? (
+        <p className="attention" role="alert">
+          The secret was rolled again since, elsewhere: this one is no longer the newest. It signs only until {when(e.previous_secret_expires_at)}, beside the
+          newer one shown where it was rolled.
+        </p>
+      ) : null}
+    </SecretOnce>
+  );
+}
+
+/** The endpoint's settings and health, read-only. */
+function EndpointFields({ e }: { e: Detail }) {
+  return (
+    <dl className="fields">
+      <dt>Id</dt>
+      <dd>
+        <code>{e.id}</code>
+      </dd>
+      <dt>Status</dt>
+      <dd>
+        <EndpointStatusBadge status={e.status} />
+      </dd>
+      <dt>Health</dt>
+      <dd>
+        {e.health === "degraded" ? "Degraded" : "Healthy"} · {count(e.consecutive_failures)} failed in a row
+      </dd>
+      <dt>Last 24 h</dt>
+      <dd>
+        {plural(e.attempts24h, "attempt")}, failed: {failureRate(e.failures24h, e.attempts24h)}
+        {e.lastAttemptAt ? ` · last ${when(e.lastAttemptAt)}` : ""}
+      </dd>
+      <dt>Events</dt>
+      <dd>{e.enabled_events.includes("*") ? "All events" : e.enabled_events.map((t) => <code key={t}>{t} </code>)}</dd>
+      <dt>Description</dt>
+      <dd>{e.description ?? <span className="muted">None</span>}</dd>
+      <dt>Secret</dt>
+      <dd>
+        Shown only when created or rolled.
+        {e.previous_secret_expires_at ? ` The previous secret also signs until ${when(e.previous_secret_expires_at)}.` : ""}
+      </dd>
+      <dt>Created</dt>
+      <dd>{when(e.created_at)}</dd>
+    </dl>
+  );
+}
+
+/** The question each action asks before it is done. */
+function confirmQuestion(action: "disable" | "roll" | "delete", e: Detail): string {
+  if (action === "disable") return "Disable this endpoint? Nothing more is sent to it; deliveries due meanwhile fail, saying so. Replay them from the event log after enabling it.";
+  if (action === "delete") return "Delete this endpoint? Nothing more is sent to it and it cannot be restored; its past deliveries stay on their events' pages.";
+  const kept = e.previous_secret_expires_at
+    ? ` The secret kept from the last roll stops signing at once, not at ${when(e.previous_secret_expires_at)}: roll only once your receivers use the current one.`
+    : "";
+  return `Roll the signing secret? You get a new secret, shown once; the current one keeps signing alongside it for 24 h.${kept}`;
 }
 
 function EndpointDeliveries({ id }: { id: string }) {
