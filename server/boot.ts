@@ -68,7 +68,7 @@ async function start(db: Db): Promise<void> {
 }
 
 /** What the first start prints: the demo merchant's login and a test key, the only time the password is shown. */
-export function firstStartBanner(demo: SeedResult): string {
+function firstStartBanner(demo: SeedResult): string {
   const base = env().PUBLIC_BASE_URL;
   return [
     "",

@@ -2,13 +2,14 @@ import { spawn, spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer as createHttpServer } from "node:http";
-import { createServer, type AddressInfo } from "node:net";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
 import { signatureHeader } from "../../server/domain/signatures";
 import { installed, readmeCodeBlocks } from "../../server/testing/readme-blocks";
 import { SIGNATURE_CASES, signatureCasesJson, wrongCases } from "../../server/testing/signature-cases";
+import { freePort } from "../support/free-port";
 import { bearer, seed } from "../support/seed";
 
 /**
@@ -23,14 +24,6 @@ test.beforeAll(() => {
     expect(installed(command), `${command} runs the README's code: install it (apt-get install ${pkg})`).toBe(true);
   }
 });
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 /** The README's PHP blocks under `heading`, by a line each holds. */
 function phpBlock(heading: string, holding: string): string {

@@ -1,10 +1,10 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
 import { nextStartArgs } from "../../bench/next-start.mjs";
+import { freePort } from "../support/free-port";
 import { bearer } from "../support/seed";
 import { fillSignIn } from "./support";
 
@@ -16,14 +16,6 @@ import { fillSignIn } from "./support";
  * seedMerchant's test.)
  */
 test.use({ storageState: { cookies: [], origins: [] } });
-
-async function freePort(): Promise<number> {
-  const probe = net.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const { port } = probe.address() as net.AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 type Started = { server: ChildProcess; output: () => string };
 
