@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { getDb } from "@/db/client";
-import { keyAllows, presentedKey } from "@/server/domain/api-keys";
+import { keyAllows, presentedKey, type Scope as ApiScope } from "@/server/domain/api-keys";
 import { idempotencyKeyReused, isServiceError, keyFailuresLimited, ServiceError } from "@/server/domain/errors";
 import { newId } from "@/server/domain/ids";
 import { seal, unseal } from "@/server/domain/sealing";
@@ -12,7 +12,7 @@ import { providers } from "@/server/providers/registry";
 import type { Operation } from "@/server/schemas/common";
 import { authenticateApiKey } from "@/server/services/api-keys/authenticate-api-key";
 import { recallCompleted } from "@/server/services/idempotency/remembered";
-import { claimIdempotencyKey, heldRecord, keyRequestHash, type ClaimRow, type ClaimStatement, type KeyClaim, type OwnedKey, type Replay } from "@/server/services/idempotency/claim";
+import { claimIdempotencyKey, heldRecord, keyRequestHash, type ClaimRow, type ClaimStatement, type KeyClaim, type OwnedKey, type Replay, type Scope } from "@/server/services/idempotency/claim";
 import type { Completion, ResponseRecord } from "@/server/services/idempotency/completion";
 import { discardUnreadBody, readJsonBody } from "./body";
 import { trustedClientAddress } from "./client-address";
@@ -87,11 +87,11 @@ type RouteContext = { params: Promise<Record<string, string | string[] | undefin
 type Caller = Awaited<ReturnType<typeof authenticateFrom>> & { clientAddress: string | null };
 
 /** Key auth, the operation's scope, the key's rate limit: who may call, and whether now. */
-async function admit(base: BaseContext, request: Request, op: Operation<z.ZodType | undefined, z.ZodType | undefined>): Promise<Caller> {
+async function admit(base: BaseContext, request: Request, op: Operation<z.ZodType | undefined, z.ZodType | undefined>, needed: ApiScope): Promise<Caller> {
   const clientAddress = trustedClientAddress(request.headers.get("x-forwarded-for"));
   const { key, merchant } = await authenticateFrom(base, request.headers.get("authorization"), clientAddress);
-  if (!keyAllows(key.kind, key.scopes, op.scope!)) {
-    throw new ServiceError("scope_missing", `This API key does not have the '${op.scope}' scope needed for ${op.method} ${op.path}.`);
+  if (!keyAllows(key.kind, key.scopes, needed)) {
+    throw new ServiceError("scope_missing", `This API key does not have the '${needed}' scope needed for ${op.method} ${op.path}.`);
   }
   const limit = await consumeRateLimit(key.id, key.livemode);
   if (!limit.ok) {
@@ -102,7 +102,6 @@ async function admit(base: BaseContext, request: Request, op: Operation<z.ZodTyp
   return { key, merchant, clientAddress };
 }
 
-type Scope = { merchantId: string; livemode: boolean };
 
 /** A request read and validated, with its Idempotency-Key and the fingerprint the key is claimed with (when it carries one). */
 type ReadRequest<B, Q> = {
@@ -215,7 +214,8 @@ export function apiRoute<B extends z.ZodType | undefined, Q extends z.ZodType | 
   handler: (args: HandlerArgs<B, Q>) => Promise<unknown>,
   options: RouteOptions = {},
 ) {
-  if (op.scope === null) throw new Error(`${op.operationId} has no scope; serve public documents without apiRoute`);
+  const needed = op.scope;
+  if (needed === null) throw new Error(`${op.operationId} has no scope; serve public documents without apiRoute`);
   // What the idempotency record keeps of a response: sealed when it carries a secret.
   const storable = (text: string) => (op.secretInResponse ? seal(dataKey(), text) : text);
   return async function route(request: Request, routeContext?: RouteContext): Promise<Response> {
@@ -226,7 +226,7 @@ export function apiRoute<B extends z.ZodType | undefined, Q extends z.ZodType | 
     let requestKey: RequestKey | undefined;
     try {
       const base = { db: await getDb(), clock: systemClock };
-      const { key, merchant, clientAddress } = await admit(base, request, op);
+      const { key, merchant, clientAddress } = await admit(base, request, op, needed);
       const scope = { merchantId: merchant.id, livemode: key.livemode };
       const read = await readRequest(base, scope, request, url, op);
       if ("replay" in read) return replayResponse(read.replay, requestId);
