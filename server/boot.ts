@@ -9,7 +9,6 @@ import { log } from "./log";
 import { checkHealth } from "./services/health";
 import { seedMerchant, type SeedResult } from "./services/merchants/seed-merchant";
 import { dataKeyOpensStoredSecrets, sealStoredSecrets } from "./services/webhooks/seal-stored-secrets";
-import { writeOut } from "./stdout";
 
 /**
  * Runs once per server process (instrumentation.ts). On the embedded default it opens and
@@ -82,4 +81,12 @@ function firstStartBanner(demo: SeedResult): string {
     "",
     "",
   ].join("\n");
+}
+
+/**
+ * Writes to stdout and resolves once Node has handed the text to the operating system: a password
+ * shown before its transaction commits is out of the process by then, whatever happens next.
+ */
+function writeOut(text: string): Promise<void> {
+  return new Promise((resolve, reject) => process.stdout.write(text, (e) => (e ? reject(e) : resolve())));
 }

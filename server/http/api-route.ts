@@ -177,8 +177,8 @@ async function readRequest<B extends z.ZodType | undefined, Q extends z.ZodType 
  * by its service's first write), then completed with the answer, or released for one not kept.
  */
 class RequestKey {
-  /** The key as this request holds it, once claimed. */
-  held: OwnedKey | undefined;
+  /** The key as this request owns it, once claimed. */
+  owned: OwnedKey | undefined;
   claimed = false;
 
   constructor(
@@ -193,14 +193,14 @@ class RequestKey {
     this.claimed = true;
     const claim = await claimIdempotencyKey(this.base, this.scope, this.idempotencyKey, this.fingerprint, first);
     if (claim.kind === "replay") throw new Replayed(claim);
-    this.held = claim;
+    this.owned = claim;
     return claim.claimedBy;
   };
 
   /** The held key, asked for by a service's last write: claimed by then (before the handler, or by its first write). */
   holder(operationId: string): OwnedKey {
-    if (!this.held) throw new Error(`${operationId}: the response's record was asked for before the key was claimed`);
-    return this.held;
+    if (!this.owned) throw new Error(`${operationId}: the response's record was asked for before the key was claimed`);
+    return this.owned;
   }
 }
 
@@ -231,10 +231,9 @@ export function apiRoute<B extends z.ZodType | undefined, Q extends z.ZodType | 
       const read = await readRequest(base, scope, request, url, op);
       if ("replay" in read) return replayResponse(read.replay, requestId);
       const params = await resolveParams(routeContext);
-      if (read.idempotency) {
-        requestKey = new RequestKey(base, scope, read.idempotency.key, read.idempotency.fingerprint);
-        if (!options.claimInFirstWrite) await requestKey.claim();
-      }
+      // Kept outside the try too, for the error's answer to settle.
+      const idem = (requestKey = read.idempotency ? new RequestKey(base, scope, read.idempotency.key, read.idempotency.fingerprint) : undefined);
+      if (idem && !options.claimInFirstWrite) await idem.claim();
       const ctx: ServiceContext = {
         ...base,
         providers,
@@ -245,21 +244,20 @@ export function apiRoute<B extends z.ZodType | undefined, Q extends z.ZodType | 
         clientAddress,
       };
       const stored: { completion?: Completion } = {};
-      const held = requestKey;
       // Asked for before the handler runs; the key is held by the time the service's last write
       // asks for the completion.
       const responseRecord = <T>(toBody: (result: T) => unknown): ResponseRecord<T> | undefined =>
-        held &&
-        heldRecord(() => held.holder(op.operationId), op.status, toBody, storable, (completion) => {
+        idem &&
+        heldRecord(() => idem.holder(op.operationId), op.status, toBody, storable, (completion) => {
           stored.completion = completion;
         });
-      const claim = options.claimInFirstWrite && held ? keyClaim(held.claim) : undefined;
+      const claim = options.claimInFirstWrite && idem ? keyClaim(idem.claim) : undefined;
       const result = await handler({ ctx, body: read.body, query: read.query, params, idempotencyKey: read.idempotency?.key ?? null, url, responseRecord, claim });
-      if (held && !held.claimed) throw new Error(`${op.operationId}: the handler never claimed its Idempotency-Key`);
+      if (idem && !idem.claimed) throw new Error(`${op.operationId}: the handler never claimed its Idempotency-Key`);
       // The service's own write stored the response: send exactly what it stored.
       if (stored.completion) return raw(op.status, stored.completion.sent, requestId);
       const text = JSON.stringify(result);
-      if (held?.held) await held.held.complete(op.status, storable(text));
+      if (idem?.owned) await idem.owned.complete(op.status, storable(text));
       return raw(op.status, text, requestId);
     } catch (caught) {
       return errorAnswer(caught, { op, request, requestId, requestKey });
@@ -286,8 +284,8 @@ async function errorAnswer(
   const status = statusOf(error);
   if (!isServiceError(e)) log.error("unhandled error", { requestId, op: op.operationId, error: e });
   const text = JSON.stringify(errorBody(error, requestId));
-  const held = requestKey?.held;
-  if (held) {
+  const owned = requestKey?.owned;
+  if (owned) {
     // 4xx answers are as final as successes and replay the same; 5xx and 429 are not stored,
     // so the documented "query, then retry with the same key" (or "retry after the pause")
     // runs the request again. Nor is `parameter_invalid`, wherever the check that refused the
@@ -295,7 +293,7 @@ async function errorAnswer(
     // already past): the request as sent was malformed, and the same key may carry it fixed.
     // Nor is `idempotency_key_reused` found by a service (the first request answered 5xx, so
     // no record was kept, but its payment or refund holds the key): the key is that request's.
-    await (isStoredRefusal(error, status) ? held.complete(status, text) : held.release()).catch((err: unknown) =>
+    await (isStoredRefusal(error, status) ? owned.complete(status, text) : owned.release()).catch((err: unknown) =>
       log.error("idempotency record not saved", { requestId, error: err }),
     );
   }
