@@ -1,13 +1,15 @@
 "use client";
 
 import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from "@tanstack/react-query";
-import { createTRPCClient, httpBatchLink, TRPCClientError } from "@trpc/client";
+import { createTRPCClient, TRPCClientError } from "@trpc/client";
 import { createTRPCContext } from "@trpc/tanstack-react-query";
 import { useRouter } from "next/navigation";
 import { createContext, useContext, useEffect, useState, type ReactNode } from "react";
 import { CURSOR_PARAMS } from "@/components/ui/pager";
-import { MAX_BATCH_SIZE, modeName, PAGE_MODE_HEADER, signInPath } from "@/server/domain/staff";
+import { modeName, signInPath } from "@/server/domain/staff";
+import type { ProgressChunk } from "@/server/trpc/progress-stream";
 import type { AppRouter } from "@/server/trpc/routers/_app";
+import { dashboardLinks } from "./links";
 
 export const { TRPCProvider, useTRPC, useTRPCClient } = createTRPCContext<AppRouter>();
 
@@ -24,6 +26,19 @@ export function errorMessage(e: unknown): string {
  */
 export function isUnanswered(e: unknown): boolean {
   return e instanceof TRPCClientError && e.data === undefined;
+}
+
+/**
+ * A streamed call's result (progressStream), each report of its progress handed to `onProgress`
+ * as it comes. A stream that ends without its result was cut off on the way: no answer, as
+ * isUnanswered says.
+ */
+export async function untilDone<P, R>(stream: AsyncIterable<ProgressChunk<P, R>>, onProgress: (progress: P) => void): Promise<R> {
+  for await (const chunk of stream) {
+    if (chunk.done) return chunk.result;
+    onProgress(chunk.progress);
+  }
+  throw new TRPCClientError("The answer ended before its result.");
 }
 
 const UNREACHABLE = "Could not reach Mari, or its answer was lost on the way. Check your connection, then try again.";
@@ -199,7 +214,7 @@ export function DashboardProviders({ livemode, children }: { livemode: boolean; 
     return () => document.removeEventListener("input", noteTyping, true);
   }, []);
   const [trpcClient] = useState(() =>
-    createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: "/api/trpc", maxItems: MAX_BATCH_SIZE, headers: { [PAGE_MODE_HEADER]: modeName(livemode) } })] }),
+    createTRPCClient<AppRouter>({ links: dashboardLinks(livemode) }),
   );
   useEffect(() => {
     if (typeof BroadcastChannel === "undefined") return;

@@ -199,36 +199,63 @@ test("replay waits for the endpoints, and says when they could not be read rathe
   await expect(replay.getByRole("button", { name: "Replay event" })).toBeEnabled();
 });
 
-test("a window's replay that takes a while says it is still queueing and for how long, then what it queued", async ({ page, request }) => {
+/**
+ * A window's queueing answered slowly, as a window of many thousand events is: the page's fetch
+ * hands on the streamed answer's lines one a second, and its result (the line saying `done`)
+ * only once the test calls the function this returns.
+ */
+async function slowReplayAnswer(page: Page): Promise<() => Promise<void>> {
+  await page.addInitScript(() => {
+    const released = new Promise<void>((resolve) => Object.assign(window, { releaseReplayResult: resolve }));
+    const pageFetch = window.fetch.bind(window);
+    window.fetch = async (input, init) => {
+      const answer = await pageFetch(input, init);
+      const queueing = String(input instanceof Request ? input.url : input).includes("events.replayWindow") && String(init?.body).includes('"dryRun":false');
+      if (!queueing) return answer;
+      const lines = (await answer.text()).split("\n").filter(Boolean);
+      const body = new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          const line = lines.shift()!;
+          await (line.includes('"done":true') ? released : new Promise((resolve) => setTimeout(resolve, 1_000)));
+          controller.enqueue(new TextEncoder().encode(`${line}\n`));
+          if (lines.length === 0) controller.close();
+        },
+      });
+      return new Response(body, { status: answer.status, headers: answer.headers });
+    };
+  });
+  return () => page.evaluate(() => (window as unknown as { releaseReplayResult: () => void }).releaseReplayResult());
+}
+
+test("a window's replay that takes a while says it is still queueing, for how long and how far it has come, then what it queued", async ({ page, request }) => {
   const endpoint = await v1<{ id: string }>(request, "POST", "/v1/webhook_endpoints", { url: "http://127.0.0.1:9/slow-window", enabled_events: ["payment.succeeded"] });
   const paid = await succeededPayment(request);
   const { created_at } = await v1<{ created_at: string }>(request, "GET", `/v1/events/${await eventOf(request, paid.id, "payment.succeeded")}`);
-  // The queueing is done at once; its answer is held back, as a window of many thousand events would hold it.
-  let answer!: () => void;
-  const answered = new Promise<void>((resolve) => (answer = resolve));
-  await page.route(/\/api\/trpc\/[^?]*events\.replayWindow/, async (route) => {
-    if (!route.request().postData()?.includes('"dryRun":false')) return route.continue();
-    const response = await route.fetch();
-    await answered;
-    await route.fulfill({ response });
-  });
+  const releaseResult = await slowReplayAnswer(page);
 
   await page.goto(`/dashboard/events?from=${harareWallTime(created_at, -1_000)}&to=${harareWallTime(created_at, 1_000)}&type=payment.succeeded`);
   await page.getByRole("button", { name: "Replay a time window…" }).click();
   const panel = page.getByRole("region", { name: "Replay a time window" });
   await panel.getByRole("combobox", { name: "To", exact: true }).selectOption(endpoint.id);
   await panel.getByRole("button", { name: "Count (dry run)" }).click();
+  // Other tests' payments may have succeeded in the same seconds: at least this one.
+  const counted = Number(/^([\d,]+) events?/.exec((await panel.locator(".replay-counts").textContent()) ?? "")?.[1]?.replace(/,/g, ""));
+  expect(counted).toBeGreaterThanOrEqual(1);
   await panel.getByRole("button", { name: /^Queue \d+ deliver/ }).click();
   await expect(panel.getByRole("button", { name: "Queueing…" })).toBeDisabled();
-  // Quiet at first (a usual window is queued in well under a second), then said, with a count of seconds that goes on.
-  const still = panel.getByText(/^Still queueing \(\d+ s so far\): a large window takes a while\. It goes on if you leave this page/);
+  // Quiet at first (a usual window is queued in well under a second), then said, with a count of
+  // seconds that goes on and the events done of those counted, as the stream reports them.
+  const still = panel.getByText(/^Still queueing \(\d+ s so far(; [\d,]+ of [\d,]+ events? done)?\): a large window takes a while\. It goes on if you leave this page/);
   await expect(still).toHaveCount(0);
   await expect(still).toBeVisible();
+  await expect(still).toContainText(`; ${counted.toLocaleString("en-GB")} of ${counted.toLocaleString("en-GB")} event`);
+  await expect(panel.getByRole("progressbar", { name: "Events queued so far" })).toHaveJSProperty("value", counted);
+  await expect(panel.getByRole("progressbar", { name: "Events queued so far" })).toHaveJSProperty("max", counted);
   const seconds = async () => Number(/\((\d+) s/.exec((await still.textContent()) ?? "")?.[1]);
   const first = await seconds();
   expect(first).toBeGreaterThanOrEqual(2);
   await expect.poll(seconds).toBeGreaterThan(first);
-  answer();
+  await releaseResult();
   await expect(panel.getByRole("status").filter({ hasText: /^Queued \d+ deliver/ })).toBeVisible();
   await expect(still).toHaveCount(0);
 });

@@ -91,3 +91,9 @@ export function couldBeLogin(business: string, email: string): boolean {
 
 /** A loginKey: typed apart from a bare e-mail address, which no longer names a login alone. */
 export type LoginKey = string & { readonly __login: unique symbol };
+
+/**
+ * The dashboard's procedures whose answer is streamed (their progress, then their result): the
+ * page's client sends them over tRPC's streaming link, the rest over the plain batching one.
+ */
+export const STREAMED_PROCEDURES: ReadonlySet<string> = new Set(["events.replayWindow"]);

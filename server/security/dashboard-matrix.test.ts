@@ -9,9 +9,9 @@ import { recordSecurityEvent } from "@/server/services/security-log/record-secur
 import { systemContext } from "@/server/system-context";
 import { seedPayment } from "@/server/testing/fixtures";
 import type { TrpcContext } from "@/server/trpc/init";
-import { STAFF_TEST_PASSWORD } from "@/server/trpc/testing";
+import { STAFF_TEST_PASSWORD, staffContext } from "@/server/trpc/testing";
 import { appRouter } from "@/server/trpc/routers/_app";
-import { dashboardWire, fingerprint, seedWorld, staffContext, statementsOf, type Objects, type World } from "./world";
+import { dashboardWire, fingerprint, seedWorld, statementsOf, type Objects, type World } from "./world";
 
 /**
  * The dashboard's half of the matrix, over tRPC's own fetch handler so the answers are what the

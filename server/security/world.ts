@@ -1,20 +1,19 @@
 import { sql } from "drizzle-orm";
+import { TRPCClientError } from "@trpc/client";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { getDb, watchStatements } from "@/db/client";
 import { rowsOf } from "@/db/rows";
-import type { StaffRole } from "@/server/domain/staff";
+import { STREAMED_PROCEDURES } from "@/server/domain/staff";
 import { createCheckoutSession } from "@/server/services/checkout-sessions/create-checkout-session";
 import { replayEvent } from "@/server/services/events/replay-event";
 import { createPaymentLink } from "@/server/services/payment-links/create-payment-link";
 import { transitionPayment } from "@/server/services/payments/transition-payment";
 import { runSettlements } from "@/server/services/settlements/run-settlements";
-import { loadStaffSession } from "@/server/services/staff/load-staff-session";
 import { createEndpoint } from "@/server/services/webhooks/create-endpoint";
-import { systemContext } from "@/server/system-context";
 import { seedPayment, seedPendingRefund, seedTestMerchant, uniqueRef, type TestMerchant } from "@/server/testing/fixtures";
 import type { TrpcContext } from "@/server/trpc/init";
 import { appRouter } from "@/server/trpc/routers/_app";
-import { insertTestStaff } from "@/server/trpc/testing";
+import { dashboardClient, streamed } from "@/server/trpc/testing";
 
 /** One of each object a merchant can own, in one environment. */
 export type Objects = {
@@ -124,13 +123,6 @@ export async function fingerprint(merchantIds: string[]): Promise<Record<string,
   return Object.fromEntries(parts);
 }
 
-/** What the dashboard's request context holds for a signed-in staff member of `m` with `role`, in one mode. */
-export async function staffContext(m: TestMerchant, role: StaffRole, livemode = false): Promise<TrpcContext> {
-  const id = await insertTestStaff(m, role);
-  const base = await systemContext();
-  return { base, session: await loadStaffSession(base, id, "session-of-a-test"), livemode };
-}
-
 // Tests read into parsed JSON freely, as server/testing/api.ts lets them.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type WireAnswer = { status: number; body: any };
@@ -140,6 +132,7 @@ export type WireAnswer = { status: number; body: any };
  * goes over the wire, error formatter included. Only the cookie-to-context step is replaced.
  */
 export async function dashboardWire(ctx: TrpcContext, path: string, type: "query" | "mutation", input: unknown): Promise<WireAnswer> {
+  if (STREAMED_PROCEDURES.has(path)) return streamedWire(ctx, path, input);
   const url = new URL(`/api/trpc/${path}`, "http://localhost:3000");
   if (type === "query") url.searchParams.set("input", JSON.stringify(input));
   const req = new Request(url, type === "query" ? { method: "GET" } : { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(input) });
@@ -163,4 +156,19 @@ export async function statementsOf(call: () => Promise<{ status: number }>): Pro
     if (!keyBookkeeping(s)) statements.push(s);
   }, call);
   return { status: res.status, statements };
+}
+
+/**
+ * A streamed procedure's call as the page makes it (its streaming link), read to its end. Its HTTP
+ * status is 200 once the stream starts, so the answer's status is the one its error carries.
+ */
+async function streamedWire(ctx: TrpcContext, path: string, input: unknown): Promise<WireAnswer> {
+  // The client's procedures by name, as tRPC's proxy resolves a path.
+  const procedure = path.split(".").reduce<any>((at, part) => at[part], dashboardClient(ctx)); // eslint-disable-line @typescript-eslint/no-explicit-any
+  try {
+    return { status: 200, body: { result: { data: (await streamed(procedure.mutate(input))).result } } };
+  } catch (e) {
+    if (!(e instanceof TRPCClientError)) throw e;
+    return { status: e.data.httpStatus, body: { error: e.shape } };
+  }
 }

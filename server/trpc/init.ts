@@ -1,4 +1,4 @@
-import { initTRPC, TRPCError, type TRPC_ERROR_CODE_KEY } from "@trpc/server";
+import { getTRPCErrorFromUnknown, initTRPC, TRPCError, type TRPC_ERROR_CODE_KEY } from "@trpc/server";
 import { z } from "zod";
 import { PASSWORD_MAX_LENGTH } from "@/server/domain/passwords";
 import { staffServiceContext } from "@/server/auth/current-staff";
@@ -54,13 +54,24 @@ const t = initTRPC.context<TrpcContext>().create({
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 
-/** Service errors become tRPC errors with the matching code; anything else is logged and hidden. */
+/**
+ * What a dashboard call answers for an error: a service error becomes the tRPC error of its
+ * type; an internal fault is logged (the formatter hides it from the page); the rest stay as they are.
+ */
+export function dashboardError(error: unknown, path: string): TRPCError {
+  const trpcError = getTRPCErrorFromUnknown(error);
+  const cause = trpcError.cause;
+  if (isServiceError(cause)) return new TRPCError({ code: TRPC_CODE[cause.type], message: cause.message, cause });
+  if (trpcError.code === "INTERNAL_SERVER_ERROR") log.error("dashboard call failed", { path, error: cause ?? trpcError });
+  return trpcError;
+}
+
+/** Every error of a call, as dashboardError answers it. */
 const mapErrors = t.middleware(async ({ next, path }) => {
   const result = await next();
   if (result.ok) return result;
-  const cause = result.error.cause;
-  if (isServiceError(cause)) throw new TRPCError({ code: TRPC_CODE[cause.type], message: cause.message, cause });
-  if (result.error.code === "INTERNAL_SERVER_ERROR") log.error("dashboard call failed", { path, error: cause ?? result.error });
+  const answer = dashboardError(result.error, path);
+  if (answer !== result.error) throw answer;
   return result;
 });
 

@@ -1,4 +1,7 @@
+import { createTRPCClient } from "@trpc/client";
 import { TRPCError } from "@trpc/server";
+import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
+import { dashboardLinks } from "@/components/dashboard/links";
 import { getDb } from "@/db/client";
 import { staffUsers } from "@/db/schema";
 import { newId } from "@/server/domain/ids";
@@ -7,7 +10,8 @@ import type { StaffRole } from "@/server/domain/staff";
 import { loadStaffSession } from "@/server/services/staff/load-staff-session";
 import { systemContext } from "@/server/system-context";
 import type { TestMerchant } from "@/server/testing/fixtures";
-import { createCallerFactory } from "./init";
+import { createCallerFactory, type TrpcContext } from "./init";
+import type { ProgressChunk } from "./progress-stream";
 import { appRouter } from "./routers/_app";
 
 const createCaller = createCallerFactory(appRouter);
@@ -32,9 +36,14 @@ export async function insertTestStaff(m: TestMerchant, role: StaffRole): Promise
  * the mode the calling tab's page was drawn in, when it says one.
  */
 export async function dashboardAs(m: TestMerchant, role: StaffRole, livemode = false, opts: { pageLivemode?: boolean } = {}) {
+  return createCaller({ ...(await staffContext(m, role, livemode)), pageLivemode: opts.pageLivemode });
+}
+
+/** What the dashboard's request context holds for a signed-in staff member of `m` with `role`, in one mode. */
+export async function staffContext(m: TestMerchant, role: StaffRole, livemode = false): Promise<TrpcContext> {
   const id = await insertTestStaff(m, role);
   const base = await systemContext();
-  return createCaller({ base, session: await loadStaffSession(base, id, "session-of-a-test"), livemode, pageLivemode: opts.pageLivemode });
+  return { base, session: await loadStaffSession(base, id, "session-of-a-test"), livemode };
 }
 
 /** No one signed in. */
@@ -50,4 +59,24 @@ export async function refusal(p: Promise<unknown>): Promise<string> {
   } catch (e) {
     return e instanceof TRPCError ? e.code : `not a TRPCError: ${String(e)}`;
   }
+}
+
+/**
+ * The page's own tRPC client (its links: batching, streaming for STREAMED_PROCEDURES), its
+ * requests handed to tRPC's fetch handler with `ctx` in place of the cookie's.
+ */
+export function dashboardClient(ctx: TrpcContext) {
+  const fetch = async (url: URL | RequestInfo, init?: RequestInit) =>
+    fetchRequestHandler({ endpoint: "/api/trpc", req: new Request(new URL(String(url), "http://localhost:3000"), init), router: appRouter, createContext: async () => ctx });
+  return createTRPCClient<typeof appRouter>({ links: dashboardLinks(ctx.livemode, fetch) });
+}
+
+/** A streamed procedure's answer read to its end: every report of progress, in order, and the result. */
+export async function streamed<P, R>(call: Promise<AsyncIterable<ProgressChunk<P, R>>>): Promise<{ progress: P[]; result: R }> {
+  const progress: P[] = [];
+  for await (const chunk of await call) {
+    if (chunk.done) return { progress, result: chunk.result };
+    progress.push(chunk.progress);
+  }
+  throw new Error("the stream ended without its result");
 }

@@ -3,10 +3,11 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
 import type { EventType } from "@/server/domain/events";
-import { errorMessage, useTRPC } from "../trpc";
+import type { ReplayProgress } from "@/server/services/events/replay-event-window";
+import { errorMessage, untilDone, useTRPC, useTRPCClient } from "../trpc";
 import { cancelOnEscape, useSingleFlightMutation } from "../kit";
 import { EventTypeSelect } from "./event-type-select";
-import { plural } from "@/components/ui/plural";
+import { count, plural } from "@/components/ui/plural";
 import { harareWallTimeToIso } from "@/server/domain/harare-time";
 
 type Form = { from: string; to: string; type: string; endpointId: string; onlyUndelivered: boolean };
@@ -51,9 +52,18 @@ export function ReplayWindow({ initial, onClose }: { initial: { from: string; to
   // Found on Count: a start after now with no end would count nothing and say nothing of why.
   const [startAhead, setStartAhead] = useState(false);
   const endpoints = useQuery(trpc.webhooks.list.queryOptions({ limit: 100 }));
-  const count = useSingleFlightMutation(trpc.events.replayWindow.mutationOptions());
-  const queue = useSingleFlightMutation(trpc.events.replayWindow.mutationOptions());
-  // A large window takes a while (batches of 500 events): the wait says it is still going.
+  const client = useTRPCClient();
+  type WindowInput = Parameters<typeof client.events.replayWindow.mutate>[0];
+  // The answer comes as the events are walked, 500 at a time: a count is quick, a queueing reports how far it has come.
+  const [progress, setProgress] = useState<ReplayProgress | null>(null);
+  const dryRun = useSingleFlightMutation({ mutationFn: async (input: WindowInput) => untilDone(await client.events.replayWindow.mutate(input), () => {}) });
+  const queue = useSingleFlightMutation({
+    mutationFn: async (input: WindowInput) => {
+      setProgress(null);
+      return untilDone(await client.events.replayWindow.mutate(input), setProgress);
+    },
+  });
+  // A large window takes a while: the wait says it is still going, how long for, and how far it has come.
   const queueingFor = useSecondsRunning(queue.isPending);
 
   const from = harareWallTimeToIso(form.from);
@@ -71,7 +81,7 @@ export function ReplayWindow({ initial, onClose }: { initial: { from: string; to
     setCounted(null);
     setQueued(null);
     setStartAhead(false);
-    count.reset();
+    dryRun.reset();
     queue.reset();
   };
   const problem = !from
@@ -95,7 +105,7 @@ export function ReplayWindow({ initial, onClose }: { initial: { from: string; to
           e.preventDefault();
           if (problem) return;
           if (!to && from && Date.parse(from) > Date.now()) return setStartAhead(true);
-          count.mutate({ ...input, dryRun: true }, { onSuccess: (r) => setCounted({ for: key, events: r.events, deliveries: r.deliveries, createdLt: r.createdLt }) });
+          dryRun.mutate({ ...input, dryRun: true }, { onSuccess: (r) => setCounted({ for: key, events: r.events, deliveries: r.deliveries, createdLt: r.createdLt }) });
         }}
       >
         <label>
@@ -126,14 +136,14 @@ export function ReplayWindow({ initial, onClose }: { initial: { from: string; to
         <label className="check">
           <input type="checkbox" checked={form.onlyUndelivered} onChange={(e) => set({ onlyUndelivered: e.target.checked })} /> Only what was not delivered
         </label>
-        <button type="submit" ref={countButton} disabled={Boolean(problem) || count.isPending}>
-          {count.isPending ? "Counting…" : "Count (dry run)"}
+        <button type="submit" ref={countButton} disabled={Boolean(problem) || dryRun.isPending}>
+          {dryRun.isPending ? "Counting…" : "Count (dry run)"}
         </button>
       </form>
       {problem && form.from ? <p className="error">{problem}</p> : null}
-      {count.error ? (
+      {dryRun.error ? (
         <p className="warning" role="alert">
-          {errorMessage(count.error)}
+          {errorMessage(dryRun.error)}
         </p>
       ) : null}
       {current ? (
@@ -172,10 +182,18 @@ export function ReplayWindow({ initial, onClose }: { initial: { from: string; to
             </div>
           )}
           {queue.isPending && queueingFor >= STILL_QUEUEING_AFTER_S ? (
-            <p>
-              Still queueing (<span aria-live="off">{queueingFor} s</span> so far): a large window takes a while. It goes on if you leave this page; each event&apos;s page
-              shows its deliveries.
-            </p>
+            <>
+              <p>
+                Still queueing (<span aria-live="off">{queueingFor} s</span> so far
+                {progress ? (
+                  <>
+                    ; <span aria-live="off">{count(progress.events)}</span> of {plural(current.events, "event", "events")} done
+                  </>
+                ) : null}
+                ): a large window takes a while. It goes on if you leave this page; each event&apos;s page shows its deliveries.
+              </p>
+              <progress className="replay-progress" aria-label="Events queued so far" max={current.events} value={progress?.events ?? 0} />
+            </>
           ) : null}
         </div>
       ) : null}

@@ -18,13 +18,21 @@ export type ReplayWindowInput = {
 
 const BATCH = 500;
 
+/** How far a window's replay has come: the events walked, and the deliveries queued for them (or, on a dry run, counted). */
+export type ReplayProgress = { events: number; deliveries: number };
+
 /**
  * Replays every event of a window (the after-an-outage case), oldest first, in batches of 500 so
  * a day of events neither holds one long transaction nor builds in memory. A dry run counts the
  * same way and writes nothing. Each batch commits on its own: a request cut off half-way has
  * queued a prefix of the window, and running it again with `only_undelivered` finishes the job.
+ * `report` hears how far it has come: once its checks are passed (nothing yet), then after each batch.
  */
-export async function replayEventWindow(ctx: ServiceContext, input: ReplayWindowInput): Promise<{ events: number; deliveries: number; createdLt: Date }> {
+export async function replayEventWindow(
+  ctx: ServiceContext,
+  input: ReplayWindowInput,
+  report: (progress: ReplayProgress) => void = () => {},
+): Promise<ReplayProgress & { createdLt: Date }> {
   const targets = await replayTargets(ctx, input.endpointId);
   // Without an end, the window ends now; the answer says when, so that a count can be confirmed as counted.
   const createdLt = input.createdLt ?? ctx.clock.now();
@@ -35,6 +43,7 @@ export async function replayEventWindow(ctx: ServiceContext, input: ReplayWindow
   let after: string | undefined;
   let eventCount = 0;
   let deliveryCount = 0;
+  report({ events: 0, deliveries: 0 });
   for (;;) {
     const batch = await ctx.db
       .select({ id: events.id, type: events.type, objectId: events.objectId })
@@ -62,6 +71,7 @@ export async function replayEventWindow(ctx: ServiceContext, input: ReplayWindow
       // waits its turn is not sent again.
       deliveryCount += (await queueReplay(ctx, pairs, { named: input.endpointId, skipDelivered: input.onlyUndelivered })).ids.length;
     }
+    report({ events: eventCount, deliveries: deliveryCount });
     if (batch.length < BATCH) break;
   }
   return { events: eventCount, deliveries: deliveryCount, createdLt };

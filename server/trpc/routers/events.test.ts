@@ -1,11 +1,15 @@
+import { TRPCClientError } from "@trpc/client";
+import { count, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "@/db/client";
+import { events, webhookDeliveries } from "@/db/schema";
 import { systemClock } from "@/server/clock";
 import { newId } from "@/server/domain/ids";
 import { transitionPayment } from "@/server/services/payments/transition-payment";
 import { createEndpoint } from "@/server/services/webhooks/create-endpoint";
 import { seedAwaitingPayment, seedTestMerchant, type TestMerchant } from "@/server/testing/fixtures";
-import { dashboardAs, dashboardSignedOut, refusal } from "../testing";
+import { dashboardAs, dashboardClient, dashboardSignedOut, refusal, staffContext, streamed } from "../testing";
+import type { appRouter } from "./_app";
 
 let a: TestMerchant;
 let b: TestMerchant;
@@ -23,6 +27,17 @@ async function succeededEvent(m: TestMerchant, livemode = false) {
 }
 
 const randomEventId = () => newId("event", new Date());
+
+/** `n` events of `m` written at once, a millisecond apart, ending now; the start of their window. */
+async function manyEvents(m: TestMerchant, n: number): Promise<string> {
+  const start = Date.now() - n;
+  const rows = Array.from({ length: n }, (_, i) => {
+    const at = new Date(start + i);
+    return { id: newId("event", at), merchantId: m.merchant.id, livemode: false, type: "payment.succeeded" as const, data: { object: {} }, objectId: newId("payment", at), createdAt: at };
+  });
+  await (await getDb()).insert(events).values(rows);
+  return new Date(start).toISOString();
+}
 
 describe("dashboard: events", () => {
   it("lists and reads the merchant's own events in the chosen environment, filtered by type and time", async () => {
@@ -100,16 +115,54 @@ describe("dashboard: events", () => {
     await succeededEvent(m, true);
     await succeededEvent(b);
     const dev = await dashboardAs(m, "developer");
-    const dry = await dev.events.replayWindow({ createdGte: from, dryRun: true });
+    const dry = (await streamed(dev.events.replayWindow({ createdGte: from, dryRun: true }))).result;
     // Without an end the window ends now, and the count says when: the form confirms that window.
     expect(dry).toEqual({ dryRun: true, events: 2, deliveries: 2, createdLt: expect.any(String) });
     expect((await dev.events.get({ id: first.id })).deliveries).toEqual([]);
     await succeededEvent(m); // after the count: not in what was counted, so not queued
-    const done = await dev.events.replayWindow({ createdGte: from, createdLt: dry.createdLt, dryRun: false });
+    const done = (await streamed(dev.events.replayWindow({ createdGte: from, createdLt: dry.createdLt, dryRun: false }))).result;
     expect(done).toEqual({ dryRun: false, events: 2, deliveries: 2, createdLt: dry.createdLt });
     expect((await dev.events.get({ id: first.id })).deliveries).toHaveLength(1);
-    expect(await dev.events.replayWindow({ createdGte: from, types: ["payment.failed"], dryRun: true })).toMatchObject({ dryRun: true, events: 0, deliveries: 0 });
+    expect((await streamed(dev.events.replayWindow({ createdGte: from, types: ["payment.failed"], dryRun: true }))).result).toMatchObject({ dryRun: true, events: 0, deliveries: 0 });
     expect(await refusal(dev.events.replayWindow({ createdGte: from, createdLt: from, dryRun: true }))).toBe("BAD_REQUEST");
+  });
+
+  it("streams a window's queueing over the page's own link: how far it has come, then what it queued", async () => {
+    const m = await seedTestMerchant();
+    await createEndpoint(await m.ctx(), { url: "http://127.0.0.1:9/stream", enabledEvents: ["*"] });
+    const from = await manyEvents(m, 1_200);
+    const page = dashboardClient(await staffContext(m, "developer"));
+    const { progress, result } = await streamed(page.events.replayWindow.mutate({ createdGte: from, dryRun: false }));
+    expect(result).toMatchObject({ dryRun: false, events: 1_200, deliveries: 1_200 });
+    // From nothing, batch by batch (500 events each); a report the page was too slow for is folded into the next.
+    expect(progress[0]).toEqual({ events: 0, deliveries: 0 });
+    expect(progress.at(-1)).toEqual({ events: 1_200, deliveries: 1_200 });
+    for (const [i, p] of progress.entries()) {
+      expect([0, 500, 1_000, 1_200]).toContain(p.events);
+      expect(p.deliveries).toBe(p.events);
+      if (i > 0) expect(p.events).toBeGreaterThan(progress[i - 1]!.events);
+    }
+    // Refused before it starts: answered as a plain call is.
+    const refused = await page.events.replayWindow.mutate({ createdGte: from, endpointId: "we_00000000000000000000000000", dryRun: false }).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(refused).toBeInstanceOf(TRPCClientError);
+    expect((refused as TRPCClientError<typeof appRouter>).data).toMatchObject({ code: "NOT_FOUND", httpStatus: 404, service: { code: "resource_missing", param: "endpoint" } });
+  });
+
+  it("goes on queueing a window when the page stops reading half-way (closed, or its connection lost)", async () => {
+    const m = await seedTestMerchant();
+    await createEndpoint(await m.ctx(), { url: "http://127.0.0.1:9/left", enabledEvents: ["*"] });
+    const from = await manyEvents(m, 1_500);
+    const page = dashboardClient(await staffContext(m, "developer"));
+    for await (const chunk of await page.events.replayWindow.mutate({ createdGte: from, dryRun: false })) {
+      expect(chunk).toEqual({ done: false, progress: { events: 0, deliveries: 0 } });
+      break;
+    }
+    const queued = async () =>
+      (await (await getDb()).select({ n: count() }).from(webhookDeliveries).where(eq(webhookDeliveries.merchantId, m.merchant.id)))[0]!.n;
+    await expect.poll(queued, { timeout: 30_000 }).toBe(1_500);
   });
 
   it("answers nothing to someone signed out", async () => {

@@ -5,10 +5,11 @@ import { toEventResource } from "@/server/schemas/events";
 import { toDeliveryResource } from "@/server/schemas/webhooks";
 import { getEvent } from "@/server/services/events/get-event";
 import { listEvents } from "@/server/services/events/list-events";
-import { replayEventWindow } from "@/server/services/events/replay-event-window";
+import { replayEventWindow, type ReplayProgress } from "@/server/services/events/replay-event-window";
 import { replayEvent } from "@/server/services/events/replay-event";
 import { listDeliveries } from "@/server/services/webhooks/list-deliveries";
 import { developerProcedure, objectId, pageInput, router, viewerProcedure } from "../init";
+import { progressStream } from "../progress-stream";
 
 /** As /v1 takes a time: RFC 3339 (or Unix seconds), no later than the year 9999. */
 const time = timeBound;
@@ -50,7 +51,10 @@ export const eventsRouter = router({
     return { deliveries: deliveries.map(toDeliveryResource), retries };
   }),
 
-  /** Replay a time window; `dryRun` counts what would be queued and writes nothing. */
+  /**
+   * Replay a time window; `dryRun` counts what would be queued and writes nothing. Streamed
+   * (STREAMED_PROCEDURES): how many events it has walked so far, then what it queued.
+   */
   replayWindow: developerProcedure
     .input(
       z
@@ -64,15 +68,21 @@ export const eventsRouter = router({
         })
         .refine((b) => b.createdLt === undefined || b.createdLt > b.createdGte, { message: "The end must be after the start.", path: ["createdLt"] }),
     )
-    .mutation(async ({ ctx, input }) => {
-      const { events, deliveries, createdLt } = await replayEventWindow(ctx.service, {
-        createdGte: input.createdGte,
-        createdLt: input.createdLt,
-        types: input.types,
-        endpointId: input.endpointId,
-        onlyUndelivered: input.onlyUndelivered,
-        dryRun: input.dryRun,
-      });
-      return { dryRun: input.dryRun, events, deliveries, createdLt: createdLt.toISOString() };
-    }),
+    .mutation(({ ctx, input, path }) =>
+      progressStream(path, async (report: (progress: ReplayProgress) => void) => {
+        const { events, deliveries, createdLt } = await replayEventWindow(
+          ctx.service,
+          {
+            createdGte: input.createdGte,
+            createdLt: input.createdLt,
+            types: input.types,
+            endpointId: input.endpointId,
+            onlyUndelivered: input.onlyUndelivered,
+            dryRun: input.dryRun,
+          },
+          report,
+        );
+        return { dryRun: input.dryRun, events, deliveries, createdLt: createdLt.toISOString() };
+      }),
+    ),
 });

@@ -1,0 +1,13 @@
+import { httpBatchLink, httpBatchStreamLink, splitLink, type TRPCLink } from "@trpc/client";
+import { MAX_BATCH_SIZE, modeName, PAGE_MODE_HEADER, STREAMED_PROCEDURES } from "@/server/domain/staff";
+import type { AppRouter } from "@/server/trpc/routers/_app";
+
+/**
+ * How the dashboard's calls travel: batched, with the page's mode on each; a streamed procedure's
+ * over the streaming link, which hands its progress to the page as it comes. `fetch`: another way
+ * to send them than the browser's (a test's, into the handler itself).
+ */
+export function dashboardLinks(livemode: boolean, fetch?: typeof globalThis.fetch): TRPCLink<AppRouter>[] {
+  const options = { url: "/api/trpc", maxItems: MAX_BATCH_SIZE, headers: { [PAGE_MODE_HEADER]: modeName(livemode) }, fetch };
+  return [splitLink({ condition: (op) => STREAMED_PROCEDURES.has(op.path), true: httpBatchStreamLink(options), false: httpBatchLink(options) })];
+}
