@@ -1,6 +1,7 @@
 import { TRPCError } from "@trpc/server";
 import { describe, expect, it } from "vitest";
 import { invalidParam } from "@/server/domain/errors";
+import { logOf } from "@/server/testing/log";
 import { progressStream, type ProgressChunk } from "./progress-stream";
 
 /** A step the test lets the work take when it says so. */
@@ -89,6 +90,35 @@ describe("progressStream", () => {
     );
     expect(error).toBeInstanceOf(TRPCError);
     expect(error).toMatchObject({ code: "INTERNAL_SERVER_ERROR", cause: fault });
+  });
+
+  it("logs a later internal fault once, with the procedure, whether a reader hears it or not", async () => {
+    const failAfterReport = (step: { opened: Promise<void> }) => async (report: (n: number) => void) => {
+      report(0);
+      await step.opened;
+      throw new Error("connection reset");
+    };
+    const faults = (lines: { msg?: string; path?: string }[]) => lines.filter((l) => l.msg === "dashboard call failed");
+
+    const heard = gate();
+    const { lines: heardLines } = await logOf(async () => {
+      const reader = (await progressStream("events.replayWindow", failAfterReport(heard)))[Symbol.asyncIterator]();
+      await reader.next();
+      heard.open();
+      await reader.next().catch(() => {});
+    });
+    expect(faults(heardLines)).toMatchObject([{ path: "events.replayWindow", error: { message: "connection reset" } }]);
+
+    const unheard = gate();
+    const { lines: unheardLines } = await logOf(async () => {
+      for await (const chunk of await progressStream("events.replayWindow", failAfterReport(unheard))) {
+        expect(chunk).toEqual({ done: false, progress: 0 });
+        break; // the page was closed
+      }
+      unheard.open();
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    });
+    expect(faults(unheardLines)).toMatchObject([{ path: "events.replayWindow", error: { message: "connection reset" } }]);
   });
 
   it("goes on to its end when the reader leaves half-way", async () => {

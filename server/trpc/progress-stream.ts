@@ -12,14 +12,13 @@ type Settled<R> = { ok: true; value: R } | { ok: false; error: unknown };
  * Work that fails before its first report fails the call itself, as a plain call would (a refused
  * input, an endpoint not found): the work reports once it is past its checks. From then on it runs
  * to its end whether or not anyone still reads: a page closed half-way through a replay does not
- * stop it half-way. A later failure is answered as the call's own would be (dashboardError), also
- * when no reader is left to hear it, so that an internal fault is logged either way.
+ * stop it half-way. A later failure is answered as the call's own would be (dashboardError, which
+ * logs an internal fault), once, when it happens, whether or not a reader is left to hear it.
  */
 export async function progressStream<P, R>(path: string, work: (report: (progress: P) => void) => Promise<R>): Promise<AsyncIterable<ProgressChunk<P, R>>> {
   let latest: { progress: P } | undefined;
   let reports = 0;
   let settled: Settled<R> | undefined;
-  let reading = true;
   let wake: (() => void) | undefined;
   const nudge = () => {
     const w = wake;
@@ -34,39 +33,37 @@ export async function progressStream<P, R>(path: string, work: (report: (progres
     reports++;
     started();
     nudge();
-  }).then(
-    (value) => {
-      settled = { ok: true, value };
-    },
-    (error: unknown) => {
-      settled = { ok: false, error };
-      if (!reading) dashboardError(error, path);
-    },
-  ).finally(() => {
-    started();
-    nudge();
-  });
+  })
+    .then(
+      (value) => {
+        settled = { ok: true, value };
+      },
+      (error: unknown) => {
+        settled = { ok: false, error: reports === 0 ? error : dashboardError(error, path) };
+      },
+    )
+    .finally(() => {
+      started();
+      nudge();
+    });
 
   await first;
+  // Before any report: the call's own failure, which its middleware answers.
   if (reports === 0 && settled && !settled.ok) throw settled.error;
 
   return (async function* read() {
     let seen = 0;
-    try {
-      for (;;) {
-        if (reports !== seen) {
-          seen = reports;
-          yield { done: false, progress: latest!.progress };
-        } else if (settled) {
-          if (!settled.ok) throw dashboardError(settled.error, path);
-          yield { done: true, result: settled.value };
-          return;
-        } else {
-          await new Promise<void>((resolve) => (wake = resolve));
-        }
+    for (;;) {
+      if (reports !== seen) {
+        seen = reports;
+        yield { done: false, progress: latest!.progress };
+      } else if (settled) {
+        if (!settled.ok) throw settled.error;
+        yield { done: true, result: settled.value };
+        return;
+      } else {
+        await new Promise<void>((resolve) => (wake = resolve));
       }
-    } finally {
-      reading = settled !== undefined;
     }
   })();
 }
