@@ -200,18 +200,18 @@ test("replay waits for the endpoints, and says when they could not be read rathe
 });
 
 /**
- * A window's queueing answered slowly, as a window of many thousand events is: the page's fetch
- * hands on the streamed answer's lines one a second, and its result (the line saying `done`)
- * only once the test calls the function this returns.
+ * A window's queueing (or its count, with `dryRun`) answered slowly, as a window of many thousand
+ * events is: the page's fetch hands on the streamed answer's lines one a second, and its result
+ * (the line saying `done`) only once the test calls the function this returns.
  */
-async function slowReplayAnswer(page: Page): Promise<() => Promise<void>> {
-  await page.addInitScript(() => {
+async function slowReplayAnswer(page: Page, { dryRun = false } = {}): Promise<() => Promise<void>> {
+  await page.addInitScript((run) => {
     const released = new Promise<void>((resolve) => Object.assign(window, { releaseReplayResult: resolve }));
     const pageFetch = window.fetch.bind(window);
     window.fetch = async (input, init) => {
       const answer = await pageFetch(input, init);
-      const queueing = String(input instanceof Request ? input.url : input).includes("events.replayWindow") && String(init?.body).includes('"dryRun":false');
-      if (!queueing) return answer;
+      const slowed = String(input instanceof Request ? input.url : input).includes("events.replayWindow") && String(init?.body).includes(run);
+      if (!slowed) return answer;
       const lines = (await answer.text()).split("\n").filter(Boolean);
       const body = new ReadableStream<Uint8Array>({
         async pull(controller) {
@@ -223,7 +223,7 @@ async function slowReplayAnswer(page: Page): Promise<() => Promise<void>> {
       });
       return new Response(body, { status: answer.status, headers: answer.headers });
     };
-  });
+  }, `"dryRun":${dryRun}`);
   return () => page.evaluate(() => (window as unknown as { releaseReplayResult: () => void }).releaseReplayResult());
 }
 
@@ -258,6 +258,23 @@ test("a window's replay that takes a while says it is still queueing, for how lo
   await releaseResult();
   await expect(panel.getByRole("status").filter({ hasText: /^Queued \d+ deliver/ })).toBeVisible();
   await expect(still).toHaveCount(0);
+});
+
+test("a window's count that takes a while says how many events it has counted so far", async ({ page, request }) => {
+  const paid = await succeededPayment(request);
+  const { created_at } = await v1<{ created_at: string }>(request, "GET", `/v1/events/${await eventOf(request, paid.id, "payment.succeeded")}`);
+  const releaseResult = await slowReplayAnswer(page, { dryRun: true });
+
+  await page.goto(`/dashboard/events?from=${harareWallTime(created_at, -1_000)}&to=${harareWallTime(created_at, 1_000)}&type=payment.succeeded`);
+  await page.getByRole("button", { name: "Replay a time window…" }).click();
+  const panel = page.getByRole("region", { name: "Replay a time window" });
+  await panel.getByRole("button", { name: "Count (dry run)" }).click();
+  // Other tests' payments may have succeeded in the same seconds: at least this one.
+  const counting = panel.getByRole("button", { name: /^Counting… [\d,]+ events? so far$/ });
+  await expect(counting).toBeDisabled();
+  await releaseResult();
+  await expect(panel.locator(".replay-counts")).toHaveText(/^[\d,]+ events?, [\d,]+ deliver(y|ies)$/);
+  await expect(panel.getByRole("button", { name: "Count (dry run)" })).toBeEnabled();
 });
 
 test("a revoke or deactivation whose answer was lost says it may have been done, and the list is read again", async ({ page, request }) => {

@@ -54,15 +54,15 @@ export function ReplayWindow({ initial, onClose }: { initial: { from: string; to
   const endpoints = useQuery(trpc.webhooks.list.queryOptions({ limit: 100 }));
   const client = useTRPCClient();
   type WindowInput = Parameters<typeof client.events.replayWindow.mutate>[0];
-  // The answer comes as the events are walked, 500 at a time: a count is quick, a queueing reports how far it has come.
+  // The answer comes as the events are walked, 500 at a time: a count or a queueing says how far it has come.
+  const [countProgress, setCountProgress] = useState<ReplayProgress | null>(null);
   const [progress, setProgress] = useState<ReplayProgress | null>(null);
-  const dryRun = useSingleFlightMutation({ mutationFn: async (input: WindowInput) => untilDone(await client.events.replayWindow.mutate(input), () => {}) });
-  const queue = useSingleFlightMutation({
-    mutationFn: async (input: WindowInput) => {
-      setProgress(null);
-      return untilDone(await client.events.replayWindow.mutate(input), setProgress);
-    },
-  });
+  const walk = (report: (progress: ReplayProgress | null) => void) => async (input: WindowInput) => {
+    report(null);
+    return untilDone(await client.events.replayWindow.mutate(input), report);
+  };
+  const dryRun = useSingleFlightMutation({ mutationFn: walk(setCountProgress) });
+  const queue = useSingleFlightMutation({ mutationFn: walk(setProgress) });
   // A large window takes a while: the wait says it is still going, how long for, and how far it has come.
   const queueingFor = useSecondsRunning(queue.isPending);
 
@@ -137,7 +137,7 @@ export function ReplayWindow({ initial, onClose }: { initial: { from: string; to
           <input type="checkbox" checked={form.onlyUndelivered} onChange={(e) => set({ onlyUndelivered: e.target.checked })} /> Only what was not delivered
         </label>
         <button type="submit" ref={countButton} disabled={Boolean(problem) || dryRun.isPending}>
-          {dryRun.isPending ? "Counting…" : "Count (dry run)"}
+          {dryRun.isPending ? (countProgress?.events ? `Counting… ${plural(countProgress.events, "event", "events")} so far` : "Counting…") : "Count (dry run)"}
         </button>
       </form>
       {problem && form.from ? <p className="error">{problem}</p> : null}
