@@ -19,6 +19,9 @@ export const EVENT_TYPES = [
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
+/** How far a window's replay has come: the events walked, and the deliveries queued for them (or, on a dry run, counted). */
+export type ReplayProgress = { events: number; deliveries: number };
+
 /**
  * A test ping goes to the one endpoint it was sent to, never through the fan-out: no endpoint
  * subscribes to it, and `*` does not include it.

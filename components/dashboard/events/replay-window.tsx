@@ -2,8 +2,7 @@
 
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
-import type { EventType } from "@/server/domain/events";
-import type { ReplayProgress } from "@/server/services/events/replay-event-window";
+import type { EventType, ReplayProgress } from "@/server/domain/events";
 import { errorMessage, untilDone, useTRPC, useTRPCClient } from "../trpc";
 import { cancelOnEscape, useSingleFlightMutation } from "../kit";
 import { EventTypeSelect } from "./event-type-select";

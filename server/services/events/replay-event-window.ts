@@ -1,6 +1,6 @@
 import { and, asc, eq, gt, inArray } from "drizzle-orm";
 import { events, webhookDeliveries } from "@/db/schema";
-import type { EventType } from "@/server/domain/events";
+import type { EventType, ReplayProgress } from "@/server/domain/events";
 import { invalidParam } from "@/server/domain/errors";
 import type { ServiceContext } from "@/server/context";
 import { queueReplay, replayPairs, replayTargets } from "../webhooks/queue-replay";
@@ -17,9 +17,6 @@ export type ReplayWindowInput = {
 };
 
 const BATCH = 500;
-
-/** How far a window's replay has come: the events walked, and the deliveries queued for them (or, on a dry run, counted). */
-export type ReplayProgress = { events: number; deliveries: number };
 
 /**
  * Replays every event of a window (the after-an-outage case), oldest first, in batches of 500 so

@@ -1,11 +1,11 @@
 import { z } from "zod";
-import { EVENT_TYPES } from "@/server/domain/events";
+import { EVENT_TYPES, type ReplayProgress } from "@/server/domain/events";
 import { timeBound } from "@/server/schemas/common";
 import { toEventResource } from "@/server/schemas/events";
 import { toDeliveryResource } from "@/server/schemas/webhooks";
 import { getEvent } from "@/server/services/events/get-event";
 import { listEvents } from "@/server/services/events/list-events";
-import { replayEventWindow, type ReplayProgress } from "@/server/services/events/replay-event-window";
+import { replayEventWindow } from "@/server/services/events/replay-event-window";
 import { replayEvent } from "@/server/services/events/replay-event";
 import { listDeliveries } from "@/server/services/webhooks/list-deliveries";
 import { developerProcedure, objectId, pageInput, router, viewerProcedure } from "../init";
