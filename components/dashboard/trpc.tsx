@@ -7,7 +7,6 @@ import { useRouter } from "next/navigation";
 import { createContext, useContext, useEffect, useState, type ReactNode } from "react";
 import { CURSOR_PARAMS } from "@/components/ui/pager";
 import { modeName, signInPath } from "@/server/domain/staff";
-import type { ProgressChunk } from "@/server/trpc/progress-stream";
 import type { AppRouter } from "@/server/trpc/routers/_app";
 import { dashboardLinks } from "./links";
 
@@ -26,19 +25,6 @@ export function errorMessage(e: unknown): string {
  */
 export function isUnanswered(e: unknown): boolean {
   return e instanceof TRPCClientError && e.data === undefined;
-}
-
-/**
- * A streamed call's result (progressStream), each report of its progress handed to `onProgress`
- * as it comes. A stream that ends without its result was cut off on the way: no answer, as
- * isUnanswered says.
- */
-export async function untilDone<P, R>(stream: AsyncIterable<ProgressChunk<P, R>>, onProgress: (progress: P) => void): Promise<R> {
-  for await (const chunk of stream) {
-    if (chunk.done) return chunk.result;
-    onProgress(chunk.progress);
-  }
-  throw new TRPCClientError("The answer ended before its result.");
 }
 
 const UNREACHABLE = "Could not reach Mari, or its answer was lost on the way. Check your connection, then try again.";

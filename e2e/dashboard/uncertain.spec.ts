@@ -249,8 +249,9 @@ test("a window's replay that takes a while says it is still queueing, for how lo
   await expect(still).toHaveCount(0);
   await expect(still).toBeVisible();
   await expect(still).toContainText(`; ${counted.toLocaleString("en-GB")} of ${counted.toLocaleString("en-GB")} event`);
-  await expect(panel.getByRole("progressbar", { name: "Events queued so far" })).toHaveJSProperty("value", counted);
-  await expect(panel.getByRole("progressbar", { name: "Events queued so far" })).toHaveJSProperty("max", counted);
+  const bar = panel.getByRole("progressbar", { name: "Events queued so far" });
+  await expect(bar).toHaveJSProperty("value", counted);
+  await expect(bar).toHaveJSProperty("max", counted);
   const seconds = async () => Number(/\((\d+) s/.exec((await still.textContent()) ?? "")?.[1]);
   const first = await seconds();
   expect(first).toBeGreaterThanOrEqual(2);

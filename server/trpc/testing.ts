@@ -1,7 +1,7 @@
 import { createTRPCClient } from "@trpc/client";
 import { TRPCError } from "@trpc/server";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
-import { dashboardLinks } from "@/components/dashboard/links";
+import { dashboardLinks, untilDone } from "@/components/dashboard/links";
 import { getDb } from "@/db/client";
 import { staffUsers } from "@/db/schema";
 import { newId } from "@/server/domain/ids";
@@ -71,12 +71,9 @@ export function dashboardClient(ctx: TrpcContext) {
   return createTRPCClient<typeof appRouter>({ links: dashboardLinks(ctx.livemode, fetch) });
 }
 
-/** A streamed procedure's answer read to its end: every report of progress, in order, and the result. */
+/** A streamed procedure's answer read to its end, as the page reads it (untilDone): every report of progress, in order, and the result. */
 export async function streamed<P, R>(call: Promise<AsyncIterable<ProgressChunk<P, R>>>): Promise<{ progress: P[]; result: R }> {
   const progress: P[] = [];
-  for await (const chunk of await call) {
-    if (chunk.done) return { progress, result: chunk.result };
-    progress.push(chunk.progress);
-  }
-  throw new Error("the stream ended without its result");
+  const result = await untilDone(await call, (p) => progress.push(p));
+  return { progress, result };
 }

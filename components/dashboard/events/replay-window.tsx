@@ -3,7 +3,8 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
 import type { EventType, ReplayProgress } from "@/server/domain/events";
-import { errorMessage, untilDone, useTRPC, useTRPCClient } from "../trpc";
+import { untilDone } from "../links";
+import { errorMessage, useTRPC, useTRPCClient } from "../trpc";
 import { cancelOnEscape, useSingleFlightMutation } from "../kit";
 import { EventTypeSelect } from "./event-type-select";
 import { count, plural } from "@/components/ui/plural";
