@@ -1,6 +1,7 @@
-import { boolean, index, json, jsonb, pgTable, text } from "drizzle-orm/pg-core";
-import { EVENT_TYPES } from "@/server/domain/events";
-import { createdAt, idColumn } from "./columns";
+import { sql } from "drizzle-orm";
+import { boolean, index, integer, json, jsonb, pgTable, text } from "drizzle-orm/pg-core";
+import { EVENT_TYPES, type EventType } from "@/server/domain/events";
+import { createdAt, idColumn, tstz } from "./columns";
 import { merchants } from "./merchants";
 
 /** The event log (spec §6): written in the same transaction as the change it records. */
@@ -50,3 +51,50 @@ export const outbox = pgTable(
   // The relay reads the oldest first.
   (t) => [index("outbox_created_idx").on(t.createdAt)],
 );
+
+export const REPLAY_STATUSES = ["running", "done", "stopped"] as const;
+
+/**
+ * A window's replay (POST /v1/events/replay, and the dashboard's), kept while it runs so that
+ * nothing is lost when the process running it dies: the window's events are queued oldest first,
+ * 500 at a time, and each batch commits with `after_event_id` moved past it. Whoever runs a batch
+ * holds the row's lease (`lease_until`, renewed by every batch); a replay whose lease ran out is
+ * claimed by a job runner and goes on from its cursor, so each event is queued once.
+ */
+export const eventReplays = pgTable(
+  "event_replays",
+  {
+    id: idColumn("id").primaryKey(),
+    merchantId: idColumn("merchant_id")
+      .notNull()
+      .references(() => merchants.id),
+    livemode: boolean("livemode").notNull(),
+    createdGte: tstz("created_gte").notNull(),
+    createdLt: tstz("created_lt").notNull(),
+    /** The event types asked for; null for all. */
+    types: jsonb("types").$type<EventType[]>(),
+    /** The endpoint named, if one was. */
+    endpointId: idColumn("endpoint_id"),
+    onlyUndelivered: boolean("only_undelivered").notNull(),
+    /** The request's Idempotency-Key: its retry after a crash picks this replay up instead of starting another. */
+    idempotencyKey: text("idempotency_key"),
+    /** The last event queued: the next batch starts after it. */
+    afterEventId: idColumn("after_event_id"),
+    events: integer("events").notNull().default(0),
+    deliveries: integer("deliveries").notNull().default(0),
+    /** `stopped`: it could not go on (the endpoint it names was disabled or deleted); `error` says why. */
+    status: text("status", { enum: REPLAY_STATUSES }).notNull().default("running"),
+    error: jsonb("error").$type<{ code: string; message: string; param?: string }>(),
+    /** While running: when its runner is presumed dead, unless a batch renews it first. */
+    leaseUntil: tstz("lease_until"),
+    createdAt: createdAt(),
+    finishedAt: tstz("finished_at"),
+  },
+  (t) => [
+    // Replays to resume: the runners' claim and their next-due read.
+    index("event_replays_running_idx").on(t.leaseUntil).where(sql`${t.status} = 'running'`),
+    index("event_replays_key_idx").on(t.merchantId, t.livemode, t.idempotencyKey).where(sql`${t.idempotencyKey} is not null`),
+  ],
+);
+
+export type EventReplay = typeof eventReplays.$inferSelect;

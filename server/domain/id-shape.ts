@@ -23,6 +23,7 @@ export const ID_PREFIXES = {
   outbox: "obx",
   providerCallback: "pcb",
   securityEvent: "sec",
+  eventReplay: "evr",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

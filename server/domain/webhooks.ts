@@ -49,6 +49,12 @@ export const MAX_ENDPOINTS = 16;
 export const DELIVERY_LEASE_MS = 60_000;
 
 /**
+ * A window replay's lease: each batch of 500 events (well under a second) renews it, so one left
+ * this long has lost its runner, and a job runner carries it on.
+ */
+export const REPLAY_LEASE_MS = 30_000;
+
+/**
  * A claimed delivery sent within this of its claim goes as it was loaded. One that waited longer
  * (behind its endpoint's share of the slots, which shrinks as more endpoints have work) is
  * re-leased first, and its endpoint re-read: its lease may no longer cover the attempt, or may have

@@ -2,9 +2,9 @@ import { and, asc, eq, getTableColumns, inArray, isNotNull, isNull, lte, or, sql
 import type { AnyPgColumn, PgTable } from "drizzle-orm/pg-core";
 import { literalIn } from "@/db/literal";
 import { rowsOf } from "@/db/rows";
-import { outbox, payments, refunds, settlements, webhookDeliveries, webhookEndpoints, type Payment } from "@/db/schema";
+import { eventReplays, outbox, payments, refunds, settlements, webhookDeliveries, webhookEndpoints, type EventReplay, type Payment } from "@/db/schema";
 import type { Db } from "@/db/client";
-import { DELIVERY_LEASE_MS } from "@/server/domain/webhooks";
+import { DELIVERY_LEASE_MS, REPLAY_LEASE_MS } from "@/server/domain/webhooks";
 import { LOADED_ENDPOINT, type Loaded } from "@/server/services/webhooks/attempt-delivery";
 
 export const LEASE_MS = 30_000;
@@ -19,10 +19,11 @@ const PENDING = {
   refunds: literalIn(refunds.status, "pending"),
   payouts: literalIn(settlements.status, "pending"),
   deliveries: literalIn(webhookDeliveries.status, "pending"),
+  replays: literalIn(eventReplays.status, "running"),
 };
 
 /** A table whose rows are due work, with its id and merchant columns. */
-type Leased = { table: typeof payments | typeof refunds | typeof webhookDeliveries; id: AnyPgColumn; merchantId: AnyPgColumn };
+type Leased = { table: typeof payments | typeof refunds | typeof webhookDeliveries | typeof eventReplays; id: AnyPgColumn; merchantId: AnyPgColumn };
 type Claim = { due: SQL | undefined; order: AnyPgColumn; lease: Record<string, Date>; limit: number; merchantId?: string };
 
 /**
@@ -90,12 +91,28 @@ export async function claimDueRefunds(db: Db, now: Date, limit: number, opts: { 
   });
 }
 
+/**
+ * Claims window replays whose lease ran out (the process running them died, or handed them back),
+ * leased for REPLAY_LEASE_MS, which each batch the claimer queues renews. Returns the rows as the
+ * lease left them: each is carried on from its cursor.
+ */
+export async function claimStalledReplays(db: Db, now: Date, limit: number, merchantId?: string): Promise<EventReplay[]> {
+  const claim = lease(db, { table: eventReplays, id: eventReplays.id, merchantId: eventReplays.merchantId }, {
+    due: and(PENDING.replays, lte(eventReplays.leaseUntil, now)),
+    order: eventReplays.leaseUntil,
+    lease: { leaseUntil: new Date(now.getTime() + REPLAY_LEASE_MS) },
+    limit,
+    merchantId,
+  });
+  return claim.returning(getTableColumns(eventReplays));
+}
+
 export type DueTimes = {
   /** The earliest of the kinds below: when a runner must next look. */
   work: Date | null;
   /** Webhook deliveries, apart: a runner whose delivery slots are full takes more as attempts finish rather than by waking. */
   deliveries: Date | null;
-  kinds: { expiry: Date | null; reconcile: Date | null; refunds: Date | null; outbox: Date | null; payouts: Date | null };
+  kinds: { expiry: Date | null; reconcile: Date | null; refunds: Date | null; outbox: Date | null; payouts: Date | null; replays: Date | null };
 };
 
 /**
@@ -109,11 +126,11 @@ const earliest = (column: AnyPgColumn, table: PgTable, pending?: SQL) =>
 
 /**
  * When each kind of due work next falls, in one round trip, each part on its partial index:
- * payments to expire or reconcile, pending refunds, unrelayed events, test payouts and webhook
- * deliveries. A runner skips the claims of kinds with nothing due, so an idle pass costs this one read.
+ * payments to expire or reconcile, pending refunds, unrelayed events, test payouts, window replays
+ * whose lease runs out and webhook deliveries. A runner skips the claims of kinds with nothing due, so an idle pass costs this one read.
  */
 export async function nextDueAt(db: Db, now: Date): Promise<DueTimes> {
-  type Row = Record<"expiry" | "reconcile" | "refunds" | "outbox" | "payouts" | "deliveries", Date | string | null>;
+  type Row = Record<"expiry" | "reconcile" | "refunds" | "outbox" | "payouts" | "replays" | "deliveries", Date | string | null>;
   // An expiry being run holds a lease in next_check_at (see claimDuePayments): it is not due again
   // until the lease runs out, and a runner that counted it would pass again at once, and again.
   const unleased = or(isNull(payments.nextCheckAt), lte(payments.nextCheckAt, now));
@@ -124,10 +141,11 @@ export async function nextDueAt(db: Db, now: Date): Promise<DueTimes> {
       ${earliest(refunds.nextCheckAt, refunds, PENDING.refunds)} as refunds,
       ${earliest(outbox.createdAt, outbox)} as outbox,
       ${earliest(settlements.payAfter, settlements, PENDING.payouts)} as payouts,
+      ${earliest(eventReplays.leaseUntil, eventReplays, PENDING.replays)} as replays,
       ${earliest(webhookDeliveries.nextAttemptAt, webhookDeliveries, PENDING.deliveries)} as deliveries`),
   );
   const at = (v: Date | string | null | undefined) => (v ? new Date(v) : null);
-  const kinds = { expiry: at(row?.expiry), reconcile: at(row?.reconcile), refunds: at(row?.refunds), outbox: at(row?.outbox), payouts: at(row?.payouts) };
+  const kinds = { expiry: at(row?.expiry), reconcile: at(row?.reconcile), refunds: at(row?.refunds), outbox: at(row?.outbox), payouts: at(row?.payouts), replays: at(row?.replays) };
   const times = Object.values(kinds).filter((d) => d !== null).map((d) => d.getTime());
   return { work: times.length ? new Date(Math.min(...times)) : null, deliveries: at(row?.deliveries), kinds };
 }

@@ -5,6 +5,7 @@ import type { ProviderRegistry } from "@/server/providers/port";
 import { sweepExpiredIdempotencyKeys } from "@/server/services/idempotency/sweep-expired-keys";
 import { loadDeliveries, recordAttempts, sendDelivery, type AttemptResult, type Loaded, type WebhookSender } from "@/server/services/webhooks/attempt-delivery";
 import { fanOutEvents } from "@/server/services/webhooks/fan-out-events";
+import { resumeReplays } from "@/server/services/events/replay-event-window";
 import { dailyCutoff } from "@/server/domain/settlements";
 import { claimIsStale, ENDPOINT_CONCURRENCY, endpointShare } from "@/server/domain/webhooks";
 import { payDueSettlements } from "@/server/services/settlements/pay-settlement";
@@ -12,7 +13,7 @@ import { runSettlements } from "@/server/services/settlements/run-settlements";
 import { BackgroundScope } from "@/server/background";
 import { Batcher } from "./batcher";
 import { CLAIM_SIZE, DUE_KINDS, runDueBatch } from "./due-batch";
-import { claimDueDeliveriesSharing, nextDueAt, renewDeliveryLease } from "./due-work";
+import { claimDueDeliveriesSharing, claimStalledReplays, nextDueAt, renewDeliveryLease } from "./due-work";
 
 export { CLAIM_SIZE };
 
@@ -29,6 +30,8 @@ export const DELIVERY_PER_ENDPOINT = ENDPOINT_CONCURRENCY;
 /** Webhook attempts in flight at once; they wait on merchants' servers, not on this process. */
 export const DELIVERY_CONCURRENCY = 2 * DELIVERY_PER_ENDPOINT;
 const RELAY_BATCH = 500;
+/** Stalled window replays one pass claims; each runs on beside the passes until its window is queued. */
+const REPLAY_CLAIM = 2;
 /** Free slots that make it worth claiming more. */
 const DELIVERY_REFILL = 16;
 /** The longest it sleeps without looking: bounds lateness for work another instance created. */
@@ -166,6 +169,7 @@ export class LocalRunner {
       }
     }
     await this.part("settlements", () => this.settle(isDue(due.kinds.payouts)), undefined);
+    if (isDue(due.kinds.replays)) await this.part("carrying on window replays", () => this.resumeReplays(), undefined);
     await deliveries();
     return handled;
   }
@@ -349,6 +353,20 @@ export class LocalRunner {
     const share = this.heldShare();
     for (const held of this.held.values()) if (held >= share) return true;
     return false;
+  }
+
+  /**
+   * Claims window replays whose runner died and carries them on beside the passes (a day's window
+   * takes seconds to queue); each batch renews its lease, so no pass claims it again meanwhile.
+   */
+  private async resumeReplays(): Promise<void> {
+    const claimed = await claimStalledReplays(this.deps.db, this.deps.clock.now(), REPLAY_CLAIM, this.deps.merchantId);
+    if (claimed.length === 0) return;
+    // resumeReplays logs each replay's failure and never rejects.
+    const work: Promise<void> = resumeReplays(this.deps, claimed)
+      .then(() => undefined)
+      .finally(() => this.inFlight.delete(work));
+    this.inFlight.add(work);
   }
 
   /** Keeps a promise for settled(), and logs its failure: the delivery is due again when its lease ends. */

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { getDb, type Db } from "@/db/client";
-import { merchants, payments, refunds, type Merchant, type Payment, type Refund } from "@/db/schema";
+import { events, merchants, payments, refunds, type Merchant, type Payment, type Refund } from "@/db/schema";
 import type { PaymentStatus } from "@/server/domain/payment-status";
 import type { Scope } from "@/server/domain/api-keys";
 import { STANDARD_FEE_PLAN, type FeeBearer } from "@/server/domain/fees";
@@ -149,4 +149,20 @@ export async function seedPendingRefund(
     })
     .returning();
   return row!;
+}
+
+/**
+ * `n` payment.succeeded events of `m` in test mode, written at once, a millisecond apart and
+ * ending at `end` (now by default); returns the start of their window.
+ */
+export async function seedEvents(m: TestMerchant, n: number, end: Date = new Date()): Promise<Date> {
+  const start = end.getTime() - n;
+  const rows = Array.from({ length: n }, (_, i) => {
+    const at = new Date(start + i);
+    return { id: newId("event", at), merchantId: m.merchant.id, livemode: false, type: "payment.succeeded" as const, data: { object: {} }, objectId: newId("payment", at), createdAt: at };
+  });
+  const db = await getDb();
+  // In slices: one statement's parameters are limited (65,535).
+  for (let i = 0; i < rows.length; i += 5_000) await db.insert(events).values(rows.slice(i, i + 5_000));
+  return new Date(start);
 }

@@ -169,10 +169,11 @@ describe("Inngest functions", () => {
         { id: "schedule-deliveries", handler: () => undefined },
         { id: "deliver-overdue", handler: () => 4 },
         { id: "pay-due-test-settlements", handler: () => 1 },
+        { id: "carry-on-replays", handler: () => 6 },
         { id: "forget-expired-idempotency-keys", handler: () => 7 },
       ],
     });
-    expect(result).toEqual({ expired: 3, reconciled: 2, refunds: 5, relayed: 2, redelivered: 4, paidOut: 1, forgotten: 7 });
+    expect(result).toEqual({ expired: 3, reconciled: 2, refunds: 5, relayed: 2, redelivered: 4, paidOut: 1, replays: 6, forgotten: 7 });
     expect(ctx.step.run).toHaveBeenCalledWith("expire-overdue", expect.any(Function));
   });
 

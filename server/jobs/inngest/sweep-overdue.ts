@@ -4,12 +4,15 @@ import { sweepExpiredIdempotencyKeys } from "@/server/services/idempotency/sweep
 import { attemptDelivery } from "@/server/services/webhooks/attempt-delivery";
 import { fanOutEvents } from "@/server/services/webhooks/fan-out-events";
 import { payDueSettlements } from "@/server/services/settlements/pay-settlement";
+import { resumeReplays } from "@/server/services/events/replay-event-window";
 import { drainBatches, drainDue } from "../due-batch";
-import { claimDueDeliveries } from "../due-work";
+import { claimDueDeliveries, claimStalledReplays } from "../due-work";
 import { inngest, scheduleDeliveries } from "./client";
 import { jobDeps } from "./deps";
 
 const BATCH = 200;
+/** Stalled window replays one run carries on, side by side. */
+const REPLAYS = 4;
 /** A delivery or refund this late past its time lost its function (a send or a run that never came). */
 const GRACE_MS = 2 * 60_000;
 /**
@@ -36,6 +39,12 @@ export const sweepOverdueFn = inngest.createFunction(
     );
     // Test payouts whose own function never ran (a lost send): paid at most a minute late.
     const paidOut = await step.run("pay-due-test-settlements", async () => (await payDueSettlements(await jobDeps(), { limit: BATCH })).length);
+    // Window replays whose runner died: carried on from their cursor for a part's budget, then
+    // handed back for the next minute's run.
+    const replays = await step.run("carry-on-replays", async () => {
+      const deps = await jobDeps();
+      return resumeReplays(deps, await claimStalledReplays(deps.db, deps.clock.now(), REPLAYS), { budgetMs: PART_BUDGET_MS });
+    });
     const forgotten = await step.run("forget-expired-idempotency-keys", async () => sweepExpiredIdempotencyKeys(await jobDeps(), 5_000));
     // Deliveries whose function should have run minutes ago, batch after batch while a backlog
     // remains (their sends were lost in an outage of Inngest's).
@@ -60,6 +69,6 @@ export const sweepOverdueFn = inngest.createFunction(
     // refuses (an outage) fails this run after the rest has run, not before.
     const relayed = await step.run("relay-events", async () => (await fanOutEvents(await jobDeps(), { limit: 500 })).deliveries);
     await scheduleDeliveries(relayed, (id, chunk) => step.sendEvent(id, chunk));
-    return { expired, reconciled, refunds, relayed: relayed.length, redelivered, paidOut, forgotten };
+    return { expired, reconciled, refunds, relayed: relayed.length, redelivered, paidOut, replays, forgotten };
   },
 );

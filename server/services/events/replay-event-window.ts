@@ -1,8 +1,13 @@
-import { and, asc, eq, gt, inArray } from "drizzle-orm";
-import { events, webhookDeliveries } from "@/db/schema";
+import { and, asc, desc, eq, gt, gte, inArray, isNull } from "drizzle-orm";
+import { eventReplays, events, webhookDeliveries, type EventReplay } from "@/db/schema";
+import { inTransaction } from "@/db/transaction";
 import type { EventType, ReplayProgress } from "@/server/domain/events";
-import { invalidParam } from "@/server/domain/errors";
-import type { ServiceContext } from "@/server/context";
+import { invalidParam, isServiceError, ServiceError } from "@/server/domain/errors";
+import { newId } from "@/server/domain/ids";
+import { REPLAY_LEASE_MS } from "@/server/domain/webhooks";
+import type { CustomerContext, ServiceContext } from "@/server/context";
+import { log } from "@/server/log";
+import { actForMerchant } from "../merchants/act-for-merchant";
 import { queueReplay, replayPairs, replayTargets } from "../webhooks/queue-replay";
 import { eventWindow } from "./list-events";
 
@@ -14,21 +19,31 @@ export type ReplayWindowInput = {
   /** Skip an event for an endpoint that already has a delivered delivery of it. */
   onlyUndelivered?: boolean;
   dryRun?: boolean;
+  /** The request's Idempotency-Key: a retry with it (after a crash) picks up the replay it started. */
+  idempotencyKey?: string | null;
 };
 
+type Report = (progress: ReplayProgress) => void;
+
 const BATCH = 500;
+/** How often a request whose replay another runner carries on looks at its progress. */
+const WATCH_MS = 250;
+/** As long as an idempotency record is kept: a key used again later starts a replay of its own. */
+const KEY_KEPT_MS = 24 * 3600_000;
 
 /**
  * Replays every event of a window (the after-an-outage case), oldest first, in batches of 500 so
  * a day of events neither holds one long transaction nor builds in memory. A dry run counts the
- * same way and writes nothing. Each batch commits on its own: a request cut off half-way has
- * queued a prefix of the window, and running it again with `only_undelivered` finishes the job.
- * `report` hears how far it has come: once its checks are passed (nothing yet), then after each batch.
+ * same way and writes nothing. A replay is kept as a row (`event_replays`) while it runs, and each
+ * batch commits with the row's cursor moved past it: a request cut off half-way (a crash) leaves a
+ * replay that a job runner carries on from there once its lease runs out, and a retry with the same
+ * Idempotency-Key answers that replay's totals rather than starting another.
+ * `report` hears how far it has come: once its checks are passed, then after each batch.
  */
 export async function replayEventWindow(
   ctx: ServiceContext,
   input: ReplayWindowInput,
-  report: (progress: ReplayProgress) => void = () => {},
+  report: Report = () => {},
 ): Promise<ReplayProgress & { createdLt: Date }> {
   const targets = await replayTargets(ctx, input.endpointId);
   // Without an end, the window ends now; the answer says when, so that a count can be confirmed as counted.
@@ -36,40 +51,210 @@ export async function replayEventWindow(
   // A start in the future (a mistyped year) would count nothing and say nothing of why.
   if (input.createdLt === undefined && input.createdGte >= createdLt)
     throw invalidParam("created_gte", "created_gte is in the future: without created_lt the window ends now, so it would hold no event.");
-  const where = eventWindow(ctx, { types: input.types, createdGte: input.createdGte, createdLt });
-  let after: string | undefined;
-  let eventCount = 0;
-  let deliveryCount = 0;
-  report({ events: 0, deliveries: 0 });
-  for (;;) {
-    const batch = await ctx.db
-      .select({ id: events.id, type: events.type, objectId: events.objectId })
-      .from(events)
-      .where(after ? and(where, gt(events.id, after)) : where)
-      .orderBy(asc(events.merchantId), asc(events.livemode), asc(events.id))
-      .limit(BATCH);
+  if (input.dryRun) return { ...(await countWindow(ctx, { ...input, createdLt }, targets, report)), createdLt };
+  const replay = (input.idempotencyKey && (await replayOfKey(ctx, input.idempotencyKey))) || (await startReplay(ctx, { ...input, createdLt }));
+  report({ events: replay.events, deliveries: replay.deliveries });
+  const done = replay.status === "running" ? await carryOn(ctx, replay, report, { targets }) : replay;
+  return answer(done);
+}
+
+/** What a dry run would queue, batch by batch, writing nothing. */
+async function countWindow(
+  ctx: ServiceContext,
+  input: ReplayWindowInput & { createdLt: Date },
+  targets: Awaited<ReturnType<typeof replayTargets>>,
+  report: Report,
+): Promise<ReplayProgress> {
+  const progress = { events: 0, deliveries: 0 };
+  report({ ...progress });
+  for (let after: string | null = null; ; ) {
+    const batch = await nextBatch(ctx, input, after);
     if (batch.length === 0) break;
     after = batch[batch.length - 1]!.id;
-    eventCount += batch.length;
-
     let pairs = replayPairs(targets, batch, "window");
-    if (input.dryRun) {
-      if (input.onlyUndelivered && pairs.length) {
-        const done = await ctx.db
-          .select({ eventId: webhookDeliveries.eventId, endpointId: webhookDeliveries.endpointId })
-          .from(webhookDeliveries)
-          .where(and(inArray(webhookDeliveries.eventId, batch.map((e) => e.id)), eq(webhookDeliveries.status, "delivered")));
-        const delivered = new Set(done.map((d) => `${d.eventId} ${d.endpointId}`));
-        pairs = pairs.filter((p) => !delivered.has(`${p.eventId} ${p.endpointId}`));
-      }
-      deliveryCount += pairs.length;
-    } else {
-      // What is delivered is read under the replay's lock: a retry that gets through while this
-      // waits its turn is not sent again.
-      deliveryCount += (await queueReplay(ctx, pairs, { named: input.endpointId, skipDelivered: input.onlyUndelivered })).ids.length;
+    if (input.onlyUndelivered && pairs.length) {
+      const done = await ctx.db
+        .select({ eventId: webhookDeliveries.eventId, endpointId: webhookDeliveries.endpointId })
+        .from(webhookDeliveries)
+        .where(and(inArray(webhookDeliveries.eventId, batch.map((e) => e.id)), eq(webhookDeliveries.status, "delivered")));
+      const delivered = new Set(done.map((d) => `${d.eventId} ${d.endpointId}`));
+      pairs = pairs.filter((p) => !delivered.has(`${p.eventId} ${p.endpointId}`));
     }
-    report({ events: eventCount, deliveries: deliveryCount });
+    progress.events += batch.length;
+    progress.deliveries += pairs.length;
+    report({ ...progress });
     if (batch.length < BATCH) break;
   }
-  return { events: eventCount, deliveries: deliveryCount, createdLt };
+  return progress;
+}
+
+/** The window's next events after the cursor, oldest first. */
+function nextBatch(ctx: ServiceContext, w: { createdGte: Date; createdLt: Date; types?: EventType[] | null }, after: string | null) {
+  const where = eventWindow(ctx, { types: w.types ?? undefined, createdGte: w.createdGte, createdLt: w.createdLt });
+  return ctx.db
+    .select({ id: events.id, type: events.type, objectId: events.objectId })
+    .from(events)
+    .where(after ? and(where, gt(events.id, after)) : where)
+    .orderBy(asc(events.merchantId), asc(events.livemode), asc(events.id))
+    .limit(BATCH);
+}
+
+/** The replay this Idempotency-Key started (within the 24 h keys are kept), if any. */
+async function replayOfKey(ctx: ServiceContext, key: string): Promise<EventReplay | undefined> {
+  const r = eventReplays;
+  const [row] = await ctx.db
+    .select()
+    .from(r)
+    .where(and(eq(r.merchantId, ctx.merchant.id), eq(r.livemode, ctx.livemode), eq(r.idempotencyKey, key), gte(r.createdAt, new Date(ctx.clock.now().getTime() - KEY_KEPT_MS))))
+    .orderBy(desc(r.createdAt))
+    .limit(1);
+  return row;
+}
+
+async function startReplay(ctx: ServiceContext, input: ReplayWindowInput & { createdLt: Date }): Promise<EventReplay> {
+  const now = ctx.clock.now();
+  const [row] = await ctx.db
+    .insert(eventReplays)
+    .values({
+      id: newId("eventReplay", now),
+      merchantId: ctx.merchant.id,
+      livemode: ctx.livemode,
+      createdGte: input.createdGte,
+      createdLt: input.createdLt,
+      types: input.types ?? null,
+      endpointId: input.endpointId ?? null,
+      onlyUndelivered: input.onlyUndelivered ?? false,
+      idempotencyKey: input.idempotencyKey ?? null,
+      leaseUntil: new Date(now.getTime() + REPLAY_LEASE_MS),
+      createdAt: now,
+    })
+    .returning();
+  return row!;
+}
+
+/** A finished replay's answer; a stopped one's error, again. */
+function answer(replay: EventReplay): ReplayProgress & { createdLt: Date } {
+  if (replay.status === "stopped" && replay.error) throw new ServiceError(replay.error.code as ServiceError["code"], replay.error.message, replay.error.param);
+  return { events: replay.events, deliveries: replay.deliveries, createdLt: replay.createdLt };
+}
+
+type CarryOptions = {
+  targets?: Awaited<ReturnType<typeof replayTargets>>;
+  /** Stop after this long, handing the rest back (its lease ended at once) to whoever looks next. */
+  budgetMs?: number;
+  /** Someone else carries it on: return at once rather than watch it to its end. */
+  leaveToOthers?: boolean;
+};
+
+/**
+ * Queues the rest of a running replay, batch after batch from its cursor. Each batch is one
+ * transaction: it locks the row, checks that the cursor is still where this runner left it (another
+ * may have taken the replay over when this one seemed dead), queues the batch's deliveries and
+ * moves the cursor, counts and lease. A runner that finds the cursor moved stops, and (unless
+ * `leaveToOthers`) watches the replay to its end. A refusal (the endpoint named was disabled or
+ * deleted) stops the replay with that error; any other failure leaves it running, to be carried on
+ * when its lease runs out. Returns the row as the last batch left it.
+ */
+async function carryOn(ctx: ServiceContext, start: EventReplay, report: Report, opts: CarryOptions = {}): Promise<EventReplay> {
+  const started = performance.now();
+  const targets = opts.targets ?? (await orStop(ctx, start, () => replayTargets(ctx, start.endpointId ?? undefined)));
+  let replay = start;
+  for (;;) {
+    const batch = await nextBatch(ctx, replay, replay.afterEventId);
+    const last = batch.length < BATCH;
+    const next = await orStop(ctx, replay, () =>
+      inTransaction(ctx.db, async (tx) => {
+        const [held] = await tx.select().from(eventReplays).where(eq(eventReplays.id, replay.id)).for("update");
+        if (!held || held.status !== "running" || held.afterEventId !== replay.afterEventId) return null;
+        const pairs = replayPairs(targets, batch, "window");
+        const queued = await queueReplay({ ...ctx, db: tx }, pairs, { named: replay.endpointId ?? undefined, skipDelivered: replay.onlyUndelivered });
+        const now = ctx.clock.now();
+        const [moved] = await tx
+          .update(eventReplays)
+          .set({
+            afterEventId: batch.length ? batch[batch.length - 1]!.id : held.afterEventId,
+            events: held.events + batch.length,
+            deliveries: held.deliveries + queued.ids.length,
+            status: last ? "done" : "running",
+            leaseUntil: last ? null : new Date(now.getTime() + REPLAY_LEASE_MS),
+            finishedAt: last ? now : null,
+          })
+          .where(eq(eventReplays.id, replay.id))
+          .returning();
+        return moved!;
+      }),
+    );
+    if (!next) return opts.leaveToOthers ? replay : watch(ctx, replay.id, report);
+    replay = next;
+    report({ events: replay.events, deliveries: replay.deliveries });
+    if (last) return replay;
+    if (opts.budgetMs !== undefined && performance.now() - started >= opts.budgetMs) {
+      await handBack(ctx, replay);
+      return replay;
+    }
+  }
+}
+
+/** The replay as this runner last left it: still running, its cursor unmoved by another. */
+const stillAsLeft = (replay: EventReplay) =>
+  and(
+    eq(eventReplays.id, replay.id),
+    eq(eventReplays.status, "running"),
+    replay.afterEventId === null ? isNull(eventReplays.afterEventId) : eq(eventReplays.afterEventId, replay.afterEventId),
+  );
+
+/** Runs `work`; a refusal (the endpoint named was disabled or deleted) stops the replay, keeping why, if this runner still holds it. */
+async function orStop<T>(ctx: ServiceContext, replay: EventReplay, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (e) {
+    if (isServiceError(e)) {
+      const error = { code: e.code, message: e.message, ...(e.param ? { param: e.param } : {}) };
+      await ctx.db.update(eventReplays).set({ status: "stopped", error, leaseUntil: null, finishedAt: ctx.clock.now() }).where(stillAsLeft(replay));
+    }
+    throw e;
+  }
+}
+
+/** Ends this runner's lease at once, so that the next runner to look carries the replay on. */
+async function handBack(ctx: ServiceContext, replay: EventReplay): Promise<void> {
+  await ctx.db.update(eventReplays).set({ leaseUntil: ctx.clock.now() }).where(stillAsLeft(replay));
+}
+
+/**
+ * Follows a replay another runner carries on, reporting its progress, until it ends; should that
+ * runner die too (its lease runs out), this one carries it on.
+ */
+async function watch(ctx: ServiceContext, id: string, report: Report): Promise<EventReplay> {
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, WATCH_MS));
+    const [replay] = await ctx.db.select().from(eventReplays).where(eq(eventReplays.id, id));
+    if (!replay) throw new Error(`replay ${id} vanished`);
+    report({ events: replay.events, deliveries: replay.deliveries });
+    if (replay.status !== "running") return replay;
+    if (replay.leaseUntil && replay.leaseUntil <= ctx.clock.now()) return carryOn(ctx, replay, report);
+  }
+}
+
+/**
+ * Carries on replays a job runner claimed because their lease ran out (the process running them
+ * died), side by side, each in its merchant's environment, from its cursor. A replay that cannot go on is
+ * stopped with its error (logged here); any other failure is logged and leaves it due again when its
+ * lease ends. Returns how many finished.
+ */
+export async function resumeReplays(deps: CustomerContext, claimed: EventReplay[], opts: { budgetMs?: number } = {}): Promise<number> {
+  const ends = await Promise.all(
+    claimed.map(async (replay) => {
+      try {
+        const ctx = await actForMerchant(deps, replay, { type: "system", job: "resume-replay" });
+        log.info("carrying on a window replay whose runner stopped", { replay: replay.id, events: replay.events });
+        return (await carryOn(ctx, replay, () => {}, { budgetMs: opts.budgetMs, leaveToOthers: true })).status === "done";
+      } catch (e) {
+        if (isServiceError(e)) log.warn("a window replay could not go on and was stopped", { replay: replay.id, code: e.code, message: e.message });
+        else log.error("carrying on a window replay failed; it is due again when its lease ends", { replay: replay.id, error: e });
+        return false;
+      }
+    }),
+  );
+  return ends.filter(Boolean).length;
 }

@@ -1,6 +1,6 @@
 import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
-import { lockUntilCommit } from "@/db/transaction";
+import { afterCommit, inTransaction, lockUntilCommit } from "@/db/transaction";
 import { webhookDeliveries, webhookEndpoints, type WebhookEndpoint } from "@/db/schema";
 import { invalidParam } from "@/server/domain/errors";
 import { TEST_EVENT_TYPE, type EventType } from "@/server/domain/events";
@@ -86,7 +86,8 @@ export async function queueReplay(
   opts: { named?: string; skipDelivered?: boolean } = {},
 ): Promise<QueuedReplay> {
   if (pairs.length === 0) return { ids: [], retries: 0 };
-  const { queued, retries, now } = await ctx.db.transaction(async (tx) => {
+  // In the caller's transaction, if it has one (a window's batch commits with its replay's cursor).
+  return inTransaction(ctx.db, async (tx) => {
     // One replay of a merchant's environment at a time: two at once (a double click) would each
     // find no pending delivery and each add one.
     await lockUntilCommit(tx, replayLock(ctx.merchant.id, ctx.livemode));
@@ -160,8 +161,8 @@ export async function queueReplay(
           )
           .returning({ id: webhookDeliveries.id, endpointId: webhookDeliveries.endpointId })
       : [];
-    return { queued: [...waiting.map((d) => ({ id: d.id, endpointId: d.endpointId })), ...inserted], retries: waiting.length, now };
+    const queued = [...waiting.map((d) => ({ id: d.id, endpointId: d.endpointId })), ...inserted];
+    if (queued.length) afterCommit(tx, () => signalJobs({ type: "webhooks.queued", deliveries: queued, at: now }));
+    return { ids: queued.map((d) => d.id), retries: waiting.length };
   });
-  if (queued.length) signalJobs({ type: "webhooks.queued", deliveries: queued, at: now });
-  return { ids: queued.map((d) => d.id), retries };
 }

@@ -2,12 +2,12 @@ import { TRPCClientError } from "@trpc/client";
 import { count, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "@/db/client";
-import { events, webhookDeliveries } from "@/db/schema";
+import { webhookDeliveries } from "@/db/schema";
 import { systemClock } from "@/server/clock";
 import { newId } from "@/server/domain/ids";
 import { transitionPayment } from "@/server/services/payments/transition-payment";
 import { createEndpoint } from "@/server/services/webhooks/create-endpoint";
-import { seedAwaitingPayment, seedTestMerchant, type TestMerchant } from "@/server/testing/fixtures";
+import { seedAwaitingPayment, seedEvents, seedTestMerchant, type TestMerchant } from "@/server/testing/fixtures";
 import { dashboardAs, dashboardClient, dashboardSignedOut, refusal, staffContext, streamed } from "../testing";
 import type { appRouter } from "./_app";
 
@@ -27,17 +27,6 @@ async function succeededEvent(m: TestMerchant, livemode = false) {
 }
 
 const randomEventId = () => newId("event", new Date());
-
-/** `n` events of `m` written at once, a millisecond apart, ending now; the start of their window. */
-async function manyEvents(m: TestMerchant, n: number): Promise<string> {
-  const start = Date.now() - n;
-  const rows = Array.from({ length: n }, (_, i) => {
-    const at = new Date(start + i);
-    return { id: newId("event", at), merchantId: m.merchant.id, livemode: false, type: "payment.succeeded" as const, data: { object: {} }, objectId: newId("payment", at), createdAt: at };
-  });
-  await (await getDb()).insert(events).values(rows);
-  return new Date(start).toISOString();
-}
 
 describe("dashboard: events", () => {
   it("lists and reads the merchant's own events in the chosen environment, filtered by type and time", async () => {
@@ -130,7 +119,7 @@ describe("dashboard: events", () => {
   it("streams a window's queueing over the page's own link: how far it has come, then what it queued", async () => {
     const m = await seedTestMerchant();
     await createEndpoint(await m.ctx(), { url: "http://127.0.0.1:9/stream", enabledEvents: ["*"] });
-    const from = await manyEvents(m, 1_200);
+    const from = (await seedEvents(m, 1_200)).toISOString();
     const page = dashboardClient(await staffContext(m, "developer"));
     const { progress, result } = await streamed(page.events.replayWindow.mutate({ createdGte: from, dryRun: false }));
     expect(result).toMatchObject({ dryRun: false, events: 1_200, deliveries: 1_200 });
@@ -154,7 +143,7 @@ describe("dashboard: events", () => {
   it("goes on queueing a window when the page stops reading half-way (closed, or its connection lost)", async () => {
     const m = await seedTestMerchant();
     await createEndpoint(await m.ctx(), { url: "http://127.0.0.1:9/left", enabledEvents: ["*"] });
-    const from = await manyEvents(m, 1_500);
+    const from = (await seedEvents(m, 1_500)).toISOString();
     const page = dashboardClient(await staffContext(m, "developer"));
     for await (const chunk of await page.events.replayWindow.mutate({ createdGte: from, dryRun: false })) {
       expect(chunk).toEqual({ done: false, progress: { events: 0, deliveries: 0 } });

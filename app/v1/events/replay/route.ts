@@ -3,7 +3,7 @@ import { eventOperations } from "@/server/schemas/events";
 import { replayEventWindow } from "@/server/services/events/replay-event-window";
 
 // POST /v1/events/replay – replay a time window (after an outage); dry_run counts first
-export const POST = apiRoute(eventOperations.replayWindow, async ({ ctx, body }) => {
+export const POST = apiRoute(eventOperations.replayWindow, async ({ ctx, body, idempotencyKey }) => {
   const dryRun = body.dry_run ?? false;
   const { events, deliveries, createdLt } = await replayEventWindow(ctx, {
     createdGte: body.created_gte,
@@ -12,6 +12,7 @@ export const POST = apiRoute(eventOperations.replayWindow, async ({ ctx, body })
     endpointId: body.endpoint,
     onlyUndelivered: body.only_undelivered,
     dryRun,
+    idempotencyKey,
   });
   return {
     object: "event_replay" as const,
