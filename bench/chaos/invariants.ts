@@ -207,6 +207,36 @@ export async function everyDeliveryDelivered(sql: Sql, merchantId: string): Prom
 }
 
 /**
+ * Replay phase: a window replay naming an endpoint, killed half-way, asked for once and never
+ * again, was carried on to its end by the restarted server: one replay to it, done, counting every event of the window once; one
+ * delivery of each event to the endpoint it named, every one delivered and received.
+ */
+export async function windowReplayCarriedOn(
+  sql: Sql,
+  w: { endpointId: string; events: number; atKill: { status: string; events: number } | null; received: Map<string, number> },
+): Promise<Check> {
+  const replays = await sql<{ id: string; status: string; events: number; deliveries: number }[]>`
+    select id, status, events, deliveries from event_replays where endpoint_id = ${w.endpointId}`;
+  const [d] = await sql<{ n: number; events: number; delivered: number }[]>`
+    select count(*)::int as n, count(distinct event_id)::int as events, count(*) filter (where status = 'delivered')::int as delivered
+    from webhook_deliveries where endpoint_id = ${w.endpointId}`;
+  const ids = await sql<{ event_id: string }[]>`select event_id from webhook_deliveries where endpoint_id = ${w.endpointId}`;
+  const unreceived = ids.filter((r) => !w.received.has(r.event_id)).map((r) => r.event_id);
+  const r = replays[0];
+  const cutOff = w.atKill !== null && w.atKill.status === "running" && w.atKill.events < w.events;
+  const finished = replays.length === 1 && r!.status === "done" && r!.events === w.events && r!.deliveries === w.events;
+  const once = d!.n === w.events && d!.events === w.events && d!.delivered === w.events && unreceived.length === 0;
+  return {
+    name: "a window replay killed half-way was carried on to its end, each event queued once",
+    pass: cutOff && finished && once,
+    detail:
+      `killed with ${w.atKill ? `${w.atKill.events} of ${w.events} events queued (${w.atKill.status})` : "no progress seen"}; ` +
+      `replays ${JSON.stringify(replays.map((x) => ({ status: x.status, events: x.events, deliveries: x.deliveries })))}; ` +
+      `deliveries to its endpoint ${d!.n} for ${d!.events} events, ${d!.delivered} delivered, ${unreceived.length} not received${sample(unreceived)}`,
+  };
+}
+
+/**
  * 6: the output of every server of the run holds no customer's number, in any form it is written
  * in (`263…`, `0…`, `+263 …`: each holds the national number): the faults a crash makes (a query
  * cut off, PostgreSQL gone) are logged with their queries, never the queries' parameters.

@@ -7,7 +7,10 @@
  * webhook receiver's log must show: at most one payment per key; every key answered with a 2xx has
  * its payment; one outcome event per payment in an outcome state; every event received; no event
  * for a rolled-back change. Then the delivery phase: a slow receiver, more events, kills while
- * deliveries are in flight; every delivery must still end delivered. Exit status 1 on any FAIL.
+ * deliveries are in flight; every delivery must still end delivered. Then the replay phase: a
+ * window replay of thousands of events, asked for once without an Idempotency-Key, is cut off by a
+ * kill; the restarted server must carry it on to its end, each event delivered once. Exit status 1
+ * on any FAIL.
  *
  * PostgreSQL is a throwaway instance of its own (initdb into a temporary directory, port 5441),
  * never the machine's shared cluster; `--database-url` uses an existing database instead and
@@ -21,7 +24,7 @@
  *   --seconds S        the creates are spread over at least S seconds (default 60; --quick 20)
  *   --concurrency N    concurrent clients (default 20)
  *   --seed S           seeds the kill times, the PostgreSQL crash and the mix of numbers (default 1)
- *   --quick            the CI variant: 200 creates, 4 kills, one PostgreSQL crash, 3 kills mid-delivery, < 3 minutes
+ *   --quick            the CI variant: 200 creates, 4 kills, one PostgreSQL crash, 3 kills mid-delivery, a replay of 10,000 events cut off, < 5 minutes
  *   --database-url U   an existing database (migrated here); no PostgreSQL crash
  *   --pg-port P        port of the throwaway PostgreSQL (default 5441)
  *   --port P           port of next start (default 3320); the receiver listens on P + 1
@@ -34,12 +37,14 @@ import { parseArgs } from "node:util";
 import type { Sql } from "postgres";
 import { ensureBuild, npm, ROOT, seed } from "../build";
 import { connect } from "../db";
+import { newId } from "@/server/domain/ids";
 import { startServer, type Server } from "../server";
 import { runClients, type ClientStats, type KeyResult, type Order } from "./clients";
 import {
   everyAnsweredKeyHasItsPayment,
   everyDeliveryDelivered,
   everyEventReceived,
+  windowReplayCarriedOn,
   everyKeyAnswered,
   noCustomerNumberLogged,
   noEventForRolledBackChange,
@@ -83,6 +88,10 @@ const DELIVERY_PHASE_KILLS = QUICK ? 3 : 5;
 /** The quick run stops killing after this many (a slow machine restarts slowly, and CI has a budget); the full run kills until the creates end. */
 const CREATE_PHASE_MAX_KILLS = QUICK ? 4 : Number.POSITIVE_INFINITY;
 const REQUEST_TIMEOUT_MS = 10_000;
+/** Events in the window replayed in the replay phase: enough that the replay takes seconds, and a kill lands in it. */
+const REPLAY_WINDOW_EVENTS = QUICK ? 10_000 : 30_000;
+/** A replay cut off is carried on once its lease (30 s) runs out; then its deliveries go out. */
+const SETTLE_REPLAY_S = 180;
 /** A crashed request holds its key this long before a retry may take it over (default 15 s). */
 const LOCK_TIMEOUT_MS = 5_000;
 
@@ -335,6 +344,40 @@ async function main(): Promise<number> {
   print(await everyDeliveryDelivered(sql, merchant.merchant_id));
   print(await everyEventReceived(sql, merchant.merchant_id, after.received));
   print(await noEventForRolledBackChange(sql, merchant.merchant_id));
+
+  // ---- phase 3: a window replay cut off by a kill ----------------------------------------------
+  await state.receiver.hold(0, 0);
+  const target = await request(url, merchant.keys.test, "/v1/webhook_endpoints", { url: state.receiver.url, enabled_events: ["payment.succeeded"] }, `chaos-replay-endpoint-${runTag}`);
+  // A day before the run: a window that holds these events and no other.
+  const windowStart = new Date(started - 86_400_000);
+  await insertEvents(sql, merchant.merchant_id, windowStart, REPLAY_WINDOW_EVENTS);
+  const t3 = Date.now();
+  const window = { created_gte: windowStart.toISOString(), created_lt: new Date(windowStart.getTime() + REPLAY_WINDOW_EVENTS).toISOString(), endpoint: target.id };
+  // Asked for once, without an Idempotency-Key: no retry will come to finish it.
+  const cutOff = fetch(`${url}/v1/events/replay`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${merchant.keys.test}`, "content-type": "application/json" },
+    body: JSON.stringify(window),
+  }).then(
+    (res) => `answered ${res.status}`,
+    () => "cut off",
+  );
+  const atKill = await progressOfReplay(sql, String(target.id));
+  await killServer("SIGKILL mid-replay");
+  const asker = await cutOff;
+  const replaySettled = await waitUntil(SETTLE_REPLAY_S, async () => {
+    const [row] = await sql<{ pending: number; running: number }[]>`
+      select (select count(*)::int from webhook_deliveries where endpoint_id = ${String(target.id)} and status <> 'delivered') as pending,
+        (select count(*)::int from event_replays where endpoint_id = ${String(target.id)} and status = 'running') as running`;
+    return row!.pending === 0 && row!.running === 0;
+  });
+  process.stdout.write(`\nPhase 3: a window replay of ${REPLAY_WINDOW_EVENTS} events to one endpoint, killed half-way\n`);
+  process.stdout.write(
+    `  killed with ${atKill ? `${atKill.events} events queued` : "no progress seen"}; its request was ${asker}; ` +
+      `settle: ${replaySettled ? "settled" : "NOT settled"} in ${secs(Date.now() - t3)} (the replay is carried on once its 30 s lease runs out)\n`,
+  );
+  print(await windowReplayCarriedOn(sql, { endpointId: String(target.id), events: REPLAY_WINDOW_EVENTS, atKill, received: (await state.receiver.dump()).received }));
+
   // The servers killed so far, then the one still running.
   print(noCustomerNumberLogged(readFileSync(state.serverLog, "utf8") + (state.server?.output() ?? ""), [...orders, ...extraOrders].map((o) => o.msisdn)));
 
@@ -374,6 +417,29 @@ async function allDelivered(sql: Sql, merchantId: string, receiver: Receiver): P
   const received = (await receiver.dump()).received;
   const events = await sql<{ id: string }[]>`select id from events where merchant_id = ${merchantId}`;
   return events.every((e) => received.has(e.id));
+}
+
+/** `n` payment.succeeded events of the merchant, a millisecond apart from `start`, written straight to the database. */
+async function insertEvents(sql: Sql, merchantId: string, start: Date, n: number): Promise<void> {
+  for (let i = 0; i < n; i += 5_000) {
+    const rows = Array.from({ length: Math.min(5_000, n - i) }, (_, j) => {
+      const at = new Date(start.getTime() + i + j);
+      const objectId = newId("payment", at);
+      return { id: newId("event", at), merchant_id: merchantId, livemode: false, type: "payment.succeeded", data: JSON.stringify({ object: { id: objectId, object: "payment" } }), object_id: objectId, created_at: at };
+    });
+    await sql`insert into events ${sql(rows)}`;
+  }
+}
+
+/** The replay to the endpoint once it has queued some of its window (polled every 20 ms, for up to 60 s); null if none did. */
+async function progressOfReplay(sql: Sql, endpointId: string): Promise<{ status: string; events: number } | null> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    const [row] = await sql<{ status: string; events: number }[]>`select status, events from event_replays where endpoint_id = ${endpointId}`;
+    if (row && row.events > 0) return row;
+    await sleep(20);
+  }
+  return null;
 }
 
 /** Polls `ok` every second (errors count as not yet) until it holds or `seconds` pass. */
