@@ -22,6 +22,11 @@ export function formatWhen(iso: string | null | undefined, none = "—"): string
   return iso ? `${WHEN.format(new Date(iso))} CAT` : none;
 }
 
+/** From one time to another, the date said once when both fall on the same day. */
+export function formatWhenRange(from: string, to: string): string {
+  return `${WHEN.formatRange(new Date(from), new Date(to))} CAT`;
+}
+
 /** The signed-in staff member's role, and whether it reaches `needed` (false while loading). */
 export function useRole(needed: StaffRole): { role: StaffRole | null; allowed: boolean; livemode: boolean | null } {
   const trpc = useTRPC();

@@ -91,6 +91,8 @@ export const eventReplays = pgTable(
     finishedAt: tstz("finished_at"),
   },
   (t) => [
+    // The dashboard's recent replays, newest first.
+    index("event_replays_list_idx").on(t.merchantId, t.livemode, t.id),
     // Replays to resume: the runners' claim and their next-due read.
     index("event_replays_running_idx").on(t.leaseUntil).where(sql`${t.status} = 'running'`),
     index("event_replays_key_idx").on(t.merchantId, t.livemode, t.idempotencyKey).where(sql`${t.idempotencyKey} is not null`),

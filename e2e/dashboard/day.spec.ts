@@ -371,6 +371,10 @@ test("replay a time window: counted first, then queued; the endpoint gets the wi
     await panel.getByRole("button", { name: /^Queue \d+ deliver/ }).click();
     await expect(panel.getByRole("status").filter({ hasText: /^Queued \d+ deliver/ })).toBeVisible();
     await expect.poll(received, { timeout: 15_000 }).toBe(2);
+    // The latest replays show it, done, to that endpoint.
+    const latest = page.getByRole("region", { name: "Latest window replays" }).getByRole("row").filter({ hasText: hook.url });
+    await expect(latest).toHaveCount(1);
+    await expect(latest).toContainText(/^Done\d+ deliver(y|ies) for \d+ events?/);
 
     // A start in the future with no end: a window that would hold nothing, said so, not counted.
     await panel.getByLabel("Before (Harare time; empty: now)").fill("");

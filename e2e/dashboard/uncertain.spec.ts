@@ -261,6 +261,32 @@ test("a window's replay that takes a while says it is still queueing, for how lo
   await expect(still).toHaveCount(0);
 });
 
+test("a window's replay whose answer is lost says it goes on by itself, and the latest replays show it done", async ({ page, request }) => {
+  const url = `http://127.0.0.1:9/lost-window-${randomUUID().slice(0, 8)}`;
+  const endpoint = await v1<{ id: string }>(request, "POST", "/v1/webhook_endpoints", { url, enabled_events: ["payment.succeeded"] });
+  const paid = await succeededPayment(request);
+  const { created_at } = await v1<{ created_at: string }>(request, "GET", `/v1/events/${await eventOf(request, paid.id, "payment.succeeded")}`);
+  // The queueing reaches the server and runs to its end; its answer never reaches the page.
+  await page.route(
+    (u) => proceduresOf(u).includes("events.replayWindow"),
+    async (route) => {
+      if (!String(route.request().postData()).includes('"dryRun":false')) return route.fallback();
+      await route.fetch();
+      await route.abort("connectionreset");
+    },
+  );
+
+  await page.goto(`/dashboard/events?from=${harareWallTime(created_at, -1_000)}&to=${harareWallTime(created_at, 1_000)}&type=payment.succeeded`);
+  await page.getByRole("button", { name: "Replay a time window…" }).click();
+  const panel = page.getByRole("region", { name: "Replay a time window" });
+  await panel.getByRole("combobox", { name: "To", exact: true }).selectOption(endpoint.id);
+  await panel.getByRole("button", { name: "Count (dry run)" }).click();
+  await panel.getByRole("button", { name: /^Queue \d+ deliver/ }).click();
+  await expect(panel.getByRole("alert")).toContainText("A replay cut off goes on by itself, carried on by the server: Latest window replays below shows when it is done.");
+  const latest = page.getByRole("region", { name: "Latest window replays" }).getByRole("row").filter({ hasText: url });
+  await expect(latest).toContainText("Done");
+});
+
 test("a window's count that takes a while says how many events it has counted so far", async ({ page, request }) => {
   const paid = await succeededPayment(request);
   const { created_at } = await v1<{ created_at: string }>(request, "GET", `/v1/events/${await eventOf(request, paid.id, "payment.succeeded")}`);

@@ -105,6 +105,7 @@ const NO_ID: Record<string, string> = {
   "overview.get": "the caller's merchant",
   "payments.list": "list",
   "events.list": "list",
+  "events.replays": "list",
   "webhooks.list": "list",
   "webhooks.create": "creates",
   "apiKeys.scopes": "constant",

@@ -91,6 +91,7 @@ const MERCHANT_TABLES = [
   "payment_links",
   "checkout_sessions",
   "events",
+  "event_replays",
   "webhook_endpoints",
   "webhook_deliveries",
   "settlements",

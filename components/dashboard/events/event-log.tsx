@@ -11,6 +11,7 @@ import { EVENT_TYPES, type EventType } from "@/server/domain/events";
 import { FilterControls, NothingThisWay, PageFailed, RoleNote, StaleReading, useRememberListView, useRole } from "../kit";
 import { useTRPC } from "../trpc";
 import { when } from "../webhooks/common";
+import { RecentReplays } from "./recent-replays";
 import { ReplayWindow } from "./replay-window";
 import { EventTypeSelect } from "./event-type-select";
 import { ObjectLink } from "./object-link";
@@ -90,6 +91,7 @@ export function EventLog() {
         )}
       </div>
       {showReplay && canReplay ? <ReplayWindow initial={{ from, to, type: typeParam }} onClose={() => setShowReplay(false)} /> : null}
+      <RecentReplays />
 
       <form
         className="toolbar"

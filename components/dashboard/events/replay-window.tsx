@@ -4,7 +4,7 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
 import type { EventType, ReplayProgress } from "@/server/domain/events";
 import { untilDone } from "../links";
-import { errorMessage, useTRPC, useTRPCClient } from "../trpc";
+import { errorMessage, isOutcomeUnknown, useTRPC, useTRPCClient } from "../trpc";
 import { cancelOnEscape, useSingleFlightMutation } from "../kit";
 import { EventTypeSelect } from "./event-type-select";
 import { count, plural } from "@/components/ui/plural";
@@ -170,6 +170,8 @@ export function ReplayWindow({ initial, onClose }: { initial: { from: string; to
                         void queryClient.invalidateQueries({ queryKey: trpc.events.pathKey() });
                         void queryClient.invalidateQueries({ queryKey: trpc.webhooks.pathKey() });
                       },
+                      // Cut off, it goes on: the latest replays show it being carried on.
+                      onError: () => void queryClient.invalidateQueries({ queryKey: trpc.events.replays.queryKey() }),
                     },
                   )
                 }
@@ -199,7 +201,10 @@ export function ReplayWindow({ initial, onClose }: { initial: { from: string; to
       ) : null}
       {queue.error ? (
         <p className="warning" role="alert">
-          {errorMessage(queue.error)} Some batches may have been queued already; count again with “Only what was not delivered” to finish.
+          {errorMessage(queue.error)}{" "}
+          {isOutcomeUnknown(queue.error)
+            ? "A replay cut off goes on by itself, carried on by the server: Latest window replays below shows when it is done."
+            : "Some batches may have been queued already; once this is fixed, count again with “Only what was not delivered” to finish."}
         </p>
       ) : null}
       {queued ? (

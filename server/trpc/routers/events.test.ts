@@ -2,7 +2,7 @@ import { TRPCClientError } from "@trpc/client";
 import { count, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "@/db/client";
-import { webhookDeliveries } from "@/db/schema";
+import { eventReplays, webhookDeliveries } from "@/db/schema";
 import { systemClock } from "@/server/clock";
 import { newId } from "@/server/domain/ids";
 import { transitionPayment } from "@/server/services/payments/transition-payment";
@@ -152,6 +152,31 @@ describe("dashboard: events", () => {
     const queued = async () =>
       (await (await getDb()).select({ n: count() }).from(webhookDeliveries).where(eq(webhookDeliveries.merchantId, m.merchant.id)))[0]!.n;
     await expect.poll(queued, { timeout: 30_000 }).toBe(1_500);
+  });
+
+  it("shows the latest window replays of the merchant's environment, newest first: how far each came, done or stopped and why", async () => {
+    const m = await seedTestMerchant();
+    const endpoint = await createEndpoint(await m.ctx(), { url: "http://127.0.0.1:9/latest", enabledEvents: ["*"] });
+    const from = (await seedEvents(m, 3)).toISOString();
+    const dev = await dashboardAs(m, "developer");
+    const viewer = await dashboardAs(m, "viewer");
+    expect(await viewer.events.replays()).toEqual([]);
+    await streamed(dev.events.replayWindow({ createdGte: from, dryRun: true }));
+    // A dry run keeps nothing.
+    expect(await viewer.events.replays()).toEqual([]);
+    const all = (await streamed(dev.events.replayWindow({ createdGte: from, dryRun: false }))).result;
+    await streamed(dev.events.replayWindow({ createdGte: from, createdLt: all.createdLt, types: ["payment.failed"], endpointId: endpoint.id, onlyUndelivered: true, dryRun: false }));
+    const [typed, first] = await viewer.events.replays();
+    expect(typed).toMatchObject({ createdGte: from, createdLt: all.createdLt, types: ["payment.failed"], endpointId: endpoint.id, onlyUndelivered: true, events: 0, deliveries: 0, status: "done", error: null });
+    expect(first).toMatchObject({ createdGte: from, types: null, endpointId: null, onlyUndelivered: false, events: 3, deliveries: 3, status: "done", error: null });
+    expect(first!.finishedAt).not.toBeNull();
+    // Of the last day only.
+    const dayAgo = new Date(Date.now() - 25 * 3600_000);
+    await (await getDb()).insert(eventReplays).values({ id: newId("eventReplay", dayAgo), merchantId: m.merchant.id, livemode: false, createdGte: dayAgo, createdLt: dayAgo, onlyUndelivered: false, status: "done", createdAt: dayAgo });
+    expect(await viewer.events.replays()).toHaveLength(2);
+    // Another merchant's, and the other environment's, are not there.
+    expect(await (await dashboardAs(b, "viewer")).events.replays()).toEqual([]);
+    expect(await (await dashboardAs(m, "viewer", true)).events.replays()).toEqual([]);
   });
 
   it("answers nothing to someone signed out", async () => {

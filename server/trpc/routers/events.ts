@@ -5,6 +5,7 @@ import { toEventResource } from "@/server/schemas/events";
 import { toDeliveryResource } from "@/server/schemas/webhooks";
 import { getEvent } from "@/server/services/events/get-event";
 import { listEvents } from "@/server/services/events/list-events";
+import { listRecentReplays } from "@/server/services/events/list-replays";
 import { replayEventWindow } from "@/server/services/events/replay-event-window";
 import { replayEvent } from "@/server/services/events/replay-event";
 import { listDeliveries } from "@/server/services/webhooks/list-deliveries";
@@ -14,6 +15,10 @@ import { progressStream } from "../progress-stream";
 /** As /v1 takes a time: RFC 3339 (or Unix seconds), no later than the year 9999. */
 const time = timeBound;
 const types = z.array(z.enum(EVENT_TYPES)).min(1).max(EVENT_TYPES.length).optional();
+
+/** Window replays the events page shows: the latest, of the last day. */
+const REPLAYS_SHOWN = 5;
+const REPLAYS_SINCE_MS = 24 * 3600_000;
 
 /** An event's deliveries shown on its page; more than this is a replay storm, and the page says so. */
 const DELIVERIES_SHOWN = 100;
@@ -50,6 +55,28 @@ export const eventsRouter = router({
     const { deliveries, retries } = await replayEvent(ctx.service, input.id, input.endpointId);
     return { deliveries: deliveries.map(toDeliveryResource), retries };
   }),
+
+  /**
+   * The latest window replays of the last day (the API's and the dashboard's), newest first: how far each has
+   * come, and whether it is still being queued (a replay whose process died is carried on by the
+   * job runner), done, or stopped and why.
+   */
+  replays: viewerProcedure.query(async ({ ctx }) =>
+    (await listRecentReplays(ctx.service, { since: new Date(ctx.service.clock.now().getTime() - REPLAYS_SINCE_MS), limit: REPLAYS_SHOWN })).map((r) => ({
+      id: r.id,
+      createdAt: r.createdAt.toISOString(),
+      createdGte: r.createdGte.toISOString(),
+      createdLt: r.createdLt.toISOString(),
+      types: r.types,
+      endpointId: r.endpointId,
+      onlyUndelivered: r.onlyUndelivered,
+      events: r.events,
+      deliveries: r.deliveries,
+      status: r.status,
+      error: r.error?.message ?? null,
+      finishedAt: r.finishedAt?.toISOString() ?? null,
+    })),
+  ),
 
   /**
    * Replay a time window; `dryRun` counts what would be queued and writes nothing. Streamed

@@ -1,0 +1,1 @@
+CREATE INDEX "event_replays_list_idx" ON "event_replays" USING btree ("merchant_id","livemode","id");
