@@ -1007,7 +1007,8 @@ test.describe("on a phone", () => {
     const row = page.locator("table.data tbody tr").filter({ has: page.getByRole("link", { name: eventId }) });
     const object = await row.getByRole("link", { name: payment.id }).boundingBox();
     expect(object!.x + object!.width).toBeLessThanOrEqual(412);
-    const wider = await page.locator(".table-wrap").evaluate((e) => e.scrollWidth - e.clientWidth);
+    // The log's table, and the latest window replays' above it when there are any.
+    const wider = await page.locator(".table-wrap").evaluateAll((wraps) => Math.max(...wraps.map((e) => e.scrollWidth - e.clientWidth)));
     expect(wider).toBeLessThanOrEqual(1);
   });
 });
