@@ -169,7 +169,7 @@ export class LocalRunner {
       }
     }
     await this.part("settlements", () => this.settle(isDue(due.kinds.payouts)), undefined);
-    if (isDue(due.kinds.replays)) await this.part("carrying on window replays", () => this.resumeReplays(), undefined);
+    if (isDue(due.kinds.replays)) await this.part("carrying on window replays", () => this.carryOnReplays(), undefined);
     await deliveries();
     return handled;
   }
@@ -359,7 +359,7 @@ export class LocalRunner {
    * Claims window replays whose runner died and carries them on beside the passes (a day's window
    * takes seconds to queue); each batch renews its lease, so no pass claims it again meanwhile.
    */
-  private async resumeReplays(): Promise<void> {
+  private async carryOnReplays(): Promise<void> {
     const claimed = await claimStalledReplays(this.deps.db, this.deps.clock.now(), REPLAY_CLAIM, this.deps.merchantId);
     if (claimed.length === 0) return;
     // resumeReplays logs each replay's failure and never rejects.
