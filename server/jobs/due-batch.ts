@@ -5,7 +5,8 @@ import type { ProviderRegistry } from "@/server/providers/port";
 import { expireClaimed } from "@/server/services/payments/expire-payment";
 import { reconcileClaimed } from "@/server/services/payments/reconcile-payment";
 import { advanceRefund } from "@/server/services/refunds/advance-refund";
-import { claimDuePayments, claimDueRefunds } from "./due-work";
+import { resumeReplays } from "@/server/services/events/replay-event-window";
+import { claimDuePayments, claimDueRefunds, claimStalledReplays } from "./due-work";
 
 /** What due work needs; `merchantId` confines a worker to one merchant (tests share one database). */
 export type DueDeps = { db: Db; clock: Clock; providers: ProviderRegistry; merchantId?: string };
@@ -63,6 +64,16 @@ export async function runDueBatch(deps: DueDeps, kind: DueKind, opts: { refundGr
       return ids;
     }
   }
+}
+
+/**
+ * Claims up to `limit` window replays whose lease ran out and carries them on, side by side, from
+ * their cursors (`budgetMs`: handing the rest back after that long). Each replay's failure is
+ * logged and leaves it due when its lease ends; only the claim's own failure (the database)
+ * propagates. Returns how many finished.
+ */
+export async function carryOnStalledReplays(deps: DueDeps, limit: number, opts: { budgetMs?: number } = {}): Promise<number> {
+  return resumeReplays(deps, await claimStalledReplays(deps.db, deps.clock.now(), limit, deps.merchantId), opts);
 }
 
 /**

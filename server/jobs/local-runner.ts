@@ -5,15 +5,14 @@ import type { ProviderRegistry } from "@/server/providers/port";
 import { sweepExpiredIdempotencyKeys } from "@/server/services/idempotency/sweep-expired-keys";
 import { loadDeliveries, recordAttempts, sendDelivery, type AttemptResult, type Loaded, type WebhookSender } from "@/server/services/webhooks/attempt-delivery";
 import { fanOutEvents } from "@/server/services/webhooks/fan-out-events";
-import { resumeReplays } from "@/server/services/events/replay-event-window";
 import { dailyCutoff } from "@/server/domain/settlements";
 import { claimIsStale, ENDPOINT_CONCURRENCY, endpointShare } from "@/server/domain/webhooks";
 import { payDueSettlements } from "@/server/services/settlements/pay-settlement";
 import { runSettlements } from "@/server/services/settlements/run-settlements";
 import { BackgroundScope } from "@/server/background";
 import { Batcher } from "./batcher";
-import { CLAIM_SIZE, DUE_KINDS, runDueBatch } from "./due-batch";
-import { claimDueDeliveriesSharing, claimStalledReplays, nextDueAt, renewDeliveryLease } from "./due-work";
+import { CLAIM_SIZE, carryOnStalledReplays, DUE_KINDS, runDueBatch } from "./due-batch";
+import { claimDueDeliveriesSharing, nextDueAt, renewDeliveryLease } from "./due-work";
 
 export { CLAIM_SIZE };
 
@@ -169,7 +168,7 @@ export class LocalRunner {
       }
     }
     await this.part("settlements", () => this.settle(isDue(due.kinds.payouts)), undefined);
-    if (isDue(due.kinds.replays)) await this.part("carrying on window replays", () => this.carryOnReplays(), undefined);
+    if (isDue(due.kinds.replays)) this.carryOnReplays();
     await deliveries();
     return handled;
   }
@@ -359,12 +358,13 @@ export class LocalRunner {
    * Claims window replays whose runner died and carries them on beside the passes (a day's window
    * takes seconds to queue); each batch renews its lease, so no pass claims it again meanwhile.
    */
-  private async carryOnReplays(): Promise<void> {
-    const claimed = await claimStalledReplays(this.deps.db, this.deps.clock.now(), REPLAY_CLAIM, this.deps.merchantId);
-    if (claimed.length === 0) return;
-    // resumeReplays logs each replay's failure and never rejects.
-    const work: Promise<void> = resumeReplays(this.deps, claimed)
-      .then(() => undefined)
+  private carryOnReplays(): void {
+    // Each replay's failure is logged where it happens; only the claim's (the database) comes here.
+    const work: Promise<void> = carryOnStalledReplays(this.deps, REPLAY_CLAIM)
+      .then(
+        () => undefined,
+        (e: unknown) => log.error("claiming window replays to carry on failed; they stay due", { error: e }),
+      )
       .finally(() => this.inFlight.delete(work));
     this.inFlight.add(work);
   }

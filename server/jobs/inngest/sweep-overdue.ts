@@ -4,9 +4,8 @@ import { sweepExpiredIdempotencyKeys } from "@/server/services/idempotency/sweep
 import { attemptDelivery } from "@/server/services/webhooks/attempt-delivery";
 import { fanOutEvents } from "@/server/services/webhooks/fan-out-events";
 import { payDueSettlements } from "@/server/services/settlements/pay-settlement";
-import { resumeReplays } from "@/server/services/events/replay-event-window";
-import { drainBatches, drainDue } from "../due-batch";
-import { claimDueDeliveries, claimStalledReplays } from "../due-work";
+import { carryOnStalledReplays, drainBatches, drainDue } from "../due-batch";
+import { claimDueDeliveries } from "../due-work";
 import { inngest, scheduleDeliveries } from "./client";
 import { jobDeps } from "./deps";
 
@@ -41,10 +40,7 @@ export const sweepOverdueFn = inngest.createFunction(
     const paidOut = await step.run("pay-due-test-settlements", async () => (await payDueSettlements(await jobDeps(), { limit: BATCH })).length);
     // Window replays whose runner died: carried on from their cursor for a part's budget, then
     // handed back for the next minute's run.
-    const replays = await step.run("carry-on-replays", async () => {
-      const deps = await jobDeps();
-      return resumeReplays(deps, await claimStalledReplays(deps.db, deps.clock.now(), REPLAYS), { budgetMs: PART_BUDGET_MS });
-    });
+    const replays = await step.run("carry-on-replays", async () => carryOnStalledReplays(await jobDeps(), REPLAYS, { budgetMs: PART_BUDGET_MS }));
     const forgotten = await step.run("forget-expired-idempotency-keys", async () => sweepExpiredIdempotencyKeys(await jobDeps(), 5_000));
     // Deliveries whose function should have run minutes ago, batch after batch while a backlog
     // remains (their sends were lost in an outage of Inngest's).

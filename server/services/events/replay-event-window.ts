@@ -3,6 +3,7 @@ import { eventReplays, events, webhookDeliveries, type EventReplay } from "@/db/
 import { inTransaction } from "@/db/transaction";
 import type { EventType, ReplayProgress } from "@/server/domain/events";
 import { invalidParam, isServiceError, ServiceError } from "@/server/domain/errors";
+import { IDEMPOTENCY_TTL_MS } from "@/server/domain/idempotency";
 import { newId } from "@/server/domain/ids";
 import { REPLAY_LEASE_MS } from "@/server/domain/webhooks";
 import type { CustomerContext, ServiceContext } from "@/server/context";
@@ -28,8 +29,6 @@ type Report = (progress: ReplayProgress) => void;
 const BATCH = 500;
 /** How often a request whose replay another runner carries on looks at its progress. */
 const WATCH_MS = 250;
-/** As long as an idempotency record is kept: a key used again later starts a replay of its own. */
-const KEY_KEPT_MS = 24 * 3600_000;
 
 /**
  * Replays every event of a window (the after-an-outage case), oldest first, in batches of 500 so
@@ -99,13 +98,13 @@ function nextBatch(ctx: ServiceContext, w: { createdGte: Date; createdLt: Date; 
     .limit(BATCH);
 }
 
-/** The replay this Idempotency-Key started (within the 24 h keys are kept), if any. */
+/** The replay this Idempotency-Key started, while its key is kept (a key used again later starts a replay of its own). */
 async function replayOfKey(ctx: ServiceContext, key: string): Promise<EventReplay | undefined> {
   const r = eventReplays;
   const [row] = await ctx.db
     .select()
     .from(r)
-    .where(and(eq(r.merchantId, ctx.merchant.id), eq(r.livemode, ctx.livemode), eq(r.idempotencyKey, key), gte(r.createdAt, new Date(ctx.clock.now().getTime() - KEY_KEPT_MS))))
+    .where(and(eq(r.merchantId, ctx.merchant.id), eq(r.livemode, ctx.livemode), eq(r.idempotencyKey, key), gte(r.createdAt, new Date(ctx.clock.now().getTime() - IDEMPOTENCY_TTL_MS))))
     .orderBy(desc(r.createdAt))
     .limit(1);
   return row;
