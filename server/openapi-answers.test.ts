@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "@/db/client";
 import { checkoutSessions } from "@/db/schema";
 import { manualClock } from "@/server/clock";
+import { carryOnStalledReplays } from "@/server/jobs/due-batch";
+import { replayEventWindow } from "@/server/services/events/replay-event-window";
 import { payCheckoutSession } from "@/server/services/checkout-sessions/pay-checkout-session";
 import { payPaymentLink } from "@/server/services/payment-links/pay-payment-link";
 import { transitionRefund } from "@/server/services/refunds/transition-refund";
@@ -10,7 +12,7 @@ import { confirmSettlementPayout, failSettlementPayout } from "@/server/services
 import { attemptDelivery } from "@/server/services/webhooks/attempt-delivery";
 import { sendTestEvent } from "@/server/services/webhooks/send-test-event";
 import { documentedValidator as validator, publishedDocument } from "@/server/testing/api";
-import { paymentBody, seedTestMerchant, uniqueRef, type TestMerchant } from "@/server/testing/fixtures";
+import { paymentBody, seedEvents, seedTestMerchant, uniqueRef, type TestMerchant } from "@/server/testing/fixtures";
 import { startReceiver, testPoster, type Receiver } from "@/server/testing/webhooks";
 import { callRoute, hourAgo, label, ROUTES, type Answer, type Call } from "./security/surface";
 
@@ -296,7 +298,21 @@ describe("every /v1 success answer is what the OpenAPI document says", () => {
       expect(validate(read.body), `${type}: ${JSON.stringify(validate.errors?.slice(0, 5))}\n${read.text.slice(0, 2000)}`).toBe(true);
     }
     await callTwice("POST /v1/events/replay", { body: { created_gte: hourAgo(), dry_run: true } });
-    await call("POST /v1/events/replay", { body: { created_gte: hourAgo(), types: ["refund.failed"], endpoint: w.endpoints.ok, only_undelivered: true } });
+    const done = await call("POST /v1/events/replay", { body: { created_gte: hourAgo(), types: ["refund.failed"], endpoint: w.endpoints.ok, only_undelivered: true } });
+    await call("GET /v1/event_replays/{id}", { id: done.body.id });
+
+    // A window longer than the request's time is answered `running`, carried on by a runner; one
+    // whose endpoint is disabled meanwhile stops. (Events written last: their bodies are not an event's.)
+    const ctx = await m.ctx();
+    const target = await call("POST /v1/webhook_endpoints", { body: { url: "https://127.0.0.1:9/window", enabled_events: ["payment.succeeded"] } });
+    const long = await replayEventWindow(ctx, { createdGte: await seedEvents(m, 600), endpointId: target.body.id }, undefined, { answerWithinMs: 0 });
+    expect((await call("GET /v1/event_replays/{id}", { id: long.id! })).body).toMatchObject({ status: "running", events: 500 });
+    await call("POST /v1/webhook_endpoints/{id}", { id: target.body.id, body: { disabled: true } });
+    expect(await carryOnStalledReplays({ ...ctx, merchantId: m.merchant.id }, 1)).toBe(0);
+    expect((await call("GET /v1/event_replays/{id}", { id: long.id! })).body).toMatchObject({ status: "stopped", error: { code: "parameter_invalid", param: "endpoint" } });
+    expect((await call("GET /v1/event_replays", { query: { limit: "1" } })).body.has_more).toBe(true);
+    // The two kept (dry runs keep nothing), newest first.
+    expect((await call("GET /v1/event_replays", { query: { limit: "100" } })).body.data.map((r: Json) => r.id)).toEqual([long.id, done.body.id]);
   });
 
   it("made a successful call of every operation the document lists, and met every value its objects enumerate", () => {

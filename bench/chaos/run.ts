@@ -304,7 +304,8 @@ async function main(): Promise<number> {
     keyDeadlineMs: 240_000,
     rng: seeded(SEED + 2),
   });
-  say(`phase 2: receiver holds each answer 1–2 s; ${String(replay.deliveries)} deliveries replayed, ${DELIVERY_PHASE_CREATES} more payments; ${DELIVERY_PHASE_KILLS} kills mid-delivery`);
+  const replayed = `${String(replay.deliveries)} deliveries replayed${replay.status === "running" ? " so far (the server carries the rest on)" : ""}`;
+  say(`phase 2: receiver holds each answer 1–2 s; ${replayed}, ${DELIVERY_PHASE_CREATES} more payments; ${DELIVERY_PHASE_KILLS} kills mid-delivery`);
   const kills0 = crash.kills;
   while (crash.kills - kills0 < DELIVERY_PHASE_KILLS) {
     await sleep(rng.between(2_000, 5_000));
@@ -333,7 +334,7 @@ async function main(): Promise<number> {
 
   process.stdout.write(`\nPhase 2: deliveries with a receiver that holds each answer 1–2 s\n`);
   process.stdout.write(
-    `  ${String(replay.deliveries)} deliveries replayed + ${DELIVERY_PHASE_CREATES} new payments; ${crash.kills - kills0} kills, with ${crash.inFlightAtKill.join(", ")} requests held by the receiver at each\n` +
+    `  ${replayed} + ${DELIVERY_PHASE_CREATES} new payments; ${crash.kills - kills0} kills, with ${crash.inFlightAtKill.join(", ")} requests held by the receiver at each\n` +
       `  receiver: ${after.total - before.total} requests in phase 2, ${after.total} in all; ${counts!.deliveries} deliveries, ${counts!.attempts} attempts recorded\n` +
       `  settle: ${settled2 ? "settled" : "NOT settled"} in ${secs(settle2Ms)}; phase 2 took ${secs(Date.now() - t2)}\n`,
   );

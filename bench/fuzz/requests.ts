@@ -79,6 +79,7 @@ export function idKindOf(path: string): IdKind {
     [/^\/v1\/payment_links\//, "paymentLink"],
     [/^\/v1\/checkout_sessions\//, "checkoutSession"],
     [/^\/v1\/events\//, "event"],
+    [/^\/v1\/event_replays\//, "eventReplay"],
     [/^\/v1\/webhook_endpoints\//, "webhookEndpoint"],
     [/^\/v1\/settlements\//, "settlement"],
   ];

@@ -72,6 +72,8 @@ async function makeObjects(api: Api): Promise<RealIds> {
   const events = await api<{ data: { id: string }[] }>("GET", "/v1/events?limit=1");
   const endpoint = await api<{ id: string }>("POST", "/v1/webhook_endpoints", { url: "http://127.0.0.1:3319/fuzz-hook", enabled_events: ["*"] });
   await api("POST", `/v1/webhook_endpoints/${endpoint.id}`, { disabled: true });
+  // A window replay of the last hour: with the only endpoint disabled, it queues nothing.
+  const replay = await api<{ id: string }>("POST", "/v1/events/replay", { created_gte: new Date(Date.now() - 3_600_000).toISOString() });
   return {
     payment: payment.id,
     refund: refund.id,
@@ -79,6 +81,7 @@ async function makeObjects(api: Api): Promise<RealIds> {
     checkoutSession: session.id,
     settlement: settled.data[0]?.id,
     event: events.data[0]?.id,
+    eventReplay: replay.id,
     webhookEndpoint: endpoint.id,
   };
 }

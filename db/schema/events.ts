@@ -100,3 +100,5 @@ export const eventReplays = pgTable(
 );
 
 export type EventReplay = typeof eventReplays.$inferSelect;
+/** What a dry run counted, shaped as the replay it would start; never kept, so without an id. */
+export type CountedReplay = Omit<EventReplay, "id"> & { id: null };

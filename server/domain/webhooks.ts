@@ -55,6 +55,14 @@ export const DELIVERY_LEASE_MS = 60_000;
 export const REPLAY_LEASE_MS = 30_000;
 
 /**
+ * How long `POST /v1/events/replay` queues before it answers: a window that takes longer (a day's
+ * events to two endpoints take about 20 s) is answered `running` and handed to the job runner,
+ * which carries it on to its end; `GET /v1/event_replays/{id}` follows it. Well under the 30 s
+ * that proxies and clients commonly give a request.
+ */
+export const REPLAY_ANSWER_WITHIN_MS = 5_000;
+
+/**
  * A claimed delivery sent within this of its claim goes as it was loaded. One that waited longer
  * (behind its endpoint's share of the slots, which shrinks as more endpoints have work) is
  * re-leased first, and its endpoint re-read: its lease may no longer cover the attempt, or may have

@@ -49,6 +49,7 @@ function dueAt(signal: JobSignal): Date | null {
       return signal.dueAt;
     case "events.recorded":
     case "webhooks.queued":
+    case "replay.handed-back":
       return new Date(0);
     case "settlements.created": {
       const payouts = signal.settlements.flatMap((s) => (s.payAfter ? [s.payAfter.getTime()] : []));
@@ -59,7 +60,7 @@ function dueAt(signal: JobSignal): Date | null {
 
 /** Event ids dedupe on Inngest's side, so a signal sent twice starts one run. */
 async function sendToInngest(signal: JobSignal): Promise<void> {
-  const { inngest, paymentCreated, paymentUnknown, eventsRecorded, scheduleDelivery, refundCreated, settlementCreated, sendInChunks } = await import("./inngest/client");
+  const { inngest, paymentCreated, paymentUnknown, eventsRecorded, scheduleDelivery, refundCreated, replayHandedBack, settlementCreated, sendInChunks } = await import("./inngest/client");
   const events = (() => {
     switch (signal.type) {
       case "payment.created":
@@ -79,6 +80,9 @@ async function sendToInngest(signal: JobSignal): Promise<void> {
         // One run per delivery and due time: a retry brought forward starts a run of its own
         // (the sleeping one finds it delivered, or claims only a later time).
         return signal.deliveries.map((d) => scheduleDelivery(d, `${d.id}:${signal.at.getTime()}`));
+      case "replay.handed-back":
+        // Each hand-back (a cursor further on) starts a run of its own.
+        return [replayHandedBack.create({ replay_id: signal.replayId }, { id: `${signal.replayId}:${signal.afterEventId ?? "start"}` })];
       case "settlements.created":
         return signal.settlements.flatMap((s) =>
           s.payAfter ? [settlementCreated.create({ settlement_id: s.id, pay_after: s.payAfter.toISOString() }, { id: s.id })] : [],

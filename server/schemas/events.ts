@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { EventRow } from "@/db/schema";
+import { REPLAY_STATUSES, type CountedReplay, type EventReplay, type EventRow } from "@/db/schema";
 import { EVENT_TYPES } from "@/server/domain/events";
 import { defineOperation, idParam, limitParam, listEnvelope, oneCursor, timeBound, timestamp, windowOrder } from "./common";
 import { webhookDeliveryResource } from "./webhooks";
@@ -68,15 +68,65 @@ export const replayWindowBody = z
   })
   .refine(...windowOrder("created_gte", "created_lt"));
 
-export const replayResult = z.object({
+export const eventReplayResource = z.object({
+  id: z.string().nullable().describe("Starts with evr_. Null on a dry run, which keeps nothing."),
   object: z.literal("event_replay"),
   livemode: z.boolean(),
   dry_run: z.boolean(),
+  status: z
+    .enum(REPLAY_STATUSES)
+    .describe(
+      "`running`: still being queued (a window that takes longer than a few seconds is answered `running` and carried on by the server; follow it with GET /v1/event_replays/{id}). `done`: every event of the window was gone through. `stopped`: it could not go on; `error` says why.",
+    ),
   created_gte: timestamp.describe("Where the window began."),
   created_lt: timestamp.describe("Where the window ended: `created_lt` as sent, or when the request was answered. Send it back to queue exactly what a dry run counted."),
-  events: z.number().int().describe("Events in the window that matched."),
-  deliveries: z.number().int().describe("Deliveries queued (or, on a dry run, that would be): one per event and endpoint subscribed to it, less those already delivered with only_undelivered."),
+  types: z.array(z.enum(EVENT_TYPES)).nullable().describe("The event types asked for; null for all."),
+  endpoint: z.string().nullable().describe("The endpoint named, if one was."),
+  only_undelivered: z.boolean(),
+  events: z.number().int().describe("Events in the window that matched (so far, while `running`)."),
+  deliveries: z
+    .number()
+    .int()
+    .describe("Deliveries queued (so far, while `running`; on a dry run, that would be): one per event and endpoint subscribed to it, less those already delivered with only_undelivered."),
+  error: z
+    .object({ code: z.string(), message: z.string(), param: z.string().optional() })
+    .nullable()
+    .describe("Why a `stopped` replay could not go on (the endpoint it names was disabled or deleted), as the error envelope would say it."),
+  created_at: timestamp,
+  finished_at: timestamp.nullable().describe("When it was `done` or `stopped`."),
 });
+export type EventReplayResource = z.infer<typeof eventReplayResource>;
+
+/** A window replay (or a dry run's count, which has no id), as the API shows it. */
+export function toEventReplayResource(r: EventReplay | CountedReplay): EventReplayResource {
+  return {
+    id: r.id,
+    object: "event_replay",
+    livemode: r.livemode,
+    dry_run: r.id === null,
+    status: r.status,
+    created_gte: r.createdGte.toISOString(),
+    created_lt: r.createdLt.toISOString(),
+    types: r.types,
+    endpoint: r.endpointId,
+    only_undelivered: r.onlyUndelivered,
+    events: r.events,
+    deliveries: r.deliveries,
+    error: r.error,
+    created_at: r.createdAt.toISOString(),
+    finished_at: r.finishedAt?.toISOString() ?? null,
+  };
+}
+
+const replayId = idParam("eventReplay", "an event replay id");
+
+export const listEventReplaysQuery = z
+  .strictObject({
+    limit: limitParam,
+    starting_after: replayId.optional().describe("An event replay id: return the page after it (older)."),
+    ending_before: replayId.optional().describe("An event replay id: return the page before it (newer)."),
+  })
+  .refine(...oneCursor);
 
 export const eventOperations = {
   list: defineOperation({
@@ -120,14 +170,39 @@ export const eventOperations = {
     operationId: "replayEvents",
     method: "POST",
     path: "/v1/events/replay",
-    summary: "Replay every event of a time window (after an outage); dry_run counts first.",
+    summary:
+      "Replay every event of a time window (after an outage); dry_run counts first. Answered `done` when the window is queued within a few seconds; a longer one is answered `running` and carried on by the server (GET /v1/event_replays/{id}).",
     tag: "Events",
     scope: "events:replay",
     body: replayWindowBody,
     idempotency: "optional",
     notFound: true,
     status: 200,
-    response: replayResult,
+    response: eventReplayResource,
+  }),
+  listReplays: defineOperation({
+    operationId: "listEventReplays",
+    method: "GET",
+    path: "/v1/event_replays",
+    summary: "List window replays (the API's and the dashboard's), newest first, with how far each has come.",
+    tag: "Events",
+    scope: "events:read",
+    query: listEventReplaysQuery,
+    idempotency: "none",
+    status: 200,
+    response: listEnvelope(eventReplayResource),
+  }),
+  retrieveReplay: defineOperation({
+    operationId: "retrieveEventReplay",
+    method: "GET",
+    path: "/v1/event_replays/{id}",
+    summary: "Retrieve a window replay: follow one answered `running` to its end.",
+    tag: "Events",
+    scope: "events:read",
+    idempotency: "none",
+    status: 200,
+    response: eventReplayResource,
+    pathParams: { id: { description: "The replay's id (evr_…).", id: "eventReplay" } },
   }),
 };
 

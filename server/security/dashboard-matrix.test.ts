@@ -40,6 +40,7 @@ const ID_OF: Record<Kind, Parameters<typeof newId>[0]> = {
   paymentLink: "paymentLink",
   checkoutSession: "checkoutSession",
   event: "event",
+  eventReplay: "eventReplay",
   webhookEndpoint: "webhookEndpoint",
   webhookDelivery: "webhookDelivery",
   settlement: "settlement",

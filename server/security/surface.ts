@@ -65,6 +65,8 @@ export const ROUTES: RouteProbe[] = [
   { method: "GET", path: "/v1/events/{id}", scope: "events:read", id: "event" },
   { method: "POST", path: "/v1/events/{id}/replay", scope: "events:replay", id: "event" },
   { method: "POST", path: "/v1/events/replay", scope: "events:replay", request: () => ({ body: { created_gte: hourAgo(), dry_run: true } }) },
+  { method: "GET", path: "/v1/event_replays", cursor: ["eventReplay"], scope: "events:read" },
+  { method: "GET", path: "/v1/event_replays/{id}", scope: "events:read", id: "eventReplay" },
   { method: "GET", path: "/v1/webhook_endpoints", cursor: ["webhookEndpoint"], scope: "webhooks:read" },
   { method: "POST", path: "/v1/webhook_endpoints", scope: "webhooks:write", request: () => ({ body: { url: "https://127.0.0.1:9/new", enabled_events: ["*"] } }) },
   { method: "GET", path: "/v1/webhook_endpoints/{id}", scope: "webhooks:read", id: "webhookEndpoint" },

@@ -19,6 +19,7 @@ const KIND: Record<ObjectKind, IdKind> = {
   paymentLink: "paymentLink",
   checkoutSession: "checkoutSession",
   event: "event",
+  eventReplay: "eventReplay",
   webhookEndpoint: "webhookEndpoint",
   webhookDelivery: "webhookDelivery",
   settlement: "settlement",

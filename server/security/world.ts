@@ -6,6 +6,7 @@ import { rowsOf } from "@/db/rows";
 import { STREAMED_PROCEDURES } from "@/server/domain/staff";
 import { createCheckoutSession } from "@/server/services/checkout-sessions/create-checkout-session";
 import { replayEvent } from "@/server/services/events/replay-event";
+import { replayEventWindow } from "@/server/services/events/replay-event-window";
 import { createPaymentLink } from "@/server/services/payment-links/create-payment-link";
 import { transitionPayment } from "@/server/services/payments/transition-payment";
 import { runSettlements } from "@/server/services/settlements/run-settlements";
@@ -27,6 +28,8 @@ export type Objects = {
   checkoutSession: string;
   /** `payment.expired` of a third payment, replayed once to `webhookEndpoint`. */
   event: string;
+  /** A window replay of the last hour, done. */
+  eventReplay: string;
   webhookEndpoint: string;
   webhookDelivery: string;
   settlement: string;
@@ -45,6 +48,7 @@ export async function seedObjects(m: TestMerchant, livemode: boolean): Promise<O
   const { event } = await transitionPayment(ctx, { paymentId: expiring.id, to: "expired" });
   const endpoint = await createEndpoint(ctx, { url: "https://127.0.0.1:9/hooks", enabledEvents: ["*"] });
   const [delivery] = (await replayEvent(ctx, event!.id)).deliveries;
+  const replay = await replayEventWindow(ctx, { createdGte: new Date(Date.now() - 3_600_000), endpointId: endpoint.id });
   const link = await createPaymentLink(ctx, { amount: 500, currency: "USD", description: "Isolation probe" });
   const session = await createCheckoutSession(ctx, { amount: 700, currency: "USD", reference: uniqueRef("cs"), successUrl: "https://shop.test/done" });
   return {
@@ -55,6 +59,7 @@ export async function seedObjects(m: TestMerchant, livemode: boolean): Promise<O
     paymentLink: link.id,
     checkoutSession: session.id,
     event: event!.id,
+    eventReplay: replay.id!,
     webhookEndpoint: endpoint.id,
     webhookDelivery: delivery!.id,
     settlement: settlement!.id,

@@ -15,6 +15,11 @@ export type JobSignal =
   | { type: "events.recorded"; eventIds: string[] }
   /** Deliveries due at `at`: a test ping's, or those a replay queued or brought forward. */
   | { type: "webhooks.queued"; deliveries: QueuedDelivery[]; at: Date }
+  /**
+   * A window replay handed back to be carried on now (a request answered before its window was all
+   * queued, or a runner's part ran out of time): `afterEventId`, its cursor, tells one hand-back from the next.
+   */
+  | { type: "replay.handed-back"; replayId: string; afterEventId: string | null }
   /** Settlement batches made; test-mode ones pay out at `payAfter` (live ones wait for an operator). */
   | { type: "settlements.created"; settlements: { id: string; payAfter: Date | null }[] };
 

@@ -8,6 +8,8 @@ import * as events from "@/app/v1/events/route";
 import * as event from "@/app/v1/events/[id]/route";
 import * as eventReplay from "@/app/v1/events/[id]/replay/route";
 import * as eventWindowReplay from "@/app/v1/events/replay/route";
+import * as eventReplays from "@/app/v1/event_replays/route";
+import * as eventReplayOne from "@/app/v1/event_replays/[id]/route";
 import * as endpoints from "@/app/v1/webhook_endpoints/route";
 import * as endpoint from "@/app/v1/webhook_endpoints/[id]/route";
 import * as rollSecret from "@/app/v1/webhook_endpoints/[id]/roll_secret/route";
@@ -41,6 +43,8 @@ const ROUTES: [RegExp, RouteModule][] = [
   [/^\/v1\/events$/, events],
   [/^\/v1\/events\/(?<id>[^/]+)$/, event],
   [/^\/v1\/events\/(?<id>[^/]+)\/replay$/, eventReplay],
+  [/^\/v1\/event_replays$/, eventReplays],
+  [/^\/v1\/event_replays\/(?<id>[^/]+)$/, eventReplayOne],
   [/^\/v1\/webhook_endpoints$/, endpoints],
   [/^\/v1\/webhook_endpoints\/(?<id>[^/]+)$/, endpoint],
   [/^\/v1\/webhook_endpoints\/(?<id>[^/]+)\/roll_secret$/, rollSecret],

@@ -178,7 +178,8 @@ describe("/v1/events and /v1/webhook_deliveries", () => {
       const dry = await api("POST", "/v1/events/replay", { key: m.keys.test, body: { ...body, dry_run: true } });
       // Named or not, a window gives the endpoint only what it subscribes to: the expired event
       // never goes to a receiver that asked for successes and failures.
-      expect(dry.body).toEqual({ object: "event_replay", livemode: false, dry_run: true, ...window, events: 4, deliveries: 3 });
+      // A dry run keeps nothing: it has no id to follow.
+      expect(dry.body).toMatchObject({ id: null, object: "event_replay", livemode: false, dry_run: true, status: "done", ...window, endpoint: ep.body.id, events: 4, deliveries: 3 });
       const dryUndelivered = await api("POST", "/v1/events/replay", { key: m.keys.test, body: { ...body, dry_run: true, only_undelivered: true } });
       expect(dryUndelivered.body).toMatchObject({ events: 4, deliveries: 2 });
       const typed = await api("POST", "/v1/events/replay", { key: m.keys.test, body: { ...body, dry_run: true, types: ["payment.failed"] } });
@@ -186,7 +187,11 @@ describe("/v1/events and /v1/webhook_deliveries", () => {
 
       const before = r.received.length;
       const real = await api("POST", "/v1/events/replay", { key: m.keys.test, body: { ...body, only_undelivered: true } });
-      expect(real.body).toEqual({ object: "event_replay", livemode: false, dry_run: false, ...window, events: 4, deliveries: 2 });
+      expect(real.body).toMatchObject({ object: "event_replay", livemode: false, dry_run: false, status: "done", ...window, only_undelivered: true, events: 4, deliveries: 2, error: null });
+      // Kept: read again, and listed first.
+      expect(real.body.id).toMatch(/^evr_/);
+      expect((await api("GET", `/v1/event_replays/${real.body.id}`, { key: m.keys.test })).body).toEqual(real.body);
+      expect((await api("GET", "/v1/event_replays?limit=1", { key: m.keys.test })).body.data).toEqual([real.body]);
       await run();
       const got = r.received.slice(before).map((x) => JSON.parse(x.body).id).sort();
       expect(got).toEqual([outage[1]!.id, outage[3]!.id].sort());

@@ -42,6 +42,11 @@ export const deliveryScheduled = eventType("webhook/delivery.scheduled", {
   schema: z.object({ delivery_id: z.string(), endpoint_id: z.string() }),
 });
 
+/** A window replay was handed back (its lease ended at once): carry it on now. */
+export const replayHandedBack = eventType("webhook/replay.handed-back", {
+  schema: z.object({ replay_id: z.string() }),
+});
+
 /**
  * Events in one send: Inngest takes at most 5,000 events and 512 KB a request (256 KB on its free
  * tier) and refuses a larger send whole, without splitting it; a delivery's event is about 210

@@ -3,6 +3,7 @@ import { expirePaymentFn } from "./expire-payment";
 import { flagUnresolvedFn } from "./flag-unresolved";
 import { reconcileUnknownFn } from "./reconcile-unknown";
 import { advanceRefundFn } from "./advance-refund";
+import { carryOnReplaysFn } from "./carry-on-replays";
 import { payoutTestSettlementFn, settleDailyFn } from "./settlements";
 import { sweepOverdueFn } from "./sweep-overdue";
 
@@ -16,4 +17,5 @@ export const functions = [
   advanceRefundFn,
   settleDailyFn,
   payoutTestSettlementFn,
+  carryOnReplaysFn,
 ];

@@ -4,14 +4,13 @@ import { sweepExpiredIdempotencyKeys } from "@/server/services/idempotency/sweep
 import { attemptDelivery } from "@/server/services/webhooks/attempt-delivery";
 import { fanOutEvents } from "@/server/services/webhooks/fan-out-events";
 import { payDueSettlements } from "@/server/services/settlements/pay-settlement";
-import { carryOnStalledReplays, drainBatches, drainDue } from "../due-batch";
+import { drainBatches, drainDue } from "../due-batch";
 import { claimDueDeliveries } from "../due-work";
+import { carryOnReplaysPart } from "./carry-on-replays";
 import { inngest, scheduleDeliveries } from "./client";
 import { jobDeps } from "./deps";
 
 const BATCH = 200;
-/** Stalled window replays one run carries on, side by side. */
-const REPLAYS = 4;
 /** A delivery or refund this late past its time lost its function (a send or a run that never came). */
 const GRACE_MS = 2 * 60_000;
 /**
@@ -38,9 +37,9 @@ export const sweepOverdueFn = inngest.createFunction(
     );
     // Test payouts whose own function never ran (a lost send): paid at most a minute late.
     const paidOut = await step.run("pay-due-test-settlements", async () => (await payDueSettlements(await jobDeps(), { limit: BATCH })).length);
-    // Window replays whose runner died: carried on from their cursor for a part's budget, then
-    // handed back for the next minute's run.
-    const replays = await step.run("carry-on-replays", async () => carryOnStalledReplays(await jobDeps(), REPLAYS, { budgetMs: PART_BUDGET_MS }));
+    // Window replays whose runner died (or whose hand-back was never sent): carried on from their
+    // cursor for a part's budget, then handed back to carry-on-replays.
+    const replays = await step.run("carry-on-replays", carryOnReplaysPart);
     const forgotten = await step.run("forget-expired-idempotency-keys", async () => sweepExpiredIdempotencyKeys(await jobDeps(), 5_000));
     // Deliveries whose function should have run minutes ago, batch after batch while a backlog
     // remains (their sends were lost in an outage of Inngest's).

@@ -1,5 +1,5 @@
 import { count, countDistinct, eq } from "drizzle-orm";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { getDb } from "@/db/client";
 import { eventReplays, webhookDeliveries } from "@/db/schema";
 import { lockUntilCommit } from "@/db/transaction";
@@ -10,6 +10,7 @@ import { env } from "@/server/env";
 import { claimStalledReplays, nextDueAt } from "@/server/jobs/due-work";
 import { LocalRunner } from "@/server/jobs/local-runner";
 import { providers } from "@/server/providers/registry";
+import { onJobSignal, type JobSignal } from "@/server/services/job-signals";
 import { api } from "@/server/testing/api";
 import { seedEvents, seedTestMerchant } from "@/server/testing/fixtures";
 import { startReceiver, testPoster } from "@/server/testing/webhooks";
@@ -89,7 +90,7 @@ describe("a window replay cut off half-way", () => {
 
     const progress: ReplayProgress[] = [];
     const answer = await replayEventWindow(w.ctx, input, (p) => progress.push(p));
-    expect(answer).toEqual({ events: 1_100, deliveries: 2_200, createdLt: w.window.createdLt });
+    expect(answer).toMatchObject({ status: "done", events: 1_100, deliveries: 2_200, createdLt: w.window.createdLt });
     expect(progress).toEqual([
       { events: 1_000, deliveries: 2_000 },
       { events: 1_100, deliveries: 2_200 },
@@ -180,9 +181,38 @@ describe("a window replay cut off half-way", () => {
     await turn;
 
     expect(await runner).toBe(1);
-    expect(await retry).toEqual({ events: 1_600, deliveries: 3_200, createdLt: w.window.createdLt });
+    expect(await retry).toMatchObject({ status: "done", events: 1_600, deliveries: 3_200, createdLt: w.window.createdLt });
     expect(progress.at(-1)).toEqual({ events: 1_600, deliveries: 3_200 });
     expect(await w.deliveries()).toEqual({ all: 3_200, pairs: 1_600 });
+  });
+});
+
+describe("a window longer than the answer's time", () => {
+  afterEach(() => onJobSignal(undefined));
+
+  it("is answered running, handed back with the job driver told, and a runner carries it to its end", async () => {
+    const w = await world(1_200);
+    const heard: JobSignal[] = [];
+    onJobSignal((signal) => heard.push(signal));
+    const answer = await replayEventWindow(w.ctx, w.window, undefined, { answerWithinMs: 0 });
+    // One batch, then the rest is handed back: its lease ended at once, so a runner takes it now.
+    expect(answer).toMatchObject({ status: "running", events: 500, deliveries: 1_000, leaseUntil: w.clock.now() });
+    expect(heard.filter((s) => s.type === "replay.handed-back")).toEqual([{ type: "replay.handed-back", replayId: answer.id, afterEventId: answer.afterEventId }]);
+    expect((await nextDueAt(w.db, w.clock.now())).kinds.replays).toEqual(w.clock.now());
+
+    const runner = new LocalRunner({ ...w.deps, webhooks: poster, merchantId: w.m.merchant.id });
+    await runner.tick();
+    await runner.settled();
+    expect((await w.replays())[0]).toMatchObject({ id: answer.id, status: "done", events: 1_200, deliveries: 2_400 });
+    expect(await w.deliveries()).toEqual({ all: 2_400, pairs: 1_200 });
+  });
+
+  it("one queued within the time is answered done, and nothing is handed back", async () => {
+    const w = await world(300);
+    const heard: JobSignal[] = [];
+    onJobSignal((signal) => heard.push(signal));
+    expect(await replayEventWindow(w.ctx, w.window, undefined, { answerWithinMs: 0 })).toMatchObject({ status: "done", events: 300, leaseUntil: null });
+    expect(heard.filter((s) => s.type === "replay.handed-back")).toEqual([]);
   });
 });
 

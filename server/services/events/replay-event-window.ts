@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, gt, gte, inArray, isNull } from "drizzle-orm";
-import { eventReplays, events, webhookDeliveries, type EventReplay } from "@/db/schema";
+import { eventReplays, events, webhookDeliveries, type CountedReplay, type EventReplay } from "@/db/schema";
 import { inTransaction } from "@/db/transaction";
 import type { EventType, ReplayProgress } from "@/server/domain/events";
 import { invalidParam, isServiceError, ServiceError } from "@/server/domain/errors";
@@ -8,6 +8,7 @@ import { newId } from "@/server/domain/ids";
 import { REPLAY_LEASE_MS } from "@/server/domain/webhooks";
 import type { CustomerContext, ServiceContext } from "@/server/context";
 import { log } from "@/server/log";
+import { signalJobs } from "@/server/services/job-signals";
 import { actForMerchant } from "../merchants/act-for-merchant";
 import { queueReplay, replayPairs, replayTargets } from "../webhooks/queue-replay";
 import { eventWindow } from "./list-events";
@@ -33,28 +34,63 @@ const WATCH_MS = 250;
 /**
  * Replays every event of a window (the after-an-outage case), oldest first, in batches of 500 so
  * a day of events neither holds one long transaction nor builds in memory. A dry run counts the
- * same way and writes nothing. A replay is kept as a row (`event_replays`) while it runs, and each
- * batch commits with the row's cursor moved past it: a request cut off half-way (a crash) leaves a
- * replay that a job runner carries on from there once its lease runs out, and a retry with the same
- * Idempotency-Key answers that replay's totals rather than starting another.
+ * same way and writes nothing (its answer has no id). A replay is kept as a row (`event_replays`)
+ * while it runs, and each batch commits with the row's cursor moved past it: a request cut off
+ * half-way (a crash) leaves a replay that a job runner carries on from there once its lease runs
+ * out, and a retry with the same Idempotency-Key answers that replay rather than starting another.
+ * With `answerWithinMs`, a replay still queueing by then is handed to the job runner at once (its
+ * lease ended, the runner told) and answered `running`. A replay that stopped (its endpoint
+ * disabled or deleted) throws why.
  * `report` hears how far it has come: once its checks are passed, then after each batch.
  */
 export async function replayEventWindow(
   ctx: ServiceContext,
   input: ReplayWindowInput,
   report: Report = () => {},
-): Promise<ReplayProgress & { createdLt: Date }> {
+  opts: { answerWithinMs?: number } = {},
+): Promise<EventReplay | CountedReplay> {
   const targets = await replayTargets(ctx, input.endpointId);
   // Without an end, the window ends now; the answer says when, so that a count can be confirmed as counted.
   const createdLt = input.createdLt ?? ctx.clock.now();
   // A start in the future (a mistyped year) would count nothing and say nothing of why.
   if (input.createdLt === undefined && input.createdGte >= createdLt)
     throw invalidParam("created_gte", "created_gte is in the future: without created_lt the window ends now, so it would hold no event.");
-  if (input.dryRun) return { ...(await countWindow(ctx, { ...input, createdLt }, targets, report)), createdLt };
+  if (input.dryRun) return counted(ctx, { ...input, createdLt }, await countWindow(ctx, { ...input, createdLt }, targets, report));
   const replay = (input.idempotencyKey && (await replayOfKey(ctx, input.idempotencyKey))) || (await startReplay(ctx, { ...input, createdLt }));
   report({ events: replay.events, deliveries: replay.deliveries });
-  const done = replay.status === "running" ? await carryOn(ctx, replay, report, { targets }) : replay;
-  return answer(done);
+  const left = replay.status === "running" ? await carryOn(ctx, replay, report, { targets, deadline: deadlineOf(opts.answerWithinMs) }) : replay;
+  if (left.status === "stopped" && left.error) throw new ServiceError(left.error.code as ServiceError["code"], left.error.message, left.error.param);
+  return left;
+}
+
+/** A dry run's count, as the replay it would have started. */
+function counted(ctx: ServiceContext, input: ReplayWindowInput & { createdLt: Date }, progress: ReplayProgress): CountedReplay {
+  const now = ctx.clock.now();
+  return {
+    ...replayRow(ctx, input, now),
+    id: null,
+    ...progress,
+    afterEventId: null,
+    status: "done",
+    error: null,
+    leaseUntil: null,
+    finishedAt: now,
+  };
+}
+
+/** The columns a replay starts with. */
+function replayRow(ctx: ServiceContext, input: ReplayWindowInput & { createdLt: Date }, now: Date) {
+  return {
+    merchantId: ctx.merchant.id,
+    livemode: ctx.livemode,
+    createdGte: input.createdGte,
+    createdLt: input.createdLt,
+    types: input.types ?? null,
+    endpointId: input.endpointId ?? null,
+    onlyUndelivered: input.onlyUndelivered ?? false,
+    idempotencyKey: input.idempotencyKey ?? null,
+    createdAt: now,
+  };
 }
 
 /** What a dry run would queue, batch by batch, writing nothing. */
@@ -114,48 +150,35 @@ async function startReplay(ctx: ServiceContext, input: ReplayWindowInput & { cre
   const now = ctx.clock.now();
   const [row] = await ctx.db
     .insert(eventReplays)
-    .values({
-      id: newId("eventReplay", now),
-      merchantId: ctx.merchant.id,
-      livemode: ctx.livemode,
-      createdGte: input.createdGte,
-      createdLt: input.createdLt,
-      types: input.types ?? null,
-      endpointId: input.endpointId ?? null,
-      onlyUndelivered: input.onlyUndelivered ?? false,
-      idempotencyKey: input.idempotencyKey ?? null,
-      leaseUntil: new Date(now.getTime() + REPLAY_LEASE_MS),
-      createdAt: now,
-    })
+    .values({ ...replayRow(ctx, input, now), id: newId("eventReplay", now), leaseUntil: new Date(now.getTime() + REPLAY_LEASE_MS) })
     .returning();
   return row!;
 }
 
-/** A finished replay's answer; a stopped one's error, again. */
-function answer(replay: EventReplay): ReplayProgress & { createdLt: Date } {
-  if (replay.status === "stopped" && replay.error) throw new ServiceError(replay.error.code as ServiceError["code"], replay.error.message, replay.error.param);
-  return { events: replay.events, deliveries: replay.deliveries, createdLt: replay.createdLt };
-}
-
 type CarryOptions = {
   targets?: Awaited<ReturnType<typeof replayTargets>>;
-  /** Stop after this long, handing the rest back (its lease ended at once) to whoever looks next. */
-  budgetMs?: number;
+  /**
+   * When (`performance.now()`) to stop: the rest is handed back (its lease ended at once, the job
+   * driver told) to whoever looks next; a replay watched is returned as it stands.
+   */
+  deadline?: number;
   /** Someone else carries it on: return at once rather than watch it to its end. */
   leaveToOthers?: boolean;
 };
+
+const deadlineOf = (budgetMs: number | undefined) => (budgetMs === undefined ? undefined : performance.now() + budgetMs);
+const passed = (deadline: number | undefined) => deadline !== undefined && performance.now() >= deadline;
 
 /**
  * Queues the rest of a running replay, batch after batch from its cursor. Each batch is one
  * transaction: it locks the row, checks that the cursor is still where this runner left it (another
  * may have taken the replay over when this one seemed dead), queues the batch's deliveries and
  * moves the cursor, counts and lease. A runner that finds the cursor moved stops, and (unless
- * `leaveToOthers`) watches the replay to its end. A refusal (the endpoint named was disabled or
- * deleted) stops the replay with that error; any other failure leaves it running, to be carried on
- * when its lease runs out. Returns the row as the last batch left it.
+ * `leaveToOthers`) watches the replay to its end or its deadline. A refusal (the endpoint named
+ * was disabled or deleted) stops the replay with that error; any other failure leaves it running,
+ * to be carried on when its lease runs out. Returns the row as the last batch left it.
  */
 async function carryOn(ctx: ServiceContext, start: EventReplay, report: Report, opts: CarryOptions = {}): Promise<EventReplay> {
-  const started = performance.now();
   const targets = opts.targets ?? (await orStop(ctx, start, () => replayTargets(ctx, start.endpointId ?? undefined)));
   let replay = start;
   for (;;) {
@@ -183,14 +206,11 @@ async function carryOn(ctx: ServiceContext, start: EventReplay, report: Report, 
         return moved!;
       }),
     );
-    if (!next) return opts.leaveToOthers ? replay : watch(ctx, replay.id, report);
+    if (!next) return opts.leaveToOthers ? replay : watch(ctx, replay.id, report, opts.deadline);
     replay = next;
     report({ events: replay.events, deliveries: replay.deliveries });
     if (last) return replay;
-    if (opts.budgetMs !== undefined && performance.now() - started >= opts.budgetMs) {
-      await handBack(ctx, replay);
-      return replay;
-    }
+    if (passed(opts.deadline)) return handBack(ctx, replay);
   }
 }
 
@@ -215,23 +235,30 @@ async function orStop<T>(ctx: ServiceContext, replay: EventReplay, work: () => P
   }
 }
 
-/** Ends this runner's lease at once, so that the next runner to look carries the replay on. */
-async function handBack(ctx: ServiceContext, replay: EventReplay): Promise<void> {
-  await ctx.db.update(eventReplays).set({ leaseUntil: ctx.clock.now() }).where(stillAsLeft(replay));
+/**
+ * Ends this runner's lease at once and tells the job driver, so that a runner carries the replay on
+ * now rather than when the lease would have run out. Returns the replay as handed back.
+ */
+async function handBack(ctx: ServiceContext, replay: EventReplay): Promise<EventReplay> {
+  const [left] = await ctx.db.update(eventReplays).set({ leaseUntil: ctx.clock.now() }).where(stillAsLeft(replay)).returning();
+  if (left) signalJobs({ type: "replay.handed-back", replayId: left.id, afterEventId: left.afterEventId });
+  return left ?? replay;
 }
 
 /**
- * Follows a replay another runner carries on, reporting its progress, until it ends; should that
- * runner die too (its lease runs out), this one carries it on.
+ * Follows a replay another runner carries on, reporting its progress, until it ends or the
+ * deadline passes (then returned as it stands); should that runner die too (its lease runs out),
+ * this one carries it on.
  */
-async function watch(ctx: ServiceContext, id: string, report: Report): Promise<EventReplay> {
+async function watch(ctx: ServiceContext, id: string, report: Report, deadline: number | undefined): Promise<EventReplay> {
   for (;;) {
     await new Promise((resolve) => setTimeout(resolve, WATCH_MS));
     const [replay] = await ctx.db.select().from(eventReplays).where(eq(eventReplays.id, id));
     if (!replay) throw new Error(`replay ${id} vanished`);
     report({ events: replay.events, deliveries: replay.deliveries });
     if (replay.status !== "running") return replay;
-    if (replay.leaseUntil && replay.leaseUntil <= ctx.clock.now()) return carryOn(ctx, replay, report);
+    if (replay.leaseUntil && replay.leaseUntil <= ctx.clock.now()) return carryOn(ctx, replay, report, { deadline });
+    if (passed(deadline)) return replay;
   }
 }
 
@@ -247,7 +274,7 @@ export async function resumeReplays(deps: CustomerContext, claimed: EventReplay[
       try {
         const ctx = await actForMerchant(deps, replay, { type: "system", job: "resume-replay" });
         log.info("carrying on a window replay whose runner stopped", { replay: replay.id, events: replay.events });
-        return (await carryOn(ctx, replay, () => {}, { budgetMs: opts.budgetMs, leaveToOthers: true })).status === "done";
+        return (await carryOn(ctx, replay, () => {}, { deadline: deadlineOf(opts.budgetMs), leaveToOthers: true })).status === "done";
       } catch (e) {
         if (isServiceError(e)) log.warn("a window replay could not go on and was stopped", { replay: replay.id, code: e.code, message: e.message });
         else log.error("carrying on a window replay failed; it is due again when its lease ends", { replay: replay.id, error: e });

@@ -5,7 +5,7 @@ import { toEventResource } from "@/server/schemas/events";
 import { toDeliveryResource } from "@/server/schemas/webhooks";
 import { getEvent } from "@/server/services/events/get-event";
 import { listEvents } from "@/server/services/events/list-events";
-import { listRecentReplays } from "@/server/services/events/list-replays";
+import { listEventReplays } from "@/server/services/events/list-event-replays";
 import { replayEventWindow } from "@/server/services/events/replay-event-window";
 import { replayEvent } from "@/server/services/events/replay-event";
 import { listDeliveries } from "@/server/services/webhooks/list-deliveries";
@@ -62,7 +62,7 @@ export const eventsRouter = router({
    * job runner), done, or stopped and why.
    */
   replays: viewerProcedure.query(async ({ ctx }) =>
-    (await listRecentReplays(ctx.service, { since: new Date(ctx.service.clock.now().getTime() - REPLAYS_SINCE_MS), limit: REPLAYS_SHOWN })).map((r) => ({
+    (await listEventReplays(ctx.service, { since: new Date(ctx.service.clock.now().getTime() - REPLAYS_SINCE_MS) }, { limit: REPLAYS_SHOWN })).data.map((r) => ({
       id: r.id,
       createdAt: r.createdAt.toISOString(),
       createdGte: r.createdGte.toISOString(),
