@@ -58,39 +58,11 @@ function dueAt(signal: JobSignal): Date | null {
   }
 }
 
-/** Event ids dedupe on Inngest's side, so a signal sent twice starts one run. */
+/** A failed send loses no work: the sweep-overdue function finds what is due. */
 async function sendToInngest(signal: JobSignal): Promise<void> {
-  const { inngest, paymentCreated, paymentUnknown, eventsRecorded, scheduleDelivery, refundCreated, replayHandedBack, settlementCreated, sendInChunks } = await import("./inngest/client");
-  const events = (() => {
-    switch (signal.type) {
-      case "payment.created":
-        return [paymentCreated.create({ payment_id: signal.paymentId, expires_at: signal.expiresAt.toISOString() }, { id: signal.paymentId })];
-      case "payment.unknown":
-        return [
-          paymentUnknown.create(
-            { payment_id: signal.paymentId, unknown_since: signal.unknownSince.toISOString() },
-            { id: `${signal.paymentId}:unknown:${signal.unknownSince.getTime()}` },
-          ),
-        ];
-      case "refund.created":
-        return [refundCreated.create({ refund_id: signal.refundId, due_at: signal.dueAt.toISOString() }, { id: signal.refundId })];
-      case "events.recorded":
-        return [eventsRecorded.create({ event_ids: signal.eventIds }, { id: signal.eventIds[0]! })];
-      case "webhooks.queued":
-        // One run per delivery and due time: a retry brought forward starts a run of its own
-        // (the sleeping one finds it delivered, or claims only a later time).
-        return signal.deliveries.map((d) => scheduleDelivery(d, `${d.id}:${signal.at.getTime()}`));
-      case "replay.handed-back":
-        // Each hand-back (a cursor further on) starts a run of its own.
-        return [replayHandedBack.create({ replay_id: signal.replayId }, { id: `${signal.replayId}:${signal.afterEventId ?? "start"}` })];
-      case "settlements.created":
-        return signal.settlements.flatMap((s) =>
-          s.payAfter ? [settlementCreated.create({ settlement_id: s.id, pay_after: s.payAfter.toISOString() }, { id: s.id })] : [],
-        );
-    }
-  })();
-  // A failed send loses no work: the sweep-overdue function finds what is due. (A replay of a
-  // window queues thousands of deliveries at once: each chunk is a send of its own.)
+  const [{ inngest, sendInChunks }, { signalEvents }] = await Promise.all([import("./inngest/client"), import("./inngest/signal-events")]);
+  // A replay of a window queues thousands of deliveries at once: each chunk is a send of its own.
+  const events = signalEvents(signal);
   await sendInChunks<(typeof events)[number]>(events, signal.type, (_, chunk) =>
     inngest.send(chunk).catch((e: unknown) => log.warn("inngest.send failed; the sweeper will catch up", { signal: signal.type, events: chunk.length, error: e })),
   );
