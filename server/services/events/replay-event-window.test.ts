@@ -60,6 +60,23 @@ async function world(n: number, now: Date | string = "2026-06-01T10:00:00Z") {
   return { m, db, clock, ctx, endpoints, window, deliveries, replays, claim, deps };
 }
 
+/** Holds the merchant's replay turn (the lock each batch takes to queue) until the returned release is awaited. */
+async function holdReplayTurn(w: { db: Awaited<ReturnType<typeof getDb>>; m: { merchant: { id: string } } }): Promise<() => Promise<void>> {
+  let release!: () => void;
+  let holding!: () => void;
+  const held = new Promise<void>((resolve) => (holding = resolve));
+  const turn = w.db.transaction(async (tx) => {
+    await lockUntilCommit(tx, replayLock(w.m.merchant.id, false));
+    holding();
+    await new Promise<void>((resolve) => (release = resolve));
+  });
+  await held;
+  return async () => {
+    release();
+    await turn;
+  };
+}
+
 describe("a window replay cut off half-way", () => {
   it("is carried on by a job runner from where it stopped, once its lease runs out: each event queued once to each endpoint", async () => {
     const w = await world(1_200);
@@ -163,22 +180,13 @@ describe("a window replay cut off half-way", () => {
     const claimed = await w.claim();
 
     // The runner's first batch waits for the merchant's replay turn, holding the replay's row.
-    let release!: () => void;
-    let holding!: () => void;
-    const held = new Promise<void>((resolve) => (holding = resolve));
-    const turn = w.db.transaction(async (tx) => {
-      await lockUntilCommit(tx, replayLock(w.m.merchant.id, false));
-      holding();
-      await new Promise<void>((resolve) => (release = resolve));
-    });
-    await held;
+    const release = await holdReplayTurn(w);
     const runner = resumeReplays(w.deps, claimed);
     await new Promise((resolve) => setTimeout(resolve, 200));
     const progress: ReplayProgress[] = [];
     const retry = replayEventWindow(w.ctx, input, (p) => progress.push(p));
     await new Promise((resolve) => setTimeout(resolve, 200));
-    release();
-    await turn;
+    await release();
 
     expect(await runner).toBe(1);
     expect(await retry).toMatchObject({ status: "done", events: 1_600, deliveries: 3_200, createdLt: w.window.createdLt });
@@ -213,6 +221,29 @@ describe("a window longer than the answer's time", () => {
     onJobSignal((signal) => heard.push(signal));
     expect(await replayEventWindow(w.ctx, w.window, undefined, { answerWithinMs: 0 })).toMatchObject({ status: "done", events: 300, leaseUntil: null });
     expect(heard.filter((s) => s.type === "replay.handed-back")).toEqual([]);
+  });
+  // Two sessions, as above: the request waits on the runner's lock, then finds the cursor moved.
+  it.runIf(env().DATABASE_URL)("a request that finds another runner carrying its replay on answers it as it stands once its time is up", async () => {
+    const w = await world(12_000);
+    const input = { ...w.window, idempotencyKey: "followed-briefly" };
+    await expect(replayEventWindow(w.ctx, input, dieAfter(1))).rejects.toThrow(Died);
+    w.clock.advance(REPLAY_LEASE_MS);
+    const claimed = await w.claim();
+
+    const release = await holdReplayTurn(w);
+    const runner = resumeReplays(w.deps, claimed);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const retry = replayEventWindow(w.ctx, input, undefined, { answerWithinMs: 0 });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await release();
+
+    // The runner has 22 batches to go: the request does not wait for them, nor take the replay over.
+    const answered = await retry;
+    expect(answered).toMatchObject({ status: "running" });
+    expect(answered.events).toBeGreaterThanOrEqual(1_000);
+    expect(answered.events).toBeLessThan(12_000);
+    expect(await runner).toBe(1);
+    expect(await w.deliveries()).toEqual({ all: 24_000, pairs: 12_000 });
   });
 });
 
