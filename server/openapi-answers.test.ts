@@ -305,7 +305,7 @@ describe("every /v1 success answer is what the OpenAPI document says", () => {
     // whose endpoint is disabled meanwhile stops. (Events written last: their bodies are not an event's.)
     const ctx = await m.ctx();
     const target = await call("POST /v1/webhook_endpoints", { body: { url: "https://127.0.0.1:9/window", enabled_events: ["payment.succeeded"] } });
-    const long = await replayEventWindow(ctx, { createdGte: await seedEvents(m, 600), endpointId: target.body.id }, undefined, { answerWithinMs: 0 });
+    const long = await replayEventWindow(ctx, { createdGte: await seedEvents(m, 600), endpointId: target.body.id }, { answerWithinMs: 0 });
     expect((await call("GET /v1/event_replays/{id}", { id: long.id! })).body).toMatchObject({ status: "running", events: 500 });
     await call("POST /v1/webhook_endpoints/{id}", { id: target.body.id, body: { disabled: true } });
     expect(await carryOnStalledReplays({ ...ctx, merchantId: m.merchant.id }, 1)).toBe(0);

@@ -22,7 +22,7 @@ describe("carry-on-replays", () => {
     scope.merchantId = m.merchant.id;
     const ctx = await m.ctx();
     const endpoint = await createEndpoint(ctx, { url: "https://127.0.0.1:9/window", enabledEvents: ["*"] });
-    const handedBack = await replayEventWindow(ctx, { createdGte: await seedEvents(m, 1_300), endpointId: endpoint.id }, undefined, { answerWithinMs: 0 });
+    const handedBack = await replayEventWindow(ctx, { createdGte: await seedEvents(m, 1_300), endpointId: endpoint.id }, { answerWithinMs: 0 });
     expect(handedBack).toMatchObject({ status: "running", events: 500 });
 
     const { result } = await new InngestTestEngine({ function: carryOnReplaysFn }).execute({

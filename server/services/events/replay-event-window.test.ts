@@ -80,7 +80,7 @@ async function holdReplayTurn(w: { db: Awaited<ReturnType<typeof getDb>>; m: { m
 describe("a window replay cut off half-way", () => {
   it("is carried on by a job runner from where it stopped, once its lease runs out: each event queued once to each endpoint", async () => {
     const w = await world(1_200);
-    await expect(replayEventWindow(w.ctx, w.window, dieAfter(1))).rejects.toThrow(Died);
+    await expect(replayEventWindow(w.ctx, w.window, { report: dieAfter(1) })).rejects.toThrow(Died);
     const [stopped] = await w.replays();
     expect(stopped).toMatchObject({ status: "running", events: 500, deliveries: 1_000 });
     expect(await w.deliveries()).toEqual({ all: 1_000, pairs: 500 });
@@ -102,11 +102,11 @@ describe("a window replay cut off half-way", () => {
   it("a retry with the request's Idempotency-Key answers the replay it started, carried on rather than started again", async () => {
     const w = await world(1_100);
     const input = { ...w.window, idempotencyKey: "replay-after-outage" };
-    await expect(replayEventWindow(w.ctx, input, dieAfter(2))).rejects.toThrow(Died);
+    await expect(replayEventWindow(w.ctx, input, { report: dieAfter(2) })).rejects.toThrow(Died);
     expect(await w.deliveries()).toEqual({ all: 2_000, pairs: 1_000 });
 
     const progress: ReplayProgress[] = [];
-    const answer = await replayEventWindow(w.ctx, input, (p) => progress.push(p));
+    const answer = await replayEventWindow(w.ctx, input, { report: (p) => progress.push(p) });
     expect(answer).toMatchObject({ status: "done", events: 1_100, deliveries: 2_200, createdLt: w.window.createdLt });
     expect(progress).toEqual([
       { events: 1_000, deliveries: 2_000 },
@@ -123,7 +123,7 @@ describe("a window replay cut off half-way", () => {
 
   it("two runners carrying it on at once queue each batch once: the one that finds the cursor moved stops", async () => {
     const w = await world(2_100);
-    await expect(replayEventWindow(w.ctx, w.window, dieAfter(1))).rejects.toThrow(Died);
+    await expect(replayEventWindow(w.ctx, w.window, { report: dieAfter(1) })).rejects.toThrow(Died);
     w.clock.advance(REPLAY_LEASE_MS);
     const [claimed] = await w.claim();
     // A second instance holding the same claim (its lease seemed to run out too).
@@ -135,7 +135,7 @@ describe("a window replay cut off half-way", () => {
   it("one whose named endpoint was disabled meanwhile stops with that refusal, which its retry answers too", async () => {
     const w = await world(700);
     const input = { ...w.window, endpointId: w.endpoints[0]!.id, idempotencyKey: "named" };
-    await expect(replayEventWindow(w.ctx, input, dieAfter(1))).rejects.toThrow(Died);
+    await expect(replayEventWindow(w.ctx, input, { report: dieAfter(1) })).rejects.toThrow(Died);
     await updateEndpoint(w.ctx, w.endpoints[0]!.id, { disabled: true });
     w.clock.advance(REPLAY_LEASE_MS);
     expect(await resumeReplays(w.deps, await w.claim())).toBe(0);
@@ -149,7 +149,7 @@ describe("a window replay cut off half-way", () => {
 
   it("a runner given a budget hands the rest back, due at once, for the next to carry on", async () => {
     const w = await world(1_600);
-    await expect(replayEventWindow(w.ctx, w.window, dieAfter(1))).rejects.toThrow(Died);
+    await expect(replayEventWindow(w.ctx, w.window, { report: dieAfter(1) })).rejects.toThrow(Died);
     w.clock.advance(REPLAY_LEASE_MS);
     expect(await resumeReplays(w.deps, await w.claim(), { budgetMs: 0 })).toBe(0);
     const [paused] = await w.replays();
@@ -162,7 +162,7 @@ describe("a window replay cut off half-way", () => {
     // At the real now: the route runs on the system clock, and keys are kept 24 h.
     const w = await world(800, new Date());
     const key = "window-after-outage";
-    await expect(replayEventWindow(w.ctx, { ...w.window, idempotencyKey: key }, dieAfter(1))).rejects.toThrow(Died);
+    await expect(replayEventWindow(w.ctx, { ...w.window, idempotencyKey: key }, { report: dieAfter(1) })).rejects.toThrow(Died);
     const body = { created_gte: w.window.createdGte.toISOString(), created_lt: w.window.createdLt.toISOString() };
     const retry = await api("POST", "/v1/events/replay", { key: w.m.keys.test, idempotencyKey: key, body });
     expect(retry.status).toBe(200);
@@ -175,7 +175,7 @@ describe("a window replay cut off half-way", () => {
   it.runIf(env().DATABASE_URL)("a retry that finds a runner carrying it on follows it to the end and answers the totals", async () => {
     const w = await world(1_600);
     const input = { ...w.window, idempotencyKey: "followed" };
-    await expect(replayEventWindow(w.ctx, input, dieAfter(1))).rejects.toThrow(Died);
+    await expect(replayEventWindow(w.ctx, input, { report: dieAfter(1) })).rejects.toThrow(Died);
     w.clock.advance(REPLAY_LEASE_MS);
     const claimed = await w.claim();
 
@@ -184,7 +184,7 @@ describe("a window replay cut off half-way", () => {
     const runner = resumeReplays(w.deps, claimed);
     await new Promise((resolve) => setTimeout(resolve, 200));
     const progress: ReplayProgress[] = [];
-    const retry = replayEventWindow(w.ctx, input, (p) => progress.push(p));
+    const retry = replayEventWindow(w.ctx, input, { report: (p) => progress.push(p) });
     await new Promise((resolve) => setTimeout(resolve, 200));
     await release();
 
@@ -202,7 +202,7 @@ describe("a window longer than the answer's time", () => {
     const w = await world(1_200);
     const heard: JobSignal[] = [];
     onJobSignal((signal) => heard.push(signal));
-    const answer = await replayEventWindow(w.ctx, w.window, undefined, { answerWithinMs: 0 });
+    const answer = await replayEventWindow(w.ctx, w.window, { answerWithinMs: 0 });
     // One batch, then the rest is handed back: its lease ended at once, so a runner takes it now.
     expect(answer).toMatchObject({ status: "running", events: 500, deliveries: 1_000, leaseUntil: w.clock.now() });
     expect(heard.filter((s) => s.type === "replay.handed-back")).toEqual([{ type: "replay.handed-back", replayId: answer.id, afterEventId: answer.afterEventId }]);
@@ -219,21 +219,21 @@ describe("a window longer than the answer's time", () => {
     const w = await world(300);
     const heard: JobSignal[] = [];
     onJobSignal((signal) => heard.push(signal));
-    expect(await replayEventWindow(w.ctx, w.window, undefined, { answerWithinMs: 0 })).toMatchObject({ status: "done", events: 300, leaseUntil: null });
+    expect(await replayEventWindow(w.ctx, w.window, { answerWithinMs: 0 })).toMatchObject({ status: "done", events: 300, leaseUntil: null });
     expect(heard.filter((s) => s.type === "replay.handed-back")).toEqual([]);
   });
   // Two sessions, as above: the request waits on the runner's lock, then finds the cursor moved.
   it.runIf(env().DATABASE_URL)("a request that finds another runner carrying its replay on answers it as it stands once its time is up", async () => {
     const w = await world(12_000);
     const input = { ...w.window, idempotencyKey: "followed-briefly" };
-    await expect(replayEventWindow(w.ctx, input, dieAfter(1))).rejects.toThrow(Died);
+    await expect(replayEventWindow(w.ctx, input, { report: dieAfter(1) })).rejects.toThrow(Died);
     w.clock.advance(REPLAY_LEASE_MS);
     const claimed = await w.claim();
 
     const release = await holdReplayTurn(w);
     const runner = resumeReplays(w.deps, claimed);
     await new Promise((resolve) => setTimeout(resolve, 200));
-    const retry = replayEventWindow(w.ctx, input, undefined, { answerWithinMs: 0 });
+    const retry = replayEventWindow(w.ctx, input, { answerWithinMs: 0 });
     await new Promise((resolve) => setTimeout(resolve, 200));
     await release();
 

@@ -46,8 +46,7 @@ const WATCH_MS = 250;
 export async function replayEventWindow(
   ctx: ServiceContext,
   input: ReplayWindowInput,
-  report: Report = () => {},
-  opts: { answerWithinMs?: number } = {},
+  { report = () => {}, answerWithinMs }: { report?: Report; answerWithinMs?: number } = {},
 ): Promise<EventReplay | CountedReplay> {
   const targets = await replayTargets(ctx, input.endpointId);
   // Without an end, the window ends now; the answer says when, so that a count can be confirmed as counted.
@@ -58,7 +57,7 @@ export async function replayEventWindow(
   if (input.dryRun) return counted(ctx, { ...input, createdLt }, await countWindow(ctx, { ...input, createdLt }, targets, report));
   const replay = (input.idempotencyKey && (await replayOfKey(ctx, input.idempotencyKey))) || (await startReplay(ctx, { ...input, createdLt }));
   report({ events: replay.events, deliveries: replay.deliveries });
-  const left = replay.status === "running" ? await carryOn(ctx, replay, report, { targets, deadline: deadlineOf(opts.answerWithinMs) }) : replay;
+  const left = replay.status === "running" ? await carryOn(ctx, replay, report, { targets, deadline: deadlineOf(answerWithinMs) }) : replay;
   if (left.status === "stopped" && left.error) throw new ServiceError(left.error.code as ServiceError["code"], left.error.message, left.error.param);
   return left;
 }

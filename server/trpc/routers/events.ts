@@ -107,7 +107,7 @@ export const eventsRouter = router({
             onlyUndelivered: input.onlyUndelivered,
             dryRun: input.dryRun,
           },
-          report,
+          { report },
         );
         return { dryRun: input.dryRun, events, deliveries, createdLt: createdLt.toISOString() };
       }),

@@ -18,7 +18,6 @@ export const POST = apiRoute(eventOperations.replayWindow, async ({ ctx, body, i
         dryRun: body.dry_run,
         idempotencyKey,
       },
-      undefined,
       { answerWithinMs: REPLAY_ANSWER_WITHIN_MS },
     ),
   ),
