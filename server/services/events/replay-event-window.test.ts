@@ -17,7 +17,7 @@ import { startReceiver, testPoster } from "@/server/testing/webhooks";
 import { createEndpoint } from "../webhooks/create-endpoint";
 import { replayLock } from "../webhooks/queue-replay";
 import { updateEndpoint } from "../webhooks/update-endpoint";
-import { replayEventWindow, resumeReplays } from "./replay-event-window";
+import { replayEventWindow, resumeReplays, type ReplayWindowInput } from "./replay-event-window";
 
 const poster = testPoster();
 const closers: (() => Promise<void>)[] = [];
@@ -60,8 +60,18 @@ async function world(n: number, now: Date | string = "2026-06-01T10:00:00Z") {
   return { m, db, clock, ctx, endpoints, window, deliveries, replays, claim, deps };
 }
 
-/** Holds the merchant's replay turn (the lock each batch takes to queue) until the returned release is awaited. */
-async function holdReplayTurn(w: { db: Awaited<ReturnType<typeof getDb>>; m: { merchant: { id: string } } }): Promise<() => Promise<void>> {
+type World = Awaited<ReturnType<typeof world>>;
+
+/**
+ * A replay cut off after its first batch, its lease run out and claimed by a runner whose next
+ * batch waits for the merchant's replay turn (held here), holding the replay's row; then the
+ * request retried with its key (`opts`), which waits on that row. The turn is let go, and both are
+ * returned under way: the retry finds the cursor moved by the runner.
+ */
+async function retryBehindRunner(w: World, input: ReplayWindowInput, opts: Parameters<typeof replayEventWindow>[2]) {
+  await expect(replayEventWindow(w.ctx, input, { report: dieAfter(1) })).rejects.toThrow(Died);
+  w.clock.advance(REPLAY_LEASE_MS);
+  const claimed = await w.claim();
   let release!: () => void;
   let holding!: () => void;
   const held = new Promise<void>((resolve) => (holding = resolve));
@@ -71,10 +81,22 @@ async function holdReplayTurn(w: { db: Awaited<ReturnType<typeof getDb>>; m: { m
     await new Promise<void>((resolve) => (release = resolve));
   });
   await held;
-  return async () => {
-    release();
-    await turn;
-  };
+  const runner = resumeReplays(w.deps, claimed);
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  const retry = replayEventWindow(w.ctx, input, opts);
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  release();
+  await turn;
+  return { runner, retry };
+}
+
+/** The hand-backs the job driver is told of from now on (until the test's end). */
+function handBacksHeard(): JobSignal[] {
+  const heard: JobSignal[] = [];
+  onJobSignal((signal) => {
+    if (signal.type === "replay.handed-back") heard.push(signal);
+  });
+  return heard;
 }
 
 describe("a window replay cut off half-way", () => {
@@ -174,19 +196,8 @@ describe("a window replay cut off half-way", () => {
   // Two sessions: the retry must wait on the runner's lock, which one embedded session cannot show.
   it.runIf(env().DATABASE_URL)("a retry that finds a runner carrying it on follows it to the end and answers the totals", async () => {
     const w = await world(1_600);
-    const input = { ...w.window, idempotencyKey: "followed" };
-    await expect(replayEventWindow(w.ctx, input, { report: dieAfter(1) })).rejects.toThrow(Died);
-    w.clock.advance(REPLAY_LEASE_MS);
-    const claimed = await w.claim();
-
-    // The runner's first batch waits for the merchant's replay turn, holding the replay's row.
-    const release = await holdReplayTurn(w);
-    const runner = resumeReplays(w.deps, claimed);
-    await new Promise((resolve) => setTimeout(resolve, 200));
     const progress: ReplayProgress[] = [];
-    const retry = replayEventWindow(w.ctx, input, { report: (p) => progress.push(p) });
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    await release();
+    const { runner, retry } = await retryBehindRunner(w, { ...w.window, idempotencyKey: "followed" }, { report: (p) => progress.push(p) });
 
     expect(await runner).toBe(1);
     expect(await retry).toMatchObject({ status: "done", events: 1_600, deliveries: 3_200, createdLt: w.window.createdLt });
@@ -200,12 +211,11 @@ describe("a window longer than the answer's time", () => {
 
   it("is answered running, handed back with the job driver told, and a runner carries it to its end", async () => {
     const w = await world(1_200);
-    const heard: JobSignal[] = [];
-    onJobSignal((signal) => heard.push(signal));
+    const heard = handBacksHeard();
     const answer = await replayEventWindow(w.ctx, w.window, { answerWithinMs: 0 });
     // One batch, then the rest is handed back: its lease ended at once, so a runner takes it now.
     expect(answer).toMatchObject({ status: "running", events: 500, deliveries: 1_000, leaseUntil: w.clock.now() });
-    expect(heard.filter((s) => s.type === "replay.handed-back")).toEqual([{ type: "replay.handed-back", replayId: answer.id, afterEventId: answer.afterEventId }]);
+    expect(heard).toEqual([{ type: "replay.handed-back", replayId: answer.id, afterEventId: answer.afterEventId }]);
     expect((await nextDueAt(w.db, w.clock.now())).kinds.replays).toEqual(w.clock.now());
 
     const runner = new LocalRunner({ ...w.deps, webhooks: poster, merchantId: w.m.merchant.id });
@@ -217,25 +227,15 @@ describe("a window longer than the answer's time", () => {
 
   it("one queued within the time is answered done, and nothing is handed back", async () => {
     const w = await world(300);
-    const heard: JobSignal[] = [];
-    onJobSignal((signal) => heard.push(signal));
+    const heard = handBacksHeard();
     expect(await replayEventWindow(w.ctx, w.window, { answerWithinMs: 0 })).toMatchObject({ status: "done", events: 300, leaseUntil: null });
-    expect(heard.filter((s) => s.type === "replay.handed-back")).toEqual([]);
+    expect(heard).toEqual([]);
   });
+
   // Two sessions, as above: the request waits on the runner's lock, then finds the cursor moved.
   it.runIf(env().DATABASE_URL)("a request that finds another runner carrying its replay on answers it as it stands once its time is up", async () => {
     const w = await world(12_000);
-    const input = { ...w.window, idempotencyKey: "followed-briefly" };
-    await expect(replayEventWindow(w.ctx, input, { report: dieAfter(1) })).rejects.toThrow(Died);
-    w.clock.advance(REPLAY_LEASE_MS);
-    const claimed = await w.claim();
-
-    const release = await holdReplayTurn(w);
-    const runner = resumeReplays(w.deps, claimed);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const retry = replayEventWindow(w.ctx, input, { answerWithinMs: 0 });
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    await release();
+    const { runner, retry } = await retryBehindRunner(w, { ...w.window, idempotencyKey: "followed-briefly" }, { answerWithinMs: 0 });
 
     // The runner has 22 batches to go: the request does not wait for them, nor take the replay over.
     const answered = await retry;
