@@ -13,6 +13,7 @@ import type { Sql } from "postgres";
 import { idTime, isId } from "@/server/domain/ids";
 
 const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz";
+const DAY_TRIGGERS = ["payments_day_inserted", "payments_day_updated", "payments_day_deleted"];
 
 /** SQL for the 10-char base32 time prefix of a bigint millisecond expression. */
 export function encodeTimeSql(ms: string): string {
@@ -39,7 +40,12 @@ export async function ensureDataset(sql: Sql, merchantId: string, rows: number, 
     await tx`set local work_mem = '64MB'`;
     await tx`set local synchronous_commit = off`;
     await tx`set local jit = off`;
+    // History written at once: the overview's day triggers would mark each row's day as changed
+    // late, one row per payment. Its stored days are dropped with the rows instead.
+    for (const t of DAY_TRIGGERS) await tx.unsafe(`alter table payments disable trigger ${t}`);
     await tx`delete from payments where merchant_id = ${merchantId}`;
+    await tx`delete from payment_day_totals where merchant_id = ${merchantId}`;
+    await tx`delete from payment_day_changes where merchant_id = ${merchantId}`;
     const indexes = await tx<{ name: string; def: string }[]>`
       select i.indexrelid::regclass::text as name, pg_get_indexdef(i.indexrelid) as def
       from pg_index i where i.indrelid = 'payments'::regclass and not i.indisprimary`;
@@ -77,6 +83,7 @@ export async function ensureDataset(sql: Sql, merchantId: string, rows: number, 
         from (select i, ${ms} as ms from generate_series(1, ${rows}) as i) s
       ) g`, [merchantId]);
     for (const ix of indexes) await tx.unsafe(ix.def);
+    for (const t of DAY_TRIGGERS) await tx.unsafe(`alter table payments enable trigger ${t}`);
   });
   await sql`vacuum (analyze) payments`;
 

@@ -12,3 +12,4 @@ export * from "./checkout-sessions";
 export * from "./settlements";
 export * from "./security-events";
 export * from "./ended-sessions";
+export * from "./payment-days";

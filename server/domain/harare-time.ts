@@ -3,6 +3,12 @@
  * of every time the dashboard shows and reads. Zimbabwe keeps UTC+2 all year (no daylight saving).
  */
 export const HARARE_OFFSET_MS = 2 * 3600_000;
+export const DAY_MS = 24 * 3600_000;
+
+/** The day number on the Harare calendar (days since 1970-01-01 there); `mari_harare_day()` in SQL. */
+export const harareDay = (at: Date): number => Math.floor((at.getTime() + HARARE_OFFSET_MS) / DAY_MS);
+/** The first instant of a Harare day number. */
+export const harareDayStart = (day: number): Date => new Date(day * DAY_MS - HARARE_OFFSET_MS);
 
 const WALL_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?)?$/;
 

@@ -1,4 +1,4 @@
-import { HARARE_OFFSET_MS } from "./harare-time";
+import { DAY_MS, HARARE_OFFSET_MS } from "./harare-time";
 
 /** A batch waits for its payout (`pending`), then it was paid or the payout failed. */
 export const SETTLEMENT_STATUSES = ["pending", "paid", "failed"] as const;
@@ -11,7 +11,6 @@ export type SettlementLineKind = (typeof SETTLEMENT_LINE_KINDS)[number];
 /** Test-mode batches are paid out this long after they are made (live ones wait for an operator). */
 export const TEST_PAYOUT_DELAY_MS = 5_000;
 
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** The daily run's cutoff: the most recent Harare midnight at or before `now`. */
 export function dailyCutoff(now: Date): Date {

@@ -3,6 +3,7 @@ import type { Db } from "@/db/client";
 import { log } from "@/server/log";
 import type { ProviderRegistry } from "@/server/providers/port";
 import { sweepExpiredIdempotencyKeys } from "@/server/services/idempotency/sweep-expired-keys";
+import { sweepOldPaymentDays } from "@/server/services/overview/payment-days";
 import { loadDeliveries, recordAttempts, sendDelivery, type AttemptResult, type Loaded, type WebhookSender } from "@/server/services/webhooks/attempt-delivery";
 import { fanOutEvents } from "@/server/services/webhooks/fan-out-events";
 import { dailyCutoff } from "@/server/domain/settlements";
@@ -379,11 +380,12 @@ export class LocalRunner {
 
   private lastSweep = Number.NEGATIVE_INFINITY;
 
-  /** Once a minute: forget idempotency records past their 24 h. */
+  /** Once a minute: forget idempotency records past their 24 h, and the overview's days no one reads. */
   private async housekeeping(): Promise<void> {
     if (this.deps.merchantId || performance.now() - this.lastSweep < 60_000) return;
     this.lastSweep = performance.now();
     while ((await sweepExpiredIdempotencyKeys(this.deps, 1_000)) === 1_000);
+    while ((await sweepOldPaymentDays(this.deps, 1_000)) === 1_000);
   }
 
   private schedule(ms: number): void {

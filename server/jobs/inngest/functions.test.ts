@@ -171,9 +171,10 @@ describe("Inngest functions", () => {
         { id: "pay-due-test-settlements", handler: () => 1 },
         { id: "carry-on-replays", handler: () => 6 },
         { id: "forget-expired-idempotency-keys", handler: () => 7 },
+        { id: "forget-old-payment-days", handler: () => 8 },
       ],
     });
-    expect(result).toEqual({ expired: 3, reconciled: 2, refunds: 5, relayed: 2, redelivered: 4, paidOut: 1, replays: 6, forgotten: 7 });
+    expect(result).toEqual({ expired: 3, reconciled: 2, refunds: 5, relayed: 2, redelivered: 4, paidOut: 1, replays: 6, forgotten: 7, oldDays: 8 });
     expect(ctx.step.run).toHaveBeenCalledWith("expire-overdue", expect.any(Function));
   });
 
@@ -241,6 +242,7 @@ describe("Inngest functions", () => {
         { id: "relay-events", handler: () => [] },
         { id: "deliver-overdue", handler: () => 0 },
         { id: "forget-expired-idempotency-keys", handler: () => 0 },
+        { id: "forget-old-payment-days", handler: () => 0 },
       ],
     });
     expect((result as { refunds: number }).refunds).toBeGreaterThanOrEqual(1);

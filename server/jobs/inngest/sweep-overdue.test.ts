@@ -27,6 +27,7 @@ const otherParts = () => [
   { id: "deliver-overdue", handler: () => 0 },
   { id: "pay-due-test-settlements", handler: () => 0 },
   { id: "forget-expired-idempotency-keys", handler: () => 0 },
+  { id: "forget-old-payment-days", handler: () => 0 },
 ];
 
 async function statuses(ids: string[]) {

@@ -1,6 +1,7 @@
 import { cron } from "inngest";
 import { log } from "@/server/log";
 import { sweepExpiredIdempotencyKeys } from "@/server/services/idempotency/sweep-expired-keys";
+import { sweepOldPaymentDays } from "@/server/services/overview/payment-days";
 import { attemptDelivery } from "@/server/services/webhooks/attempt-delivery";
 import { fanOutEvents } from "@/server/services/webhooks/fan-out-events";
 import { payDueSettlements } from "@/server/services/settlements/pay-settlement";
@@ -41,6 +42,8 @@ export const sweepOverdueFn = inngest.createFunction(
     // cursor for a part's budget, then handed back to carry-on-replays.
     const replays = await step.run("carry-on-replays", carryOnReplaysPart);
     const forgotten = await step.run("forget-expired-idempotency-keys", async () => sweepExpiredIdempotencyKeys(await jobDeps(), 5_000));
+    // The overview's day totals, and the marks of late changes, of days no overview reads any more.
+    const oldDays = await step.run("forget-old-payment-days", async () => sweepOldPaymentDays(await jobDeps(), 5_000));
     // Deliveries whose function should have run minutes ago, batch after batch while a backlog
     // remains (their sends were lost in an outage of Inngest's).
     const redelivered = await step.run("deliver-overdue", async () => {
@@ -64,6 +67,6 @@ export const sweepOverdueFn = inngest.createFunction(
     // refuses (an outage) fails this run after the rest has run, not before.
     const relayed = await step.run("relay-events", async () => (await fanOutEvents(await jobDeps(), { limit: 500 })).deliveries);
     await scheduleDeliveries(relayed, (id, chunk) => step.sendEvent(id, chunk));
-    return { expired, reconciled, refunds, relayed: relayed.length, redelivered, paidOut, replays, forgotten };
+    return { expired, reconciled, refunds, relayed: relayed.length, redelivered, paidOut, replays, forgotten, oldDays };
   },
 );
