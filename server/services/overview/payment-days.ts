@@ -11,7 +11,6 @@ export const STORE_DAYS_AFTER_MS = 60 * 60 * 1000;
 /** How many days back a day's totals and changes are kept (the overview reads 14). */
 export const KEEP_DAYS = 15;
 
-
 // The same day number, row by row, by arithmetic on the epoch: less than half the time of
 // formatting each row's date in its time zone (to_char … at time zone).
 const dayOfPayment = sql<number>`floor((date_part('epoch', ${payments.createdAt}) * 1000 + ${sql.raw(String(HARARE_OFFSET_MS))}) / ${sql.raw(String(DAY_MS))})::int`;
@@ -61,12 +60,19 @@ export async function paymentDayBuckets(ctx: ServiceContext, first: number, last
   const storableBefore = harareDay(new Date(ctx.clock.now().getTime() - STORE_DAYS_AFTER_MS));
   const mine = <T extends typeof paymentDayTotals | typeof paymentDayChanges>(t: T, from: number, to: number): SQL =>
     and(eq(t.merchantId, ctx.merchant.id), eq(t.livemode, ctx.livemode), between(t.day, from, to))!;
-  const [stored, changed] = await Promise.all([
-    ctx.db.select({ day: paymentDayTotals.day, buckets: paymentDayTotals.buckets }).from(paymentDayTotals).where(mine(paymentDayTotals, first, last)),
-    ctx.db.selectDistinct({ day: paymentDayChanges.day }).from(paymentDayChanges).where(mine(paymentDayChanges, first, last)),
-  ]);
-  const stale = new Set(changed.map((c) => c.day));
-  const result = new Map(stored.filter((t) => t.day < storableBefore && !stale.has(t.day)).map((t) => [t.day, t.buckets]));
+  // One statement, so one snapshot: totals stored by another overview are read with the clearing
+  // of the changes it summed, never without it.
+  const c = paymentDayChanges;
+  const stored = await ctx.db
+    .select({ day: paymentDayTotals.day, buckets: paymentDayTotals.buckets })
+    .from(paymentDayTotals)
+    .where(
+      and(
+        mine(paymentDayTotals, first, Math.min(last, storableBefore - 1)),
+        sql`not exists (select 1 from ${c} where ${c.merchantId} = ${paymentDayTotals.merchantId} and ${c.livemode} = ${paymentDayTotals.livemode} and ${c.day} = ${paymentDayTotals.day})`,
+      ),
+    );
+  const result = new Map(stored.map((t) => [t.day, t.buckets]));
   const missing = Array.from({ length: last - first + 1 }, (_, i) => first + i).filter((d) => !result.has(d));
   const toStore = missing.filter((d) => d < storableBefore);
 
