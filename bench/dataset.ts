@@ -13,7 +13,8 @@ import type { Sql } from "postgres";
 import { idTime, isId } from "@/server/domain/ids";
 
 const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz";
-const DAY_TRIGGERS = ["payments_day_inserted", "payments_day_updated", "payments_day_deleted"];
+/** The triggers on `payments` that mark the overview's stored days changed (migration 0027). */
+export const DAY_TRIGGERS = ["payments_day_inserted", "payments_day_updated", "payments_day_deleted"];
 
 /** SQL for the 10-char base32 time prefix of a bigint millisecond expression. */
 export function encodeTimeSql(ms: string): string {

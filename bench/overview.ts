@@ -12,12 +12,11 @@
  */
 import { connect, resolveDatabaseUrl } from "./db";
 import { npm, seed } from "./build";
-import { ensureDataset } from "./dataset";
+import { DAY_TRIGGERS, ensureDataset } from "./dataset";
 
 const ROWS = 1_000_000;
 const WARM_READS = 20;
 const WRITE_ROWS = 100_000;
-const TRIGGERS = ["payments_day_inserted", "payments_day_updated", "payments_day_deleted"];
 
 const say = (line: string) => console.log(`[overview] ${line}`);
 const ms = (t: number) => `${t.toFixed(0)} ms`;
@@ -86,11 +85,11 @@ async function main(): Promise<void> {
     const rounds: Record<"with" | "without", { insert: number; update: number }[]> = { with: [], without: [] };
     for (let round = 0; round < 3; round++) {
       rounds.with.push(await writes("w"));
-      for (const t of TRIGGERS) await sql.unsafe(`alter table payments disable trigger ${t}`);
+      for (const t of DAY_TRIGGERS) await sql.unsafe(`alter table payments disable trigger ${t}`);
       try {
         rounds.without.push(await writes("o"));
       } finally {
-        for (const t of TRIGGERS) await sql.unsafe(`alter table payments enable trigger ${t}`);
+        for (const t of DAY_TRIGGERS) await sql.unsafe(`alter table payments enable trigger ${t}`);
       }
     }
     const best = (k: "with" | "without", f: "insert" | "update") => Math.min(...rounds[k].map((r) => r[f]));

@@ -11,7 +11,6 @@ export type SettlementLineKind = (typeof SETTLEMENT_LINE_KINDS)[number];
 /** Test-mode batches are paid out this long after they are made (live ones wait for an operator). */
 export const TEST_PAYOUT_DELAY_MS = 5_000;
 
-
 /** The daily run's cutoff: the most recent Harare midnight at or before `now`. */
 export function dailyCutoff(now: Date): Date {
   const local = now.getTime() + HARARE_OFFSET_MS;

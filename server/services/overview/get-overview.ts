@@ -5,9 +5,8 @@ import { CURRENCIES, type Currency } from "@/server/domain/money";
 import { PAYMENT_STATUSES, type PaymentStatus } from "@/server/domain/payment-status";
 import { DAY_MS, HARARE_OFFSET_MS, harareDay } from "@/server/domain/harare-time";
 import { dailyCutoff } from "@/server/domain/settlements";
-import { paymentDayBuckets } from "./payment-days";
+import { OVERVIEW_DAYS, paymentDayBuckets } from "./payment-days";
 
-export const OVERVIEW_DAYS = 14;
 const RECENT_UNRESOLVED = 10;
 
 export type Volume = Record<Currency, number>;
@@ -61,8 +60,10 @@ export async function getOverview(ctx: ServiceContext): Promise<Overview> {
 
   const mine = and(eq(payments.merchantId, ctx.merchant.id), eq(payments.livemode, ctx.livemode));
 
+  const [firstDay, todayDay, weekDay] = [harareDay(windowStart), harareDay(todayStart), harareDay(weekStart)];
+
   const [buckets, unresolvedRows, unresolvedCount, degraded] = await Promise.all([
-    paymentDayBuckets(ctx, harareDay(windowStart), harareDay(todayStart)),
+    paymentDayBuckets(ctx, firstDay, todayDay),
     // payments_status_list_idx (merchant_id, livemode, status, id): newest unresolved first.
     ctx.db.select().from(payments).where(and(mine, eq(payments.status, "unresolved"))).orderBy(desc(payments.id)).limit(RECENT_UNRESOLVED),
     // The same index, counted (an index-only scan once the visibility map is current).
@@ -89,17 +90,13 @@ export async function getOverview(ctx: ServiceContext): Promise<Overview> {
     succeeded: 0,
     total: 0,
   }));
-  const byDate = new Map(days.map((d) => [d.date, d]));
-  const todayDate = localDate(todayStart);
-  const weekFrom = localDate(weekStart);
   const today: PeriodStats = { volume: zeroVolume(), refunded: zeroVolume(), counts: zeroCounts(), successRate: null };
   const week: PeriodStats = { volume: zeroVolume(), refunded: zeroVolume(), counts: zeroCounts(), successRate: null };
 
   for (const [day, dayBuckets] of buckets) {
-    const date = new Date(day * DAY_MS).toISOString().slice(0, 10);
-    const d = byDate.get(date);
+    const d = days[day - firstDay];
     if (!d) continue;
-    const periods = [date === todayDate ? today : null, date >= weekFrom ? week : null].filter((p) => p !== null);
+    const periods = [day === todayDay ? today : null, day >= weekDay ? week : null].filter((p) => p !== null);
     for (const b of dayBuckets) {
       d.total += b.n;
       for (const p of periods) p.counts[b.status] += b.n;
@@ -116,8 +113,8 @@ export async function getOverview(ctx: ServiceContext): Promise<Overview> {
   week.successRate = successRate(week.counts);
 
   return {
-    today: { ...today, date: todayDate },
-    week: { ...week, from: weekFrom },
+    today: { ...today, date: localDate(todayStart) },
+    week: { ...week, from: localDate(weekStart) },
     days,
     unresolved: { count: unresolvedCount[0]?.n ?? 0, recent: unresolvedRows },
     degradedEndpoints: degraded,

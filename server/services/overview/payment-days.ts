@@ -8,8 +8,10 @@ import { idLowerBound } from "@/server/domain/ids";
 
 /** A day's totals are stored once it has been over this long: no write still under way can miss its mark. */
 export const STORE_DAYS_AFTER_MS = 60 * 60 * 1000;
-/** How many days back a day's totals and changes are kept (the overview reads 14). */
-export const KEEP_DAYS = 15;
+/** The overview's chart: today and the thirteen days before it. */
+export const OVERVIEW_DAYS = 14;
+/** How many days back a day's totals and changes are kept: the overview's, and the day before them. */
+export const KEEP_DAYS = OVERVIEW_DAYS + 1;
 
 // The same day number, row by row, by arithmetic on the epoch: less than half the time of
 // formatting each row's date in its time zone (to_char … at time zone).
