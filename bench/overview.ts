@@ -10,9 +10,8 @@
  * A script, not a test: it prints its figures and meets no target. DATABASE_URL, or the database
  * `mari_bench_overview` on the local server, made when missing; the dataset is kept for the next run.
  */
-import { connect, resolveDatabaseUrl } from "./db";
-import { npm, seed } from "./build";
 import { DAY_TRIGGERS, ensureDataset } from "./dataset";
+import { runInProcess } from "./in-process";
 
 const ROWS = 1_000_000;
 const WARM_READS = 20;
@@ -22,94 +21,67 @@ const say = (line: string) => console.log(`[overview] ${line}`);
 const ms = (t: number) => `${t.toFixed(0)} ms`;
 const pct = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 
-async function main(): Promise<void> {
-  // A database of its own by default: a second merchant of a million payments in the bench's
-  // would change what its list phases measure (a search's trigram matches span both).
-  const databaseUrl = await resolveDatabaseUrl(process.env.DATABASE_URL, "mari_bench_overview");
-  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: "warn", BOOTSTRAP_DEMO: "false" };
-  npm(["db:migrate"], env);
-  const merchantId = seed("bench-overview", env).merchant_id;
-  // The service below reads its configuration (the database) when first asked.
-  process.env.DATABASE_URL = databaseUrl;
-  process.env.LOG_LEVEL = "warn";
-  const { getDb } = await import("@/db/client");
-  const { merchants } = await import("@/db/schema");
-  const { eq } = await import("drizzle-orm");
-  const { systemClock } = await import("@/server/clock");
+// A database of its own by default: a second merchant of a million payments in the bench's
+// would change what its list phases measure (a search's trigram matches span both).
+runInProcess("bench-overview", "mari_bench_overview", async ({ merchantId, ctx, sql }) => {
   const { getOverview } = await import("@/server/services/overview/get-overview");
-  const { providers } = await import("@/server/providers/registry");
+  const dataset = await ensureDataset(sql, merchantId, ROWS, say);
+  say(dataset.built ? `dataset built in ${dataset.seconds.toFixed(0)} s` : "dataset reused");
+  const read = async () => {
+    const started = performance.now();
+    const o = await getOverview(ctx);
+    return { ms: performance.now() - started, payments: o.days.reduce((s, d) => s + d.total, 0) };
+  };
 
-  const sql = connect(databaseUrl, 1);
-  try {
-    const dataset = await ensureDataset(sql, merchantId, ROWS, say);
-    say(dataset.built ? `dataset built in ${dataset.seconds.toFixed(0)} s` : "dataset reused");
-    const db = await getDb();
-    const [merchant] = await db.select().from(merchants).where(eq(merchants.id, merchantId));
-    const ctx = { db, clock: systemClock, providers, merchant: merchant!, livemode: false, actor: { type: "system", job: "bench" } } as const;
-    const read = async () => {
-      const started = performance.now();
-      const o = await getOverview(ctx);
-      return { ms: performance.now() - started, payments: o.days.reduce((s, d) => s + d.total, 0) };
-    };
+  await sql`delete from payment_day_totals where merchant_id = ${merchantId}`;
+  const summed = await read();
+  const warm = [];
+  for (let i = 0; i < WARM_READS; i++) warm.push((await read()).ms);
+  warm.sort((a, b) => a - b);
+  const [today] = await sql<{ n: number }[]>`
+    select count(*)::int as n from payments where merchant_id = ${merchantId} and livemode = false
+      and mari_harare_day(created_at) = mari_harare_day(now())`;
+  await sql`
+    update payments set amount_refunded = amount_refunded + 1
+    where id = (select id from payments where merchant_id = ${merchantId} and livemode = false and status = 'succeeded'
+      and created_at < now() - interval '11 days' and amount_refunded < amount order by id limit 1)`;
+  const late = await read();
 
-    await sql`delete from payment_day_totals where merchant_id = ${merchantId}`;
-    const summed = await read();
-    const warm = [];
-    for (let i = 0; i < WARM_READS; i++) warm.push((await read()).ms);
-    warm.sort((a, b) => a - b);
-    const [today] = await sql<{ n: number }[]>`
-      select count(*)::int as n from payments where merchant_id = ${merchantId} and livemode = false
-        and mari_harare_day(created_at) = mari_harare_day(now())`;
+// The triggers' cost: the same writes with and without them, on rows of today (no mark).
+  const writes = async (label: string) => {
+    await sql`delete from payments where merchant_id = ${merchantId} and reference like 'OV-%'`;
+    const t0 = performance.now();
     await sql`
-      update payments set amount_refunded = amount_refunded + 1
-      where id = (select id from payments where merchant_id = ${merchantId} and livemode = false and status = 'succeeded'
-        and created_at < now() - interval '11 days' and amount_refunded < amount order by id limit 1)`;
-    const late = await read();
-
-    // The triggers' cost: the same writes with and without them, on rows of today (no mark).
-    const writes = async (label: string) => {
-      await sql`delete from payments where merchant_id = ${merchantId} and reference like 'OV-%'`;
-      const t0 = performance.now();
-      await sql`
-        insert into payments (id, merchant_id, livemode, amount, currency, method, reference, customer_msisdn, network, fee,
-          fee_bearer, charged_amount, status, provider, expires_at, created_at, updated_at)
-        select 'pay_zz' || lpad(i::text, 24, '0'), ${merchantId}, false, 100, 'USD', 'wallet', 'OV-' || ${label} || i, '263771234567',
-          'ecocash', 1, 'merchant', 100, 'awaiting_customer', 'sandbox', now() + interval '3 minutes', now(), now()
-        from generate_series(1, ${WRITE_ROWS}) as i`;
-      const t1 = performance.now();
-      await sql`update payments set status = 'succeeded' where merchant_id = ${merchantId} and reference like 'OV-%'`;
-      const t2 = performance.now();
-      await sql`delete from payments where merchant_id = ${merchantId} and reference like 'OV-%'`;
-      return { insert: t1 - t0, update: t2 - t1 };
-    };
-    const rounds: Record<"with" | "without", { insert: number; update: number }[]> = { with: [], without: [] };
-    for (let round = 0; round < 3; round++) {
-      rounds.with.push(await writes("w"));
-      for (const t of DAY_TRIGGERS) await sql.unsafe(`alter table payments disable trigger ${t}`);
-      try {
-        rounds.without.push(await writes("o"));
-      } finally {
-        for (const t of DAY_TRIGGERS) await sql.unsafe(`alter table payments enable trigger ${t}`);
-      }
+      insert into payments (id, merchant_id, livemode, amount, currency, method, reference, customer_msisdn, network, fee,
+        fee_bearer, charged_amount, status, provider, expires_at, created_at, updated_at)
+      select 'pay_zz' || lpad(i::text, 24, '0'), ${merchantId}, false, 100, 'USD', 'wallet', 'OV-' || ${label} || i, '263771234567',
+        'ecocash', 1, 'merchant', 100, 'awaiting_customer', 'sandbox', now() + interval '3 minutes', now(), now()
+      from generate_series(1, ${WRITE_ROWS}) as i`;
+    const t1 = performance.now();
+    await sql`update payments set status = 'succeeded' where merchant_id = ${merchantId} and reference like 'OV-%'`;
+    const t2 = performance.now();
+    await sql`delete from payments where merchant_id = ${merchantId} and reference like 'OV-%'`;
+    return { insert: t1 - t0, update: t2 - t1 };
+  };
+  const rounds: Record<"with" | "without", { insert: number; update: number }[]> = { with: [], without: [] };
+  for (let round = 0; round < 3; round++) {
+    rounds.with.push(await writes("w"));
+    for (const t of DAY_TRIGGERS) await sql.unsafe(`alter table payments disable trigger ${t}`);
+    try {
+      rounds.without.push(await writes("o"));
+    } finally {
+      for (const t of DAY_TRIGGERS) await sql.unsafe(`alter table payments enable trigger ${t}`);
     }
-    const best = (k: "with" | "without", f: "insert" | "update") => Math.min(...rounds[k].map((r) => r[f]));
-    const perRow = (t: number) => `${((t / WRITE_ROWS) * 1000).toFixed(1)} µs a row`;
-
-    console.log("");
-    console.log(`overview of ${summed.payments.toLocaleString("en")} payments over 14 days (${today!.n.toLocaleString("en")} of them today)`);
-    console.log(`  summed from the rows, and stored   ${ms(summed.ms)}`);
-    console.log(`  stored (${WARM_READS} reads)               p50 ${ms(pct(warm, 0.5))}, max ${ms(warm.at(-1)!)}`);
-    console.log(`  after a late refund                ${ms(late.ms)}`);
-    console.log(`${WRITE_ROWS.toLocaleString("en")} payments of today, best of 3 (one statement each)`);
-    console.log(`  insert   with the triggers ${ms(best("with", "insert"))} (${perRow(best("with", "insert"))}), without ${ms(best("without", "insert"))} (${perRow(best("without", "insert"))})`);
-    console.log(`  update   with the triggers ${ms(best("with", "update"))} (${perRow(best("with", "update"))}), without ${ms(best("without", "update"))} (${perRow(best("without", "update"))})`);
-  } finally {
-    await sql.end();
   }
-  process.exit(0);
-}
+  const best = (k: "with" | "without", f: "insert" | "update") => Math.min(...rounds[k].map((r) => r[f]));
+  const perRow = (t: number) => `${((t / WRITE_ROWS) * 1000).toFixed(1)} µs a row`;
 
-void main().catch((e: unknown) => {
-  console.error(e);
-  process.exit(1);
+  console.log("");
+  console.log(`overview of ${summed.payments.toLocaleString("en")} payments over 14 days (${today!.n.toLocaleString("en")} of them today)`);
+  console.log(`  summed from the rows, and stored   ${ms(summed.ms)}`);
+  console.log(`  stored (${WARM_READS} reads)               p50 ${ms(pct(warm, 0.5))}, max ${ms(warm.at(-1)!)}`);
+  console.log(`  after a late refund                ${ms(late.ms)}`);
+  console.log(`${WRITE_ROWS.toLocaleString("en")} payments of today, best of 3 (one statement each)`);
+  console.log(`  insert   with the triggers ${ms(best("with", "insert"))} (${perRow(best("with", "insert"))}), without ${ms(best("without", "insert"))} (${perRow(best("without", "insert"))})`);
+  console.log(`  update   with the triggers ${ms(best("with", "update"))} (${perRow(best("with", "update"))}), without ${ms(best("without", "update"))} (${perRow(best("without", "update"))})`);
 });

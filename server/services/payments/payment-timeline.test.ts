@@ -27,7 +27,7 @@ const MIN = 60_000;
 async function livedPayment(m: TestMerchant, livemode = false): Promise<Payment> {
   const db = await getDb();
   const ctx = await m.ctx(livemode, clock);
-  await createEndpoint(ctx, { url: `${livemode ? "https" : "http"}://127.0.0.1:9/hooks`, enabledEvents: ["*"] });
+  const endpoint = await createEndpoint(ctx, { url: `${livemode ? "https" : "http"}://127.0.0.1:9/hooks`, enabledEvents: ["*"] });
   const p = await seedPayment(m, "awaiting_customer", { at: clock.now(), livemode, amount: 1_000 });
   clock.advance(MIN);
   await transitionPayment(ctx, { paymentId: p.id, to: "unknown" });
@@ -37,8 +37,8 @@ async function livedPayment(m: TestMerchant, livemode = false): Promise<Payment>
   const deliveryIds = (await fanOutEvents(ctx, { merchantId: m.merchant.id })).deliveries.map((d) => d.id);
   const at = clock.now();
   await db.insert(webhookAttempts).values([
-    { id: newId("webhookAttempt", at), deliveryId: deliveryIds[0]!, attemptedAt: at, statusCode: 500, latencyMs: 120, error: null, responseBody: "nope" },
-    { id: newId("webhookAttempt", new Date(at.getTime() + 1)), deliveryId: deliveryIds[0]!, attemptedAt: new Date(at.getTime() + MIN), statusCode: null, latencyMs: 10_000, error: "timed out", responseBody: "" },
+    { id: newId("webhookAttempt", at), deliveryId: deliveryIds[0]!, endpointId: endpoint.id, attemptedAt: at, statusCode: 500, latencyMs: 120, error: null, responseBody: "nope" },
+    { id: newId("webhookAttempt", new Date(at.getTime() + 1)), deliveryId: deliveryIds[0]!, endpointId: endpoint.id, attemptedAt: new Date(at.getTime() + MIN), statusCode: null, latencyMs: 10_000, error: "timed out", responseBody: "" },
   ]);
   clock.advance(30 * MIN);
   await resolveUnresolvedPayment(ctx, { paymentId: p.id, outcome: "succeeded", reason: "Provider statement shows it paid" });

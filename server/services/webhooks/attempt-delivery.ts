@@ -160,6 +160,7 @@ export async function recordAttempts(ctx: BaseContext, results: AttemptResult[])
   const attempts = results.map((r) => ({
     id: newId("webhookAttempt", r.attemptedAt),
     delivery_id: r.delivery.id,
+    endpoint_id: r.endpointId,
     attempted_at: ts(r.attemptedAt),
     status_code: r.post.statusCode,
     latency_ms: Math.round(r.post.latencyMs),
@@ -180,10 +181,10 @@ export async function recordAttempts(ctx: BaseContext, results: AttemptResult[])
         returning d.id, d.status, d.next_attempt_at
       ),
       attempts as (
-        insert into ${webhookAttempts} (id, delivery_id, attempted_at, status_code, latency_ms, error, response_body)
-        select a.id, a.delivery_id, a.attempted_at, a.status_code, a.latency_ms, a.error, a.response_body
+        insert into ${webhookAttempts} (id, delivery_id, endpoint_id, attempted_at, status_code, latency_ms, error, response_body)
+        select a.id, a.delivery_id, a.endpoint_id, a.attempted_at, a.status_code, a.latency_ms, a.error, a.response_body
         from jsonb_to_recordset(${JSON.stringify(attempts)}::jsonb)
-          as a(id text, delivery_id text, attempted_at timestamptz, status_code smallint, latency_ms int, error text, response_body text)
+          as a(id text, delivery_id text, endpoint_id text, attempted_at timestamptz, status_code smallint, latency_ms int, error text, response_body text)
       ),
       health as (
         ${updateHealth(endpointHealth(results), sql`and not exists (select 1 from jsonb_array_elements_text(h.deliveries) as x(id) where x.id not in (select id from moved))`)}

@@ -1,8 +1,7 @@
-import { and, eq, gte, inArray, sql } from "drizzle-orm";
-import { webhookAttempts, webhookDeliveries } from "@/db/schema";
+import { sql } from "drizzle-orm";
+import { rowsOf } from "@/db/rows";
+import { webhookAttempts, webhookEndpoints } from "@/db/schema";
 import type { ServiceContext } from "@/server/context";
-import { idLowerBound } from "@/server/domain/ids";
-import { GIVE_UP_AFTER_MS } from "@/server/domain/webhooks";
 import { NOT_SENT } from "./attempt-delivery";
 
 /** `lastFailure`: what the latest failed attempt got, `HTTP 500` or the error (a timeout, a refused connection). */
@@ -10,17 +9,20 @@ export type EndpointAttemptStats = { attempts: number; failures: number; lastAtt
 
 export const STATS_WINDOW_MS = 24 * 3600 * 1000;
 
+const a = webhookAttempts;
+const e = webhookEndpoints;
+// Word for word the predicate of webhook_attempts_endpoint_idx (migration 0028), a literal and not a
+// parameter, so that the planner can use that partial index in a prepared statement too. Attempts
+// that sent nothing (the endpoint was disabled) are not the receiver's.
+const SENT = sql`(${a.error} is null or ${a.error} not like ${sql.raw(`'${NOT_SENT}%'`)})`;
+const FAILED = sql`(${a.statusCode} is null or ${a.statusCode} not between 200 and 299)`;
+
 /**
  * Attempts and failed attempts per endpoint over the last `windowMs`, for a page of endpoints in
- * ONE query (no query per endpoint). A failure is anything but a 2xx, as the delivery decides;
- * attempts that sent nothing (the endpoint was disabled) are not the receiver's and are left out.
- *
- * A delivery's attempts all fall within GIVE_UP_AFTER_MS of its first one, which follows its
- * creation at once (deliveries are queued due now), so deliveries created before the window
- * minus that span are skipped by id: the scan rides webhook_deliveries_endpoint_idx over a bounded
- * range instead of every delivery an endpoint ever had. A delivery whose first attempt waited
- * longer than a day (the runner down that long) would be missed; the health flag itself does not
- * depend on this count.
+ * ONE statement (no query per endpoint). A failure is anything but a 2xx, as the delivery decides.
+ * Each endpoint's counts are read from webhook_attempts_endpoint_idx alone (its status codes are
+ * in the index), and its latest failure by walking that index back from now. Endpoints that are
+ * not the caller's count nothing.
  */
 export async function endpointAttemptStats(
   ctx: ServiceContext,
@@ -29,32 +31,27 @@ export async function endpointAttemptStats(
 ): Promise<Map<string, EndpointAttemptStats>> {
   const stats = new Map<string, EndpointAttemptStats>(endpointIds.map((id) => [id, { attempts: 0, failures: 0, lastAttemptAt: null, lastFailure: null }]));
   if (endpointIds.length === 0) return stats;
-  const since = new Date(ctx.clock.now().getTime() - windowMs);
-  const d = webhookDeliveries;
-  const a = webhookAttempts;
-  const failed = sql`${a.statusCode} is null or ${a.statusCode} not between 200 and 299`;
-  const rows = await ctx.db
-    .select({
-      endpointId: d.endpointId,
-      attempts: sql<number>`count(*)::int`,
-      failures: sql<number>`(count(*) filter (where ${failed}))::int`,
-      lastAttemptAt: sql<Date>`max(${a.attemptedAt})`.mapWith(a.attemptedAt),
-      lastFailure: sql<string | null>`(array_agg(coalesce('HTTP ' || ${a.statusCode}, ${a.error}) order by ${a.attemptedAt} desc, ${a.id} desc) filter (where ${failed}))[1]`,
-    })
-    .from(d)
-    .innerJoin(a, eq(a.deliveryId, d.id))
-    .where(
-      and(
-        eq(d.merchantId, ctx.merchant.id),
-        eq(d.livemode, ctx.livemode),
-        inArray(d.endpointId, endpointIds),
-        gte(d.id, idLowerBound("webhookDelivery", new Date(since.getTime() - GIVE_UP_AFTER_MS))),
-        gte(d.lastAttemptAt, since),
-        gte(a.attemptedAt, since),
-        sql`coalesce(${a.error}, '') not like ${`${NOT_SENT}%`}`,
-      ),
-    )
-    .groupBy(d.endpointId);
-  for (const r of rows) stats.set(r.endpointId, { attempts: r.attempts, failures: r.failures, lastAttemptAt: r.lastAttemptAt, lastFailure: r.lastFailure });
+  const since = new Date(ctx.clock.now().getTime() - windowMs).toISOString();
+  type Row = { id: string; attempts: number; failures: number; last_attempt_at: Date | string | null; last_failure: string | null };
+  const rows = rowsOf<Row>(
+    await ctx.db.execute(sql`
+      select ${e.id} as id, s.attempts, s.failures, s.last_attempt_at, f.last_failure
+      from ${e}
+      cross join lateral (
+        select count(*)::int as attempts, (count(*) filter (where ${FAILED}))::int as failures, max(${a.attemptedAt}) as last_attempt_at
+        from ${a} where ${a.endpointId} = ${e.id} and ${a.attemptedAt} >= ${since}::timestamptz and ${SENT}
+      ) s
+      left join lateral (
+        select coalesce('HTTP ' || ${a.statusCode}, ${a.error}) as last_failure
+        from ${a} where ${a.endpointId} = ${e.id} and ${a.attemptedAt} >= ${since}::timestamptz and ${SENT} and ${FAILED}
+        order by ${a.attemptedAt} desc, ${a.id} desc
+        limit 1
+      ) f on true
+      where ${e.merchantId} = ${ctx.merchant.id} and ${e.livemode} = ${ctx.livemode}
+        and ${e.id} in (select jsonb_array_elements_text(${JSON.stringify(endpointIds)}::jsonb))`),
+  );
+  for (const r of rows) {
+    stats.set(r.id, { attempts: r.attempts, failures: r.failures, lastAttemptAt: r.last_attempt_at === null ? null : new Date(r.last_attempt_at), lastFailure: r.last_failure });
+  }
   return stats;
 }

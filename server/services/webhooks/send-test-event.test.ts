@@ -1,6 +1,7 @@
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { afterAll, describe, expect, it } from "vitest";
 import { getDb } from "@/db/client";
+import { rowsOf } from "@/db/rows";
 import { outbox, webhookDeliveries } from "@/db/schema";
 import { manualClock } from "@/server/clock";
 import { isServiceError } from "@/server/domain/errors";
@@ -11,7 +12,7 @@ import { seedTestMerchant } from "@/server/testing/fixtures";
 import { startReceiver, testPoster } from "@/server/testing/webhooks";
 import { replayEvent } from "../events/replay-event";
 import { replayEventWindow } from "../events/replay-event-window";
-import { recordAttempts } from "./attempt-delivery";
+import { NOT_SENT, recordAttempts } from "./attempt-delivery";
 import { createEndpoint } from "./create-endpoint";
 import { endpointAttemptStats } from "./endpoint-attempt-stats";
 import { listDeliveries } from "./list-deliveries";
@@ -164,6 +165,15 @@ describe("endpointAttemptStats", () => {
     await sendTestEvent(ctx, flaky.id);
     await attemptAll(w, flaky.id, [502]);
     expect((await endpointAttemptStats(ctx, [flaky.id])).get(flaky.id)!.lastFailure).toBe("HTTP 502");
+  });
+
+  it("reads attempts through an index that leaves out exactly the attempts recorded as not sent", async () => {
+    // The index's predicate is written out in its migration; the stats' query must say the same
+    // for the planner to use it, and both must name the prefix attempts are recorded with.
+    const db = await getDb();
+    const [index] = rowsOf<{ indexdef: string }>(await db.execute(sql`select indexdef from pg_indexes where indexname = 'webhook_attempts_endpoint_idx'`));
+    expect(index!.indexdef).toContain(`'${NOT_SENT}%'`);
+    expect(index!.indexdef).toMatch(/\(endpoint_id, attempted_at\) INCLUDE \(status_code\)/);
   });
 });
 
