@@ -118,6 +118,11 @@ export const webhookAttempts = pgTable(
     index("webhook_attempts_endpoint_idx")
       .on(t.endpointId, t.attemptedAt)
       .where(sql`${t.error} is null or ${t.error} not like 'not sent:%'`),
+    // And its last failure: the failed ones alone, so that an endpoint with none in the window is
+    // answered at once, not by reading back through every attempt it made in it.
+    index("webhook_attempts_endpoint_failed_idx")
+      .on(t.endpointId, t.attemptedAt)
+      .where(sql`(${t.error} is null or ${t.error} not like 'not sent:%') and (${t.statusCode} is null or ${t.statusCode} not between 200 and 299)`),
   ],
 );
 

@@ -11,9 +11,9 @@ export const STATS_WINDOW_MS = 24 * 3600 * 1000;
 
 const a = webhookAttempts;
 const e = webhookEndpoints;
-// Word for word the predicate of webhook_attempts_endpoint_idx (migration 0028), a literal and not a
-// parameter, so that the planner can use that partial index in a prepared statement too. Attempts
-// that sent nothing (the endpoint was disabled) are not the receiver's.
+// Word for word the predicates of the two partial indexes of migration 0028, literals and not
+// parameters, so that the planner can use them in a prepared statement too. Attempts that sent
+// nothing (the endpoint was disabled) are not the receiver's.
 const SENT = sql`(${a.error} is null or ${a.error} not like ${sql.raw(`'${NOT_SENT}%'`)})`;
 const FAILED = sql`(${a.statusCode} is null or ${a.statusCode} not between 200 and 299)`;
 
@@ -21,8 +21,8 @@ const FAILED = sql`(${a.statusCode} is null or ${a.statusCode} not between 200 a
  * Attempts and failed attempts per endpoint over the last `windowMs`, for a page of endpoints in
  * ONE statement (no query per endpoint). A failure is anything but a 2xx, as the delivery decides.
  * Each endpoint's counts are read from webhook_attempts_endpoint_idx alone (its status codes are
- * in the index), and its latest failure by walking that index back from now. Endpoints that are
- * not the caller's count nothing.
+ * in the index), and its latest failure is the newest entry of webhook_attempts_endpoint_failed_idx
+ * in the window. Endpoints that are not the caller's count nothing.
  */
 export async function endpointAttemptStats(
   ctx: ServiceContext,
