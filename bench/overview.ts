@@ -47,7 +47,7 @@ runInProcess("bench-overview", "mari_bench_overview", async ({ merchantId, ctx, 
       and created_at < now() - interval '11 days' and amount_refunded < amount order by id limit 1)`;
   const late = await read();
 
-// The triggers' cost: the same writes with and without them, on rows of today (no mark).
+  // The triggers' cost: the same writes with and without them, on rows of today (no mark).
   const writes = async (label: string) => {
     await sql`delete from payments where merchant_id = ${merchantId} and reference like 'OV-%'`;
     const t0 = performance.now();

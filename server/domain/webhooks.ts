@@ -16,6 +16,12 @@ export const ROLLED_SECRET_OVERLAP_MS = 24 * 3600 * 1000;
 /** Spec §6: the header every delivery is signed in (`t=<unix>,v1=<hex>`). */
 export const SIGNATURE_HEADER = "Service-Signature";
 
+/**
+ * How the error of an attempt that sent nothing begins (the endpoint was disabled or deleted, or
+ * the delivery's 24 h had run out): such an attempt is recorded, but it is not the receiver's.
+ */
+export const NOT_SENT = "not sent:";
+
 /** A receiver answers within this, or the attempt failed. */
 export const DELIVERY_TIMEOUT_MS = 10_000;
 

@@ -5,7 +5,7 @@ import { events, webhookAttempts, webhookDeliveries, webhookEndpoints, type Deli
 import type { BaseContext } from "@/server/context";
 import { newId } from "@/server/domain/ids";
 import { signatureHeader } from "@/server/domain/signatures";
-import { DEGRADED_AFTER_FAILURES, GIVE_UP_AFTER_MS, healthChange, nextAttemptAt, SIGNATURE_HEADER, signingSecrets } from "@/server/domain/webhooks";
+import { DEGRADED_AFTER_FAILURES, GIVE_UP_AFTER_MS, healthChange, nextAttemptAt, NOT_SENT, SIGNATURE_HEADER, signingSecrets } from "@/server/domain/webhooks";
 import { toEventResource } from "@/server/schemas/events";
 import type { WebhookPostResult } from "@/server/webhooks/post-webhook";
 
@@ -13,9 +13,6 @@ import type { WebhookPostResult } from "@/server/webhooks/post-webhook";
 export type WebhookSender = { post(url: string, body: string, headers: Record<string, string>): Promise<WebhookPostResult> };
 
 export type DeliveryContext = BaseContext & { webhooks: WebhookSender };
-
-/** How an attempt that sent nothing (disabled or deleted endpoint) begins its error: not a receiver's failure. */
-export const NOT_SENT = "not sent:";
 
 export type AttemptOutcome = { status: DeliveryStatus; nextAttemptAt: Date | null };
 

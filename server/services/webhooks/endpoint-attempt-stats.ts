@@ -1,8 +1,7 @@
-import { sql } from "drizzle-orm";
+import { inArray, sql } from "drizzle-orm";
 import { rowsOf } from "@/db/rows";
-import { webhookAttempts, webhookEndpoints } from "@/db/schema";
+import { attemptFailed, attemptSent, webhookAttempts, webhookEndpoints } from "@/db/schema";
 import type { ServiceContext } from "@/server/context";
-import { NOT_SENT } from "./attempt-delivery";
 
 /** `lastFailure`: what the latest failed attempt got, `HTTP 500` or the error (a timeout, a refused connection). */
 export type EndpointAttemptStats = { attempts: number; failures: number; lastAttemptAt: Date | null; lastFailure: string | null };
@@ -11,11 +10,10 @@ export const STATS_WINDOW_MS = 24 * 3600 * 1000;
 
 const a = webhookAttempts;
 const e = webhookEndpoints;
-// Word for word the predicates of the two partial indexes of migration 0028, literals and not
-// parameters, so that the planner can use them in a prepared statement too. Attempts that sent
-// nothing (the endpoint was disabled) are not the receiver's.
-const SENT = sql`(${a.error} is null or ${a.error} not like ${sql.raw(`'${NOT_SENT}%'`)})`;
-const FAILED = sql`(${a.statusCode} is null or ${a.statusCode} not between 200 and 299)`;
+// The partial indexes' predicates, as the schema states them: attempts that sent nothing (the
+// endpoint was disabled) are not the receiver's.
+const SENT = sql`(${attemptSent(a)})`;
+const FAILED = attemptFailed(a);
 
 /**
  * Attempts and failed attempts per endpoint over the last `windowMs`, for a page of endpoints in
@@ -48,7 +46,7 @@ export async function endpointAttemptStats(
         limit 1
       ) f on true
       where ${e.merchantId} = ${ctx.merchant.id} and ${e.livemode} = ${ctx.livemode}
-        and ${e.id} in (select jsonb_array_elements_text(${JSON.stringify(endpointIds)}::jsonb))`),
+        and ${inArray(e.id, endpointIds)}`),
   );
   for (const r of rows) {
     stats.set(r.id, { attempts: r.attempts, failures: r.failures, lastAttemptAt: r.last_attempt_at === null ? null : new Date(r.last_attempt_at), lastFailure: r.last_failure });
